@@ -1,0 +1,62 @@
+# Benchmarks: one job per (language, suite), never two at once (resource bench=1, set in
+# workflow/profiles/default), and only after every language passed the gate.
+
+
+rule write_bench_spec:
+    input:
+        key_manifest=f"{KEY_DIR}/manifest.json",
+    output:
+        spec="results/specs/{language}/{suite}.json",
+    log:
+        "logs/write_bench_spec/{language}/{suite}.log",
+    params:
+        suite_config=get_suite_config,
+        timing=config["timing"],
+        key_dir=get_key_dir,
+        input_file=jwt_input_file(),
+    script:
+        "../scripts/write_bench_spec.py"
+
+
+rule run_benchmark:
+    input:
+        unpack(get_driver_inputs),
+        spec="results/specs/{language}/{suite}.json",
+        # The whole verification stage finishes first: its jobs must never share the
+        # machine with a benchmark, and a language that failed its own checks stops here.
+        gate="results/verify/matrix.csv",
+        versions="results/versions/{language}.json",
+    output:
+        samples="results/raw/{language}/{suite}.csv",
+        metadata="results/raw/{language}/{suite}.json",
+    log:
+        "logs/run_benchmark/{language}/{suite}.log",
+    resources:
+        bench=1,
+    params:
+        driver=get_driver,
+        cpus=config["execution"]["cpus"],
+    script:
+        "../scripts/run_benchmark.py"
+
+
+rule crosscheck_harness:
+    input:
+        summary="results/summary.csv",
+        envs=expand(".envs/{language}/.installed", language=LANGUAGES),
+        key_manifest=f"{KEY_DIR}/manifest.json",
+    output:
+        "results/crosscheck.csv",
+    log:
+        "logs/crosscheck_harness/crosscheck_harness.log",
+    resources:
+        bench=1,
+    params:
+        languages=LANGUAGES,
+        variants=config["crosscheck"]["variants"],
+        tolerance=config["crosscheck"]["tolerance"],
+        key_dir=KEY_DIR,
+        payload=jwt_input_file(),
+        cpus=config["execution"]["cpus"],
+    script:
+        "../scripts/crosscheck_harness.py"

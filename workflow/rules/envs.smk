@@ -1,0 +1,14 @@
+# Native environments: each language's pinned dependencies, installed from envs/<language>/.
+
+
+rule install_native_env:
+    input:
+        env_manifests,
+    output:
+        ".envs/{language}/.installed",
+    log:
+        "logs/install_native_env/{language}.log",
+    params:
+        installer=get_env_installer,
+    shell:
+        "{params.installer} .envs/{wildcards.language} > {log} 2>&1"

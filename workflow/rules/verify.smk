@@ -1,0 +1,52 @@
+# The gate before timing: each driver signs every variant through its CLI and must accept
+# its own tokens and reject tampered and unsigned twins; then every language verifies
+# every other's tokens.
+
+
+rule record_versions:
+    input:
+        unpack(get_driver_inputs),
+    output:
+        "results/versions/{language}.json",
+    log:
+        "logs/record_versions/{language}.log",
+    params:
+        driver=get_driver,
+    shell:
+        "JWTBENCH_ENVS=$PWD/.envs {params.driver} versions > {output} 2> {log}"
+
+
+rule check_driver:
+    input:
+        unpack(get_driver_inputs),
+    output:
+        table="results/verify/self/{language}.csv",
+        tokens=directory("results/verify/tokens/{language}"),
+    log:
+        "logs/check_driver/{language}.log",
+    threads: 2
+    params:
+        variants=[variant.name for variant in JWT_VARIANTS],
+        key_dir=KEY_DIR,
+        payload=jwt_input_file(),
+        drivers=get_own_driver,
+    script:
+        "../scripts/verify_tokens.py"
+
+
+rule check_interop:
+    input:
+        tables=expand("results/verify/self/{language}.csv", language=LANGUAGES),
+        tokens=expand("results/verify/tokens/{language}", language=LANGUAGES),
+    output:
+        matrix="results/verify/matrix.csv",
+    log:
+        "logs/check_interop/check_interop.log",
+    threads: 2
+    params:
+        variants=[variant.name for variant in JWT_VARIANTS],
+        key_dir=KEY_DIR,
+        payload=jwt_input_file(),
+        drivers={language: driver(language) for language in LANGUAGES},
+    script:
+        "../scripts/verify_tokens.py"

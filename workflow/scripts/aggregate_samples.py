@@ -1,0 +1,125 @@
+"""Raw samples of every (language, suite) to results/summary.csv and results/ratios.csv.
+
+One summary row per cell (workflow/schemas/summary.schema.yaml); ratios of cells measured
+in the same run by the same language, with bootstrap CIs (ratios.schema.yaml).
+"""
+
+import csv
+import statistics
+import sys
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import raw_samples  # noqa: E402
+import sample_statistics as stats  # noqa: E402
+import variants  # noqa: E402
+
+SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+
+
+def columns(schema):
+    return yaml.safe_load((SCHEMAS / schema).read_text())["x-columns"]
+
+
+def group_cells(paths):
+    """{cell key: rows}, in the order cells first appear."""
+    cells = {}
+    for path in paths:
+        for row in raw_samples.read(path):
+            cells.setdefault(raw_samples.cell_key(row), []).append(row)
+    return cells
+
+
+def ns_per_op(rows):
+    return [row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"] > 0]
+
+
+def summarise(key, rows, settings):
+    first = rows[0]
+    statuses = {row["status"] for row in rows}
+    if len(statuses) != 1:
+        raise ValueError(f"cell {key} mixes statuses {sorted(statuses)}")
+    timed = [row for row in rows if row["iterations"] > 0]
+    values = ns_per_op(timed)
+    summary = {
+        name: first[name]
+        for name in ("language", "implementation", "implementation_version", "suite",
+                     "operation", "algorithm", "key_bits", "input", "input_bytes")
+    }  # fmt: skip
+    summary.update(
+        variant=variants.name_of(first["algorithm"], first["key_bits"]),
+        output_bytes=int(statistics.median(r["output_bytes"] for r in timed)) if timed else 0,
+        status=first["status"],
+        samples=len(values),
+        iterations=int(statistics.median(r["iterations"] for r in timed)) if timed else 0,
+    )
+    if values:
+        rng = stats.generator(settings["seed"], *key)
+        summary.update(
+            stats.describe(values, settings["confidence"], settings["bootstrap_resamples"], rng)
+        )
+    return summary, values
+
+
+def ratios(summaries, samples, settings):
+    """verify/sign per variant, and each operation's variants over HS512 (seed 001's baseline)."""
+    index = {
+        (s["language"], s["suite"], s["input"], s["operation"], s["variant"]): key
+        for key, s in summaries.items()
+        if s["status"] == "ok"
+    }
+    pairs = []
+    for language, suite, input_name, operation, variant in index:
+        if operation == "verify" and (language, suite, input_name, "sign", variant) in index:
+            pairs.append(("verify/sign", language, suite, input_name, ("verify", variant), ("sign", variant)))
+        baseline = (language, suite, input_name, operation, "HS512")
+        if operation in ("sign", "verify") and baseline in index:
+            pairs.append((f"{operation}/HS512", language, suite, input_name, (operation, variant), (operation, "HS512")))
+    rows = []
+    for kind, language, suite, input_name, top, bottom in pairs:
+        top_key = index[(language, suite, input_name, *top)]
+        bottom_key = index[(language, suite, input_name, *bottom)]
+        rng = stats.generator(settings["seed"], kind, *top_key, *bottom_key)
+        ratio, low, high = stats.ratio_ci(
+            samples[top_key], samples[bottom_key], settings["confidence"],
+            settings["bootstrap_resamples"], rng,
+        )  # fmt: skip
+        rows.append({
+            "language": language, "suite": suite, "input": input_name, "kind": kind,
+            "numerator": ":".join(top), "denominator": ":".join(bottom),
+            "ratio": ratio, "ci_low": low, "ci_high": high,
+        })  # fmt: skip
+    return rows
+
+
+def write_csv(path, names, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, names, lineterminator="\n", restval="")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+
+
+def main(raw_paths, settings, summary_path, ratios_path, log):
+    cells = group_cells(raw_paths)
+    summaries, samples = {}, {}
+    for key, rows in cells.items():
+        summaries[key], samples[key] = summarise(key, rows, settings)
+    write_csv(summary_path, columns("summary.schema.yaml"), summaries.values())
+    ratio_rows = ratios(summaries, samples, settings)
+    write_csv(ratios_path, columns("ratios.schema.yaml"), ratio_rows)
+    print(f"{len(summaries)} cells from {len(raw_paths)} files; {len(ratio_rows)} ratios", file=log)
+
+
+if "snakemake" in globals():
+    with open(snakemake.log[0], "w") as log_handle:  # noqa: F821
+        main(
+            snakemake.input.samples,  # noqa: F821
+            snakemake.params.statistics,  # noqa: F821
+            snakemake.output.summary,  # noqa: F821
+            snakemake.output.ratios,  # noqa: F821
+            log_handle,
+        )

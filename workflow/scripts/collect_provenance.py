@@ -1,0 +1,124 @@
+"""Everything about the run as a whole: host, software versions, git, config, timings.
+
+Written to results/provenance.json; the report's colophon is made from it.
+"""
+
+import datetime
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+FLAGS = ("sha_ni", "avx2", "aes", "avx512f", "bmi2", "adx")
+
+
+def read(path, default=None):
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return default
+
+
+def cpu_info():
+    model, flags = None, set()
+    for line in (read("/proc/cpuinfo") or "").splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() == "model name" and model is None:
+            model = value.strip()
+        if name.strip() == "flags" and not flags:
+            flags = set(value.split())
+    return model or platform.processor() or "unknown", {flag: flag in flags for flag in FLAGS}
+
+
+def memory_bytes():
+    for line in (read("/proc/meminfo") or "").splitlines():
+        if line.startswith("MemTotal:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+def os_name():
+    for line in (read("/etc/os-release") or "").splitlines():
+        if line.startswith("PRETTY_NAME="):
+            return line.split("=", 1)[1].strip('"')
+    return platform.system()
+
+
+def turbo():
+    no_turbo = read("/sys/devices/system/cpu/intel_pstate/no_turbo")
+    if no_turbo is not None:
+        return "off" if no_turbo == "1" else "on"
+    boost = read("/sys/devices/system/cpu/cpufreq/boost")
+    if boost is not None:
+        return "on" if boost == "1" else "off"
+    return None
+
+
+def host():
+    model, flags = cpu_info()
+    return {
+        "cpu_model": model,
+        "cores": os.cpu_count(),
+        "cpu_flags": flags,
+        "kernel": platform.release(),
+        "os": os_name(),
+        "architecture": platform.machine(),
+        "memory_bytes": memory_bytes(),
+        "governor": read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        "turbo": turbo(),
+    }
+
+
+def git(source):
+    def run(*args):
+        result = subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True)
+        return result.stdout.strip() if result.returncode == 0 else None
+
+    commit = run("rev-parse", "HEAD")
+    if commit is None:
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": bool(run("status", "--porcelain", "--untracked-files=no"))}
+
+
+def main(snake):
+    config = snake.params.config
+    config_text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    jobs = [json.loads(Path(p).read_text()) for p in snake.input.metadata]
+    started = min(job["started"] for job in jobs)
+    ended = max(job["ended"] for job in jobs)
+    wall = datetime.datetime.fromisoformat(ended) - datetime.datetime.fromisoformat(started)
+    languages = {Path(p).stem: json.loads(Path(p).read_text()) for p in snake.input.versions}
+    import snakemake
+
+    provenance = {
+        "format": "jwtbench-provenance/1",
+        "run": {
+            "started": started,
+            "ended": ended,
+            "wall_seconds": wall.total_seconds(),
+            "wall_time_covers": "first benchmark start to last benchmark end",
+            "collected": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
+            "execution_mode": config["execution"]["mode"],
+            "cpus": config["execution"]["cpus"],
+            "git": git(snake.params.source),
+            "config": config,
+        },
+        "host": host(),
+        "languages": languages,
+        "jobs": jobs,
+        "tools": {
+            "snakemake": snakemake.__version__,
+            "python": platform.python_version(),
+        },
+    }
+    Path(snake.output[0]).write_text(json.dumps(provenance, indent=2) + "\n")
+    with open(snake.log[0], "w") as log:
+        print(f"provenance of {len(jobs)} benchmark jobs, {len(languages)} languages", file=log)
+
+
+if "snakemake" in globals():
+    main(snakemake)  # noqa: F821

@@ -1,0 +1,88 @@
+"""Validate a jwtbench config against its JSON Schema and fill in the defaults.
+
+Every problem is reported with the dotted path of the key it concerns
+(`timing.warmup_seconds`, `languages[2]`), all at once, before any job runs.
+"""
+
+import copy
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+
+class ConfigError(Exception):
+    """The config is invalid; the message names each offending key."""
+
+
+def key_path(parts):
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text or "(top level)"
+
+
+def describe(error):
+    where = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        known = sorted(error.schema.get("properties", {}))
+        unknown = sorted(set(error.instance) - set(known))
+        return "; ".join(
+            f"config key '{key_path(where + [name])}' is not a known key"
+            f" (known here: {', '.join(known)})"
+            for name in unknown
+        )
+    if error.validator == "enum":
+        allowed = ", ".join(str(value) for value in error.validator_value)
+        return (
+            f"config key '{key_path(where)}': {error.instance!r} is not one of: {allowed}"
+        )
+    return f"config key '{key_path(where)}': {error.message}"
+
+
+def fill_defaults(instance, schema):
+    """Insert the schema's defaults for absent keys, recursively (copies, never shares)."""
+    if not isinstance(instance, dict):
+        return
+    for name, subschema in schema.get("properties", {}).items():
+        if name not in instance and "default" in subschema:
+            instance[name] = copy.deepcopy(subschema["default"])
+        if name in instance:
+            fill_defaults(instance[name], subschema)
+
+
+def validate(config, schema_file, known_languages):
+    """Return a validated copy of `config` with every default filled in.
+
+    `known_languages` are the languages with a driver in this checkout; a language
+    outside them is an error naming the key, so adding a language needs no schema edit.
+    """
+    schema = yaml.safe_load(Path(schema_file).read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    problems = [
+        describe(error)
+        for error in sorted(validator.iter_errors(config), key=lambda e: list(e.path))
+    ]
+    for index, language in enumerate(config.get("languages") or []):
+        if isinstance(language, str) and language not in known_languages:
+            problems.append(
+                f"config key 'languages[{index}]': unknown language {language!r}:"
+                f" no driver workflow/scripts/{language}/run"
+                f" (known: {', '.join(sorted(known_languages))})"
+            )
+    if problems:
+        raise ConfigError(
+            "invalid configuration:\n  " + "\n  ".join(problems)
+        )
+    filled = copy.deepcopy(config)
+    fill_defaults(filled, schema)
+    return filled
+
+
+def driver_languages(scripts_dir):
+    """Languages with an executable driver shim under workflow/scripts/<language>/run."""
+    return {
+        path.parent.name
+        for path in Path(scripts_dir).glob("*/run")
+        if path.is_file()
+    }

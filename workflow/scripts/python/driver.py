@@ -1,0 +1,208 @@
+"""jwtbench python driver: PyJWT on the cryptography backend.
+
+Subcommands (the contract every driver shares, workflow/scripts/README.md):
+  versions | sign --alg --key --payload | verify --alg --key --token | bench --spec --out
+"""
+
+import argparse
+import csv
+import importlib.metadata
+import json
+import platform
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import jwt  # noqa: E402
+
+from correctness import CheckFailed, check  # noqa: E402
+from jwt_algorithms import (  # noqa: E402
+    AlgorithmUnderTest,
+    UnsupportedAlgorithm,
+    ensure_supported,
+    load_signing_key,
+    load_verifying_key,
+    sign,
+    verify,
+)
+from timing import Budget, measure  # noqa: E402
+
+EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
+IMPLEMENTATION = "pyjwt"
+COLUMNS = [
+    "language", "implementation", "implementation_version", "suite", "operation",
+    "algorithm", "key_bits", "input", "input_bytes", "sample", "iterations",
+    "elapsed_ns", "output_bytes", "status",
+]  # fmt: skip
+
+
+class UsageError(Exception):
+    pass
+
+
+def read_file(path, what):
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror}") from exc
+
+
+def versions():
+    from cryptography.hazmat.backends.openssl.backend import backend
+
+    libraries = {
+        name: importlib.metadata.version(name) for name in ("PyJWT", "cryptography", "cffi")
+    }
+    return {
+        "language": "python",
+        "runtime": platform.python_implementation().lower(),
+        "runtime_version": platform.python_version(),
+        "implementation": IMPLEMENTATION,
+        "implementation_version": jwt.__version__,
+        "crypto_backend": f"cryptography {libraries['cryptography']} on {backend.openssl_version_text()}",
+        "libraries": libraries,
+    }
+
+
+def command_sign(args):
+    ensure_supported(args.alg)
+    read_file(args.key, "key")
+    claims = json.loads(read_file(args.payload, "payload"))
+    print(sign(claims, load_signing_key(args.alg, args.key), args.alg))
+    return 0
+
+
+def command_verify(args):
+    ensure_supported(args.alg)
+    read_file(args.key, "key")
+    token = read_file(args.token, "token").decode().strip()
+    try:
+        claims = verify(token, load_verifying_key(args.alg, args.key), args.alg)
+    except jwt.InvalidTokenError as exc:
+        print(f"invalid token: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    print(json.dumps(claims, separators=(",", ":")))
+    return 0
+
+
+def load_spec(path):
+    try:
+        spec = json.loads(read_file(path, "spec"))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"spec {path} is not JSON: line {exc.lineno}: {exc.msg}") from exc
+    for key in ("suite", "timing", "cells"):
+        if key not in spec:
+            raise UsageError(f"spec {path} lacks key {key!r}")
+    if spec["suite"] != "jwt":
+        raise UsageError(f"spec {path}: suite {spec['suite']!r} is not one this driver runs")
+    return spec
+
+
+class CellWriter:
+    """Raw-sample CSV, flushed after every cell."""
+
+    def __init__(self, handle, suite):
+        self.handle = handle
+        self.writer = csv.writer(handle, lineterminator="\n")
+        self.writer.writerow(COLUMNS)
+        self.suite = suite
+
+    def rows(self, cell, input_bytes, status, samples=(), batch=0, output_bytes=0):
+        prefix = ["python", IMPLEMENTATION, jwt.__version__, self.suite, cell["operation"],
+                  cell["algorithm"], cell["key_bits"], cell["input"], input_bytes]  # fmt: skip
+        for number, elapsed in samples:
+            self.writer.writerow(prefix + [number, batch, elapsed, output_bytes, status])
+        self.handle.flush()
+
+
+def bench(spec, out_path):
+    budget = Budget.from_spec(spec["timing"])
+    cells = spec["cells"]
+    prepared = {}  # (alg, key files) -> AlgorithmUnderTest, or the reason it cannot run
+    sink = 0
+    with open(out_path, "w", newline="") as handle:
+        out = CellWriter(handle, spec["suite"])
+        for index, cell in enumerate(cells, 1):
+            label = f"[{index}/{len(cells)}] {cell['operation']} {cell['algorithm']}-{cell['key_bits']}"
+            input_bytes = len(read_file(cell["input_file"], "input"))
+            key = (cell["algorithm"], cell["private_key"], cell["public_key"], cell["input_file"])
+            if key not in prepared:
+                prepared[key] = prepare_and_check(cell)
+            case = prepared[key]
+            if isinstance(case, tuple):
+                status, reason = case
+                print(f"{label}: {status}: {reason}", file=sys.stderr, flush=True)
+                out.rows(cell, input_bytes, status, [(0, 0)])
+                continue
+            result = measure(case.operation(cell["operation"]), budget)
+            sink ^= result.sink
+            status = "timeout" if result.timed_out else "ok"
+            samples = list(enumerate(result.elapsed_ns, 1)) or [(0, result.spent_ns)]
+            out.rows(cell, input_bytes, status, samples, result.batch if result.elapsed_ns else 0,
+                     len(case.token) if result.elapsed_ns else 0)  # fmt: skip
+            if result.elapsed_ns:
+                per_op = sorted(result.elapsed_ns)[len(result.elapsed_ns) // 2] / result.batch
+                summary = f"{per_op:,.0f} ns/op ({len(result.elapsed_ns)} samples x {result.batch})"
+            else:
+                summary = f"no sample within {budget.max_cell_seconds} s"
+            print(f"{label}: {status}: {summary}", file=sys.stderr, flush=True)
+    print(f"done: {len(cells)} cells (sink {sink})", file=sys.stderr)
+
+
+def prepare_and_check(cell):
+    try:
+        case = AlgorithmUnderTest.prepare(
+            cell["algorithm"], cell["private_key"], cell["public_key"], cell["input_file"]
+        )
+        check(case, cell["public_key"])
+    except UnsupportedAlgorithm as exc:
+        return ("unsupported", str(exc))
+    except CheckFailed as exc:
+        return ("failed", str(exc))
+    except OSError as exc:
+        raise UsageError(f"cell {cell['algorithm']}: cannot read {exc.filename}: {exc.strerror}") from exc
+    except Exception as exc:  # a library error before timing is a failed cell, not a crash
+        return ("failed", f"{type(exc).__name__}: {exc}")
+    return case
+
+
+def command_bench(args):
+    bench(load_spec(args.spec), args.out)
+    return 0
+
+
+def parser():
+    top = argparse.ArgumentParser(prog="python-driver", description=__doc__.splitlines()[0])
+    sub = top.add_subparsers(dest="command", required=True)
+    sub.add_parser("versions")
+    for name, extra in (("sign", "--payload"), ("verify", "--token")):
+        p = sub.add_parser(name)
+        p.add_argument("--alg", required=True)
+        p.add_argument("--key", required=True)
+        p.add_argument(extra, required=True)
+    p = sub.add_parser("bench")
+    p.add_argument("--spec", required=True)
+    p.add_argument("--out", required=True)
+    return top
+
+
+def main(argv):
+    args = parser().parse_args(argv)  # exits 2 naming the flag on a usage error
+    try:
+        if args.command == "versions":
+            print(json.dumps(versions()))
+            return 0
+        return {"sign": command_sign, "verify": command_verify, "bench": command_bench}[
+            args.command
+        ](args)
+    except UnsupportedAlgorithm as exc:
+        print(f"unsupported: {exc}", file=sys.stderr)
+        return EXIT_UNSUPPORTED
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

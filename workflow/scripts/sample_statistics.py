@@ -1,0 +1,69 @@
+"""Statistics of one cell's samples: median, MAD, seeded bootstrap CIs, ratios.
+
+Pure functions on arrays of per-sample ns/op, so the tests can check them against known
+answers.
+"""
+
+import hashlib
+
+import numpy as np
+
+
+def generator(seed, *labels):
+    """A random generator that depends only on the seed and the labels (not on order)."""
+    digest = hashlib.sha256("\x1f".join(map(str, labels)).encode()).digest()
+    return np.random.default_rng([seed, int.from_bytes(digest[:8], "big")])
+
+
+def mad(values):
+    values = np.asarray(values, dtype=float)
+    return float(np.median(np.abs(values - np.median(values))))
+
+
+def cv(values):
+    values = np.asarray(values, dtype=float)
+    if len(values) < 2 or values.mean() == 0:
+        return 0.0
+    return float(values.std(ddof=1) / values.mean())
+
+
+def bootstrap_medians(values, resamples, rng):
+    values = np.asarray(values, dtype=float)
+    picks = rng.integers(0, len(values), size=(resamples, len(values)))
+    return np.median(values[picks], axis=1)
+
+
+def percentile_interval(estimates, confidence):
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(estimates, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def median_ci(values, confidence, resamples, rng):
+    """Percentile-bootstrap confidence interval of the median."""
+    return percentile_interval(bootstrap_medians(values, resamples, rng), confidence)
+
+
+def ratio_ci(numerator, denominator, confidence, resamples, rng):
+    """Ratio of medians and its bootstrap CI, each cell resampled independently."""
+    ratio = float(np.median(numerator) / np.median(denominator))
+    estimates = bootstrap_medians(numerator, resamples, rng) / bootstrap_medians(
+        denominator, resamples, rng
+    )
+    return (ratio, *percentile_interval(estimates, confidence))
+
+
+def describe(values, confidence, resamples, rng):
+    """Summary statistics of per-sample ns/op values (at least one)."""
+    values = np.asarray(values, dtype=float)
+    median = float(np.median(values))
+    low, high = median_ci(values, confidence, resamples, rng)
+    return {
+        "median_ns": median,
+        "mad_ns": mad(values),
+        "ci_low_ns": low,
+        "ci_high_ns": high,
+        "ci_halfwidth_pct": (high - low) / 2 / median * 100,
+        "cv": cv(values),
+        "ops_per_s": 1e9 / median,
+    }

@@ -1,0 +1,197 @@
+"""Check drivers through their CLI: sign every variant, accept valid, reject forgeries.
+
+Two modes, chosen by the rule's outputs:
+- self-check (rule check_driver, output `tokens`): one language signs every variant and
+  verifies its own token, the token with one signature bit flipped, and an unsigned
+  (alg: none) twin. Any wrong verdict fails the job: that language is not timed.
+- interop (rule check_interop, output `matrix`): every language verifies every other
+  language's tokens and their forged twins. The matrix (self rows included) is written
+  whatever it holds; the report names every failure.
+"""
+
+import base64
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import variants  # noqa: E402
+
+EXIT_UNSUPPORTED = 3
+COLUMNS = ["signer", "verifier", "variant", "check", "expected", "observed", "ok"]
+CHECKS = {"valid": "accept", "tampered": "reject", "alg_none": "reject"}
+
+
+def b64url_decode(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def b64url_encode(raw):
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def forged_twins(token):
+    """The token with the lowest bit of its first signature byte flipped, and unsigned."""
+    header, body, signature = token.split(".")
+    flipped = bytearray(b64url_decode(signature))
+    flipped[0] ^= 0x01
+    unsigned_header = b64url_encode(b'{"alg":"none","typ":"JWT"}')
+    return {
+        "valid": token,
+        "tampered": f"{header}.{body}.{b64url_encode(bytes(flipped))}",
+        "alg_none": f"{unsigned_header}.{body}.",
+    }
+
+
+class Checker:
+    def __init__(self, drivers, key_dir, payload, log):
+        self.drivers = drivers
+        self.key_dir = key_dir
+        self.payload = payload
+        self.claims = json.loads(Path(payload).read_bytes())
+        self.log = log
+        self.env = dict(os.environ, JWTBENCH_ENVS=str(Path(".envs").resolve()))
+
+    def run(self, language, *args):
+        return subprocess.run(
+            [self.drivers[language], *args], capture_output=True, text=True, env=self.env
+        )
+
+    def sign(self, language, variant, tokens_dir):
+        """Write the token to tokens_dir; return its path, or None if unsupported."""
+        signing_key, _ = variants.key_files(variant, self.key_dir)
+        result = self.run(
+            language, "sign", "--alg", variant.algorithm, "--key", signing_key,
+            "--payload", self.payload,
+        )  # fmt: skip
+        if result.returncode == EXIT_UNSUPPORTED:
+            self.note(f"{language} sign {variant.name}: unsupported")
+            return None
+        if result.returncode != 0:
+            raise RuntimeError(
+                f"{language} sign {variant.name} exited {result.returncode}: "
+                f"{result.stderr.strip()}"
+            )
+        path = Path(tokens_dir) / f"{variant.name}.jwt"
+        path.write_text(result.stdout.strip() + "\n")
+        return path
+
+    def verdict(self, verifier, variant, token_file):
+        _, verifying_key = variants.key_files(variant, self.key_dir)
+        result = self.run(
+            verifier, "verify", "--alg", variant.algorithm, "--key", verifying_key,
+            "--token", str(token_file),
+        )  # fmt: skip
+        if result.returncode == 0:
+            try:
+                if json.loads(result.stdout) == self.claims:
+                    return "accept"
+            except json.JSONDecodeError:
+                pass
+            self.note(f"{verifier} verify {variant.name}: exit 0 but claims differ")
+            return "error"
+        if result.returncode == 1:
+            return "reject"
+        if result.returncode == EXIT_UNSUPPORTED:
+            return "unsupported"
+        self.note(f"{verifier} verify {variant.name} exited {result.returncode}: {result.stderr.strip()}")
+        return "error"
+
+    def rows_for(self, signer, verifier, variant, token_file, scratch):
+        rows = []
+        if token_file is None:
+            return [self.row(signer, verifier, variant, check, "unsupported") for check in CHECKS]
+        twins = forged_twins(Path(token_file).read_text().strip())
+        for check, token in twins.items():
+            path = Path(scratch) / f"{signer}-{verifier}-{variant.name}-{check}.jwt"
+            path.write_text(token + "\n")
+            rows.append(self.row(signer, verifier, variant, check, self.verdict(verifier, variant, path)))
+        return rows
+
+    @staticmethod
+    def row(signer, verifier, variant, check, observed):
+        expected = CHECKS[check]
+        ok = "" if observed == "unsupported" else str(observed == expected).lower()
+        return [signer, verifier, variant.name, check, expected, observed, ok]
+
+    def note(self, message):
+        print(message, file=self.log, flush=True)
+
+
+def write_table(path, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        writer.writerows(rows)
+
+
+def failures(rows):
+    return [row for row in rows if row[-1] == "false"]
+
+
+def self_check(checker, language, variant_list, tokens_dir, table, threads):
+    Path(tokens_dir).mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(threads) as pool:
+        tokens = list(pool.map(lambda v: checker.sign(language, v, tokens_dir), variant_list))
+        with tempfile.TemporaryDirectory() as scratch:
+            jobs = [
+                pool.submit(checker.rows_for, language, language, v, t, scratch)
+                for v, t in zip(variant_list, tokens)
+            ]
+            rows = [row for job in jobs for row in job.result()]
+    write_table(table, rows)
+    bad = failures(rows)
+    for row in bad:
+        checker.note(f"FAILED {row}")
+    checker.note(f"{language}: {len(rows)} checks, {len(bad)} failed")
+    if bad:
+        raise SystemExit(
+            f"{language} failed {len(bad)} of its own token checks (see {table}); "
+            "it will not be timed"
+        )
+
+
+def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
+    rows = []
+    for table in self_tables:
+        with open(table) as handle:
+            rows += [list(r.values()) for r in csv.DictReader(handle)]
+    languages = list(checker.drivers)
+    with ThreadPoolExecutor(threads) as pool, tempfile.TemporaryDirectory() as scratch:
+        jobs = []
+        for signer in languages:
+            for verifier in languages:
+                if signer == verifier:
+                    continue
+                for variant in variant_list:
+                    token = Path(token_dirs[signer]) / f"{variant.name}.jwt"
+                    token = token if token.exists() else None
+                    jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token, scratch))
+        rows += [row for job in jobs for row in job.result()]
+    write_table(matrix, rows)
+    bad = failures(rows)
+    for row in bad:
+        checker.note(f"FAILED {row}")
+    checker.note(f"matrix: {len(rows)} checks, {len(bad)} failed")
+
+
+def main(snake):
+    variant_list = [variants.parse(name) for name in snake.params.variants]
+    with open(snake.log[0], "w") as log:
+        checker = Checker(snake.params.drivers, snake.params.key_dir, snake.params.payload, log)
+        if hasattr(snake.output, "matrix"):
+            token_dirs = {Path(d).name: d for d in snake.input.tokens}
+            interop(checker, variant_list, token_dirs, snake.input.tables, snake.output.matrix, snake.threads)
+        else:
+            language = snake.wildcards.language
+            self_check(checker, language, variant_list, snake.output.tokens, snake.output.table, snake.threads)
+
+
+if "snakemake" in globals():
+    main(snakemake)  # noqa: F821
