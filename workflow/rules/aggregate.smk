@@ -11,8 +11,8 @@ rule aggregate_samples:
         "logs/aggregate_samples/aggregate_samples.log",
     params:
         statistics=config["statistics"],
-    script:
-        "../scripts/aggregate_samples.py"
+    run:
+        aggregate_samples.run_job(job(input, output, params, log))
 
 
 rule collect_provenance:
@@ -26,5 +26,5 @@ rule collect_provenance:
     params:
         config=config,
         source=str(SOURCE),
-    script:
-        "../scripts/collect_provenance.py"
+    run:
+        collect_provenance.run_job(job(input, output, params, log))

@@ -4,7 +4,7 @@
 
 rule write_bench_spec:
     input:
-        key_manifest=f"{KEY_DIR}/manifest.json",
+        key_manifest=KEY_MANIFEST,
     output:
         spec="results/specs/{language}/{suite}.json",
     log:
@@ -12,10 +12,9 @@ rule write_bench_spec:
     params:
         suite_config=get_suite_config,
         timing=config["timing"],
-        key_dir=get_key_dir,
         input_file=jwt_input_file(),
-    script:
-        "../scripts/write_bench_spec.py"
+    run:
+        write_bench_spec.run_job(job(input, output, params, log, wildcards))
 
 
 rule run_benchmark:
@@ -36,15 +35,15 @@ rule run_benchmark:
     params:
         driver=get_driver,
         cpus=config["execution"]["cpus"],
-    script:
-        "../scripts/run_benchmark.py"
+    run:
+        run_benchmark.run_job(job(input, output, params, log, wildcards))
 
 
 rule crosscheck_harness:
     input:
         summary="results/summary.csv",
         envs=expand(".envs/{language}/.installed", language=LANGUAGES),
-        key_manifest=f"{KEY_DIR}/manifest.json",
+        key_manifest=KEY_MANIFEST,
     output:
         "results/crosscheck.csv",
     log:
@@ -55,8 +54,7 @@ rule crosscheck_harness:
         languages=LANGUAGES,
         variants=config["crosscheck"]["variants"],
         tolerance=config["crosscheck"]["tolerance"],
-        key_dir=KEY_DIR,
         payload=jwt_input_file(),
         cpus=config["execution"]["cpus"],
-    script:
-        "../scripts/crosscheck_harness.py"
+    run:
+        crosscheck_harness.run_job(job(input, output, params, log))

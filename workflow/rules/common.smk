@@ -1,14 +1,27 @@
 # Config validation, shared paths and the input functions every rule calls.
-import json
+#
+# Pipeline steps are Python modules under workflow/scripts/, called from `run:` blocks:
+# they run in the workflow's own pinned venv (envs/pipeline), and each language's driver
+# runs in that language's pinned environment (envs/<language>/, installed by rule
+# install_native_env). A `conda:` or `container:` directive would name environments this
+# workflow does not use.
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 SOURCE = Path(workflow.basedir)
 SCRIPTS = SOURCE / "workflow" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
+import aggregate_samples  # noqa: E402
+import collect_provenance  # noqa: E402
 import config_validation  # noqa: E402
+import crosscheck_harness  # noqa: E402
+import generate_keys  # noqa: E402
+import run_benchmark  # noqa: E402
 import variants  # noqa: E402
+import verify_tokens  # noqa: E402
+import write_bench_spec  # noqa: E402
 
 try:
     config = config_validation.validate(
@@ -23,12 +36,24 @@ LANGUAGES = config["languages"]
 SUITES = [name for name, suite in config["suites"].items() if suite["activate"]]
 JWT = config["suites"]["jwt"]
 JWT_VARIANTS = [variants.parse(name) for name in JWT["algorithms"]]
-KEY_DIR = "keys"
+KEY_MANIFEST = "keys/manifest.json"
 
 
 wildcard_constraints:
     language="|".join(LANGUAGES),
     suite="|".join(SUITES),
+
+
+def job(input, output, params, log, wildcards=None, threads=1):
+    """What a step's run_job() receives: the job's files and settings by name."""
+    return SimpleNamespace(
+        input=input,
+        output=output,
+        params=params,
+        log=log,
+        wildcards=wildcards,
+        threads=threads,
+    )
 
 
 def repo_path(relative):
@@ -50,7 +75,9 @@ def get_own_driver(wildcards):
 
 
 def driver_sources(language):
-    return sorted(str(path) for path in (SCRIPTS / language).iterdir() if path.is_file())
+    return sorted(
+        str(path) for path in (SCRIPTS / language).iterdir() if path.is_file()
+    )
 
 
 def env_stamp(language):
@@ -70,11 +97,6 @@ def key_names():
     return sorted({variant.key_name for variant in JWT_VARIANTS})
 
 
-def get_key_dir(wildcards):
-    """The key directory as an absolute path (drivers may run from elsewhere)."""
-    return str(Path(KEY_DIR).resolve())
-
-
 def get_suite_config(wildcards):
     return config["suites"][wildcards.suite]
 
@@ -88,16 +110,20 @@ def get_driver_inputs(wildcards):
     return {
         "env": env_stamp(wildcards.language),
         "sources": driver_sources(wildcards.language),
-        "key_manifest": f"{KEY_DIR}/manifest.json",
+        "key_manifest": KEY_MANIFEST,
     }
 
 
 def get_raw_samples(wildcards=None):
-    return expand("results/raw/{language}/{suite}.csv", language=LANGUAGES, suite=SUITES)
+    return expand(
+        "results/raw/{language}/{suite}.csv", language=LANGUAGES, suite=SUITES
+    )
 
 
 def get_raw_metadata(wildcards=None):
-    return expand("results/raw/{language}/{suite}.json", language=LANGUAGES, suite=SUITES)
+    return expand(
+        "results/raw/{language}/{suite}.json", language=LANGUAGES, suite=SUITES
+    )
 
 
 def get_report_inputs(wildcards):
@@ -106,7 +132,9 @@ def get_report_inputs(wildcards):
         "ratios": "results/ratios.csv",
         "matrix": "results/verify/matrix.csv",
         "provenance": "results/provenance.json",
-        "sources": sorted(str(p) for p in (SOURCE / "report").rglob("*") if p.is_file()),
+        "sources": sorted(
+            str(path) for path in (SOURCE / "report").rglob("*") if path.is_file()
+        ),
     }
     if config["crosscheck"]["activate"]:
         inputs["crosscheck"] = "results/crosscheck.csv"
@@ -114,4 +142,8 @@ def get_report_inputs(wildcards):
 
 
 def get_final_outputs():
-    return ["results/summary.csv", "results/provenance.json", "results/report/report.html"]
+    return [
+        "results/summary.csv",
+        "results/provenance.json",
+        "results/report/report.html",
+    ]

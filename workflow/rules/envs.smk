@@ -10,5 +10,5 @@ rule install_native_env:
         "logs/install_native_env/{language}.log",
     params:
         installer=get_env_installer,
-    shell:
-        "{params.installer} .envs/{wildcards.language} > {log} 2>&1"
+    run:
+        shell("{params.installer} .envs/{wildcards.language} > {log} 2>&1")

@@ -4,11 +4,10 @@
 
 rule generate_keys:
     output:
-        manifest=f"{KEY_DIR}/manifest.json",
+        manifest=KEY_MANIFEST,
     log:
         "logs/generate_keys/generate_keys.log",
     params:
         key_names=key_names(),
-        out_dir=KEY_DIR,
-    script:
-        "../scripts/generate_keys.py"
+    run:
+        generate_keys.run_job(job(input, output, params, log))

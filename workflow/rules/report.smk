@@ -12,5 +12,5 @@ rule render_report:
     params:
         renderer=config["report"]["renderer"],
         script=SCRIPTS / "render_report.sh",
-    shell:
-        "{params.script} results {output} {params.renderer} > {log} 2>&1"
+    run:
+        shell("{params.script} results {output} {params.renderer} > {log} 2>&1")

@@ -12,8 +12,8 @@ rule record_versions:
         "logs/record_versions/{language}.log",
     params:
         driver=get_driver,
-    shell:
-        "JWTBENCH_ENVS=$PWD/.envs {params.driver} versions > {output} 2> {log}"
+    run:
+        shell("JWTBENCH_ENVS=$PWD/.envs {params.driver} versions > {output} 2> {log}")
 
 
 rule check_driver:
@@ -27,17 +27,17 @@ rule check_driver:
     threads: 2
     params:
         variants=[variant.name for variant in JWT_VARIANTS],
-        key_dir=KEY_DIR,
         payload=jwt_input_file(),
         drivers=get_own_driver,
-    script:
-        "../scripts/verify_tokens.py"
+    run:
+        verify_tokens.run_job(job(input, output, params, log, wildcards, threads))
 
 
 rule check_interop:
     input:
         tables=expand("results/verify/self/{language}.csv", language=LANGUAGES),
         tokens=expand("results/verify/tokens/{language}", language=LANGUAGES),
+        key_manifest=KEY_MANIFEST,
     output:
         matrix="results/verify/matrix.csv",
     log:
@@ -45,8 +45,7 @@ rule check_interop:
     threads: 2
     params:
         variants=[variant.name for variant in JWT_VARIANTS],
-        key_dir=KEY_DIR,
         payload=jwt_input_file(),
         drivers={language: driver(language) for language in LANGUAGES},
-    script:
-        "../scripts/verify_tokens.py"
+    run:
+        verify_tokens.run_job(job(input, output, params, log, wildcards, threads))

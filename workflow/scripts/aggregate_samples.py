@@ -114,12 +114,6 @@ def main(raw_paths, settings, summary_path, ratios_path, log):
     print(f"{len(summaries)} cells from {len(raw_paths)} files; {len(ratio_rows)} ratios", file=log)
 
 
-if "snakemake" in globals():
-    with open(snakemake.log[0], "w") as log_handle:  # noqa: F821
-        main(
-            snakemake.input.samples,  # noqa: F821
-            snakemake.params.statistics,  # noqa: F821
-            snakemake.output.summary,  # noqa: F821
-            snakemake.output.ratios,  # noqa: F821
-            log_handle,
-        )
+def run_job(job):
+    with open(job.log[0], "w") as log:
+        main(job.input.samples, job.params.statistics, job.output.summary, job.output.ratios, log)

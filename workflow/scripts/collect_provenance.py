@@ -9,8 +9,9 @@ import json
 import os
 import platform
 import subprocess
-import sys
 from pathlib import Path
+
+import snakemake
 
 FLAGS = ("sha_ni", "avx2", "aes", "avx512f", "bmi2", "adx")
 
@@ -83,7 +84,7 @@ def git(source):
     return {"commit": commit, "dirty": bool(run("status", "--porcelain", "--untracked-files=no"))}
 
 
-def main(snake):
+def run_job(snake):
     config = snake.params.config
     config_text = json.dumps(config, sort_keys=True, separators=(",", ":"))
     jobs = [json.loads(Path(p).read_text()) for p in snake.input.metadata]
@@ -91,8 +92,6 @@ def main(snake):
     ended = max(job["ended"] for job in jobs)
     wall = datetime.datetime.fromisoformat(ended) - datetime.datetime.fromisoformat(started)
     languages = {Path(p).stem: json.loads(Path(p).read_text()) for p in snake.input.versions}
-    import snakemake
-
     provenance = {
         "format": "jwtbench-provenance/1",
         "run": {
@@ -119,6 +118,3 @@ def main(snake):
     with open(snake.log[0], "w") as log:
         print(f"provenance of {len(jobs)} benchmark jobs, {len(languages)} languages", file=log)
 
-
-if "snakemake" in globals():
-    main(snakemake)  # noqa: F821

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import variants  # noqa: E402
-from run_benchmark import checked_cpus  # noqa: E402
+from run_benchmark import checked_cpus, pinned  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent
 COLUMNS = ["language", "harness", "harness_version", "operation", "variant",
@@ -32,7 +32,7 @@ def jwtbench_figures(summary_path):
         }
 
 
-def main(snake, log):
+def compare(snake, log):
     figures = jwtbench_figures(snake.input.summary)
     cpus = checked_cpus(snake.params.cpus)
     env = dict(os.environ, JWTBENCH_ENVS=str(Path(".envs").resolve()))
@@ -51,14 +51,13 @@ def main(snake, log):
                 print(f"{language} {name}: not cross-checked: {why}", file=log)
                 rows.append(row)
                 continue
-            signing_key, _ = variants.key_files(variant, snake.params.key_dir)
+            signing_key, _ = variants.key_files(variant, Path(snake.input.key_manifest).parent)
             command = [str(harness), "--alg", variant.algorithm, "--key", signing_key,
                        "--payload", snake.params.payload]  # fmt: skip
-            pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
-            result = subprocess.run(command, capture_output=True, text=True, env=env, preexec_fn=pin)
+            result = subprocess.run(pinned(command, cpus), capture_output=True, text=True, env=env)
             log.write(result.stderr)
             if result.returncode != 0:
-                raise SystemExit(f"{language} crosscheck {name} exited {result.returncode}")
+                raise RuntimeError(f"{language} crosscheck {name} exited {result.returncode}; see {snake.log[0]}")
             measured = json.loads(result.stdout)
             ratio = mine / measured["ns_per_op"]
             row.update(
@@ -78,6 +77,7 @@ def main(snake, log):
         writer.writerows(rows)
 
 
-if "snakemake" in globals():
-    with open(snakemake.log[0], "w") as log_handle:  # noqa: F821
-        main(snakemake, log_handle)  # noqa: F821
+
+def run_job(job):
+    with open(job.log[0], "w") as log:
+        compare(job, log)

@@ -162,15 +162,13 @@ def main(names, out_dir, manifest, log):
     print(f"wrote {len(entries)} keys to {out_dir}/ (files mode 0600/0644)", file=log)
 
 
-if "snakemake" in globals():
-    with open(snakemake.log[0], "w") as log_handle:  # noqa: F821
-        main(
-            snakemake.params.key_names,  # noqa: F821
-            snakemake.params.out_dir,  # noqa: F821
-            snakemake.output.manifest,  # noqa: F821
-            log_handle,
-        )
-elif __name__ == "__main__":
+def run_job(job):
+    manifest = Path(job.output.manifest)
+    with open(job.log[0], "w") as log:
+        main(job.params.key_names, manifest.parent, manifest, log)
+
+
+if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out-dir", required=True)
     parser.add_argument("--manifest", required=True)

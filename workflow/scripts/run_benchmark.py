@@ -34,11 +34,24 @@ def checked_cpus(text):
     cpus = parse_cpus(text)
     available = os.sched_getaffinity(0)
     if cpus - available:
-        raise SystemExit(
+        raise RuntimeError(
             f"config key 'execution.cpus': CPUs {sorted(cpus - available)} are not available"
             f" to this process (available: {sorted(available)})"
         )
     return cpus
+
+
+def pinned(command, cpus):
+    """The command under taskset, so the process and every thread it starts stay on `cpus`."""
+    if not cpus:
+        return command
+    taskset = shutil.which("taskset")
+    if taskset is None:
+        raise RuntimeError(
+            "config key 'execution.cpus' asks for pinning but taskset (util-linux) is not"
+            " installed; install it or set execution.cpus to \"\""
+        )
+    return [taskset, "--cpu-list", ",".join(map(str, sorted(cpus))), *command]
 
 
 def now():
@@ -71,7 +84,7 @@ def check_against_spec(rows, spec, samples_path):
         raise raw_samples.RawSamplesError(f"{samples_path}: rows for other languages {wrong}")
 
 
-def main(snake):
+def run_job(snake):
     language, suite = snake.wildcards.language, snake.wildcards.suite
     spec_path, samples = snake.input.spec, snake.output.samples
     spec = json.loads(Path(spec_path).read_text())
@@ -82,8 +95,7 @@ def main(snake):
     started, clock = now(), time.monotonic()
     with open(snake.log[0], "w") as log:
         print(f"running {' '.join(command)} pinned to CPUs {sorted(cpus) or 'any'}", file=log, flush=True)
-        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
-        result = subprocess.run(command, stdout=log, stderr=log, env=env, preexec_fn=pin)
+        result = subprocess.run(pinned(command, cpus), stdout=log, stderr=log, env=env)
     seconds = time.monotonic() - clock
 
     try:
@@ -94,7 +106,7 @@ def main(snake):
     except (RuntimeError, raw_samples.RawSamplesError) as error:
         kept = keep_partial(samples, language, suite)
         where = f"; what was measured is kept in {kept}" if kept else ""
-        raise SystemExit(f"{error}{where}") from None
+        raise RuntimeError(f"{error}{where}") from None
 
     statuses = Counter()
     for row in rows:
@@ -115,6 +127,3 @@ def main(snake):
     }
     Path(snake.output.metadata).write_text(json.dumps(metadata, indent=2) + "\n")
 
-
-if "snakemake" in globals():
-    main(snakemake)  # noqa: F821

@@ -151,7 +151,7 @@ def self_check(checker, language, variant_list, tokens_dir, table, threads):
         checker.note(f"FAILED {row}")
     checker.note(f"{language}: {len(rows)} checks, {len(bad)} failed")
     if bad:
-        raise SystemExit(
+        raise RuntimeError(
             f"{language} failed {len(bad)} of its own token checks (see {table}); "
             "it will not be timed"
         )
@@ -181,10 +181,11 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
     checker.note(f"matrix: {len(rows)} checks, {len(bad)} failed")
 
 
-def main(snake):
+def run_job(snake):
     variant_list = [variants.parse(name) for name in snake.params.variants]
     with open(snake.log[0], "w") as log:
-        checker = Checker(snake.params.drivers, snake.params.key_dir, snake.params.payload, log)
+        key_dir = Path(snake.input.key_manifest).parent
+        checker = Checker(snake.params.drivers, key_dir, snake.params.payload, log)
         if hasattr(snake.output, "matrix"):
             token_dirs = {Path(d).name: d for d in snake.input.tokens}
             interop(checker, variant_list, token_dirs, snake.input.tables, snake.output.matrix, snake.threads)
@@ -192,6 +193,3 @@ def main(snake):
             language = snake.wildcards.language
             self_check(checker, language, variant_list, snake.output.tokens, snake.output.table, snake.threads)
 
-
-if "snakemake" in globals():
-    main(snakemake)  # noqa: F821

@@ -41,13 +41,9 @@ def main(language, suite, suite_config, timing, key_dir, input_file, out):
     Path(out).write_text(json.dumps(spec, indent=2) + "\n")
 
 
-if "snakemake" in globals():
-    main(
-        snakemake.wildcards.language,  # noqa: F821
-        snakemake.wildcards.suite,  # noqa: F821
-        snakemake.params.suite_config,  # noqa: F821
-        snakemake.params.timing,  # noqa: F821
-        snakemake.params.key_dir,  # noqa: F821
-        snakemake.params.input_file,  # noqa: F821
-        snakemake.output.spec,  # noqa: F821
-    )
+def run_job(job):
+    key_dir = str(Path(job.input.key_manifest).parent.resolve())
+    with open(job.log[0], "w") as log:
+        main(job.wildcards.language, job.wildcards.suite, job.params.suite_config,
+             job.params.timing, key_dir, job.params.input_file, job.output.spec)  # fmt: skip
+        print(f"wrote {job.output.spec}", file=log)

@@ -1,0 +1,58 @@
+"""Shared fixtures: one scratch working directory per test session.
+
+The pipeline's own rules install the language environments and generate the keys there
+(so the tests exercise them too); driver tests use those, and the smoke run reuses the
+same directory.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = REPO / "workflow" / "scripts"
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+SMOKE_CONFIG = REPO / "config" / "smoke.yaml"
+FIXTURE = REPO / "data" / "fixtures" / "claims-001.json"
+
+sys.path.insert(0, str(SCRIPTS))
+
+import config_validation  # noqa: E402
+
+LANGUAGES = sorted(config_validation.driver_languages(SCRIPTS))
+
+
+def snakemake(workdir, *args, timeout=1800):
+    """Run the workflow in `workdir` with the smoke config; CompletedProcess."""
+    command = [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+               "--configfile", str(SMOKE_CONFIG), "--cores", "2", *args]  # fmt: skip
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory):
+    """A working directory with every language's environment and the keys in place."""
+    path = tmp_path_factory.mktemp("run")
+    targets = [f".envs/{language}/.installed" for language in LANGUAGES] + ["keys/manifest.json"]
+    result = snakemake(path, *targets)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return path
+
+
+@pytest.fixture(scope="session")
+def keys(workdir):
+    return workdir / "keys"
+
+
+@pytest.fixture(scope="session")
+def driver_env(workdir):
+    return dict(os.environ, JWTBENCH_ENVS=str(workdir / ".envs"))
+
+
+def run_driver(language, env, *args):
+    return subprocess.run(
+        [str(SCRIPTS / language / "run"), *args], capture_output=True, text=True, env=env
+    )

@@ -1,0 +1,90 @@
+"""The config is validated before any job runs, and every error names its key."""
+
+import subprocess
+import time
+
+import pytest
+import yaml
+from conftest import REPO, SCRIPTS, SNAKEMAKE, config_validation
+
+SCHEMA = REPO / "config" / "schemas" / "config.schema.yaml"
+KNOWN = config_validation.driver_languages(SCRIPTS)
+
+
+def validate(config):
+    return config_validation.validate(config, SCHEMA, KNOWN)
+
+
+def load(name):
+    return yaml.safe_load((REPO / "config" / name).read_text())
+
+
+def test_default_config_is_valid_and_filled():
+    config = validate(load("config.yaml"))
+    assert config["languages"] == ["node", "python"]
+    assert len(config["suites"]["jwt"]["algorithms"]) == 25
+    assert config["statistics"]["confidence"] == 0.95
+    assert config["crosscheck"]["activate"] is True
+
+
+def test_empty_config_gets_every_default():
+    config = validate({})
+    assert config["timing"]["samples"] == 25
+    assert config["suites"]["jwt"]["operations"] == ["sign", "verify", "decode"]
+
+
+def test_defaults_are_copies_not_shared():
+    first = validate({})
+    first["suites"]["jwt"]["algorithms"].append("mutated")
+    assert "mutated" not in validate({})["suites"]["jwt"]["algorithms"]
+
+
+def test_every_schema_key_is_described_with_a_default():
+    def walk(node, path):
+        for name, sub in node.get("properties", {}).items():
+            assert sub.get("description"), f"{path}{name} has no description"
+            assert "default" in sub, f"{path}{name} has no default"
+            walk(sub, f"{path}{name}.")
+
+    walk(yaml.safe_load(SCHEMA.read_text()), "")
+
+
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        ({"colour": "blue"}, "'colour' is not a known key"),
+        ({"timing": {"warmup": 1}}, "'timing.warmup' is not a known key"),
+        ({"timing": {"samples": "many"}}, "'timing.samples'"),
+        ({"timing": {"samples": 1}}, "'timing.samples'"),
+        ({"suites": {"jwt": {"algorithms": ["HS256", "HS1024"]}}}, "'suites.jwt.algorithms[1]': 'HS1024' is not one of"),
+        ({"suites": {"jwt": {"operations": ["encrypt"]}}}, "'suites.jwt.operations[0]'"),
+        ({"languages": ["node", "cobol"]}, "'languages[1]': unknown language 'cobol'"),
+        ({"languages": "node"}, "'languages'"),
+        ({"execution": {"cpus": "one"}}, "'execution.cpus'"),
+        ({"statistics": {"confidence": 1.5}}, "'statistics.confidence'"),
+    ],
+)
+def test_invalid_config_names_the_key(config, named):
+    with pytest.raises(config_validation.ConfigError, match=r"(?s)" + named.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(")):
+        validate(config)
+
+
+def test_all_problems_reported_at_once():
+    with pytest.raises(config_validation.ConfigError) as error:
+        validate({"colour": 1, "timing": {"samples": "x"}})
+    assert "colour" in str(error.value) and "timing.samples" in str(error.value)
+
+
+def test_snakemake_rejects_unknown_key_fast(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("timing:\n  warmpu_seconds: 1\n")
+    start = time.monotonic()
+    result = subprocess.run(
+        [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "--configfile", str(bad), "-n"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert result.returncode != 0
+    assert "timing.warmpu_seconds" in result.stdout + result.stderr
+    assert elapsed < 5, f"took {elapsed:.1f} s"
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,187 @@
+"""Every driver honours the contract (workflow/scripts/README.md) through its CLI."""
+
+import base64
+import hashlib
+import hmac
+import json
+import subprocess
+
+import pytest
+from conftest import FIXTURE, LANGUAGES, run_driver
+
+import raw_samples
+import variants
+
+CLAIMS = json.loads(FIXTURE.read_bytes())
+VARIANTS = [variants.parse(name) for name in variants.ALL_VARIANTS]
+# The libraries a driver may lack an algorithm in, as the library itself reports it.
+EXPECTED_UNSUPPORTED = {("node", "EdDSA")}
+
+
+def b64url(raw):
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def b64url_decode(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@pytest.fixture(scope="module")
+def tokens(keys, driver_env, tmp_path_factory):
+    """{(language, variant name): token file} for every supported pair."""
+    out = tmp_path_factory.mktemp("tokens")
+    made = {}
+    for language in LANGUAGES:
+        for variant in VARIANTS:
+            signing, _ = variants.key_files(variant, keys)
+            result = run_driver(language, driver_env, "sign", "--alg", variant.algorithm,
+                                "--key", signing, "--payload", str(FIXTURE))  # fmt: skip
+            if (language, variant.name) in EXPECTED_UNSUPPORTED:
+                assert result.returncode == 3, f"{language} {variant.name}: expected exit 3 (unsupported)"
+                continue
+            assert result.returncode == 0, f"{language} sign {variant.name}: {result.stderr}"
+            path = out / f"{language}-{variant.name}.jwt"
+            path.write_text(result.stdout)
+            made[language, variant.name] = path
+    return made
+
+
+def verify(language, env, keys, variant, token_text, tmp_path, algorithm=None):
+    path = tmp_path / "token.jwt"
+    path.write_text(token_text + "\n")
+    _, verifying = variants.key_files(variant, keys)
+    return run_driver(language, env, "verify", "--alg", algorithm or variant.algorithm,
+                      "--key", verifying, "--token", str(path))  # fmt: skip
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_versions(language, driver_env):
+    result = run_driver(language, driver_env, "versions")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["language"] == language
+    for field in ("runtime", "runtime_version", "implementation", "implementation_version", "crypto_backend"):
+        assert isinstance(info[field], str) and info[field], field
+    assert info["libraries"] and all(info["libraries"].values())
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_round_trip_and_forgeries(language, variant, tokens, keys, driver_env, tmp_path):
+    if (language, variant.name) in EXPECTED_UNSUPPORTED:
+        result = verify(language, driver_env, keys, variant, "a.b.c", tmp_path)
+        assert result.returncode == 3
+        return
+    token = tokens[language, variant.name].read_text().strip()
+    header = json.loads(b64url_decode(token.split(".")[0]))
+    assert header["alg"] == variant.algorithm
+
+    valid = verify(language, driver_env, keys, variant, token, tmp_path)
+    assert valid.returncode == 0, valid.stderr
+    assert json.loads(valid.stdout) == CLAIMS
+
+    head, body, signature = token.split(".")
+    flipped = bytearray(b64url_decode(signature))
+    flipped[0] ^= 1
+    assert verify(language, driver_env, keys, variant, f"{head}.{body}.{b64url(bytes(flipped))}", tmp_path).returncode == 1
+
+    none_header = b64url(b'{"alg":"none","typ":"JWT"}')
+    assert verify(language, driver_env, keys, variant, f"{none_header}.{body}.", tmp_path).returncode == 1
+
+    # Another algorithm in the header, validly MACed: HS* with the same secret under
+    # another hash; asymmetric keys with the public PEM as an HS256 secret (key confusion).
+    _, verifying = variants.key_files(variant, keys)
+    other = ("HS384" if variant.algorithm == "HS256" else "HS256") if variant.symmetric else "HS256"
+    secret = open(verifying, "rb").read()
+    other_head = b64url(json.dumps({"alg": other, "typ": "JWT"}).encode())
+    digest = {"HS256": hashlib.sha256, "HS384": hashlib.sha384}[other]
+    mac = hmac.new(secret, f"{other_head}.{body}".encode(), digest).digest()
+    assert verify(language, driver_env, keys, variant, f"{other_head}.{body}.{b64url(mac)}", tmp_path).returncode == 1
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_expired_token_is_rejected(language, keys, driver_env, tmp_path):
+    variant = variants.parse("HS256")
+    head = b64url(b'{"alg":"HS256","typ":"JWT"}')
+    body = b64url(json.dumps(dict(CLAIMS, exp=1000000000)).encode())
+    secret = (keys / "hmac-256.secret").read_bytes()
+    mac = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
+    assert verify(language, driver_env, keys, variant, f"{head}.{body}.{b64url(mac)}", tmp_path).returncode == 1
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_bad_input_exits_2_naming_it(language, driver_env, tmp_path):
+    missing = tmp_path / "no-such-key.pem"
+    result = run_driver(language, driver_env, "sign", "--alg", "HS256", "--key", str(missing), "--payload", str(FIXTURE))
+    assert result.returncode == 2 and "no-such-key.pem" in result.stderr
+    assert run_driver(language, driver_env, "frobnicate").returncode == 2
+    bad_spec = tmp_path / "spec.json"
+    bad_spec.write_text("{not json")
+    result = run_driver(language, driver_env, "bench", "--spec", str(bad_spec), "--out", str(tmp_path / "o.csv"))
+    assert result.returncode == 2 and "spec.json" in result.stderr
+
+
+def tiny_spec(language, keys, cells, samples=3):
+    return {
+        "format": "jwtbench-spec/1", "language": language, "suite": "jwt",
+        "timing": {"warmup_seconds": 0.01, "samples": samples, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+        "cells": cells,
+    }  # fmt: skip
+
+
+def cell(operation, variant_name, keys, private=None, public=None):
+    variant = variants.parse(variant_name)
+    signing, verifying = variants.key_files(variant, keys)
+    return {"operation": operation, "algorithm": variant.algorithm, "key_bits": variant.key_bits,
+            "private_key": private or signing, "public_key": public or verifying,
+            "input": "claims-001", "input_file": str(FIXTURE)}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_path):
+    cells = [cell(op, name, keys) for name in ("HS256", "RS256-2048", "ES256", "EdDSA") for op in ("sign", "verify", "decode")]
+    # A public key that does not match the private one: the checks must fail the cell.
+    cells.append(cell("sign", "RS384-2048", keys, public=str(keys / "rsa-3072.public.pem")))
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(tiny_spec(language, keys, cells, samples=4)))
+    out = tmp_path / "raw.csv"
+    result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    rows = raw_samples.read(out)  # raises on any contract violation
+    versions = json.loads(run_driver(language, driver_env, "versions").stdout)
+    by_cell = {}
+    for row in rows:
+        by_cell.setdefault((row["operation"], row["algorithm"], row["key_bits"]), []).append(row)
+    assert len(by_cell) == len(cells)
+    for (operation, algorithm, bits), cell_rows in by_cell.items():
+        statuses = {r["status"] for r in cell_rows}
+        assert len(statuses) == 1
+        status = statuses.pop()
+        if algorithm == "RS384":
+            assert status == "failed", "a mismatched key pair must fail the check"
+        elif (language, algorithm) in EXPECTED_UNSUPPORTED:
+            assert status == "unsupported"
+        else:
+            assert status == "ok", (operation, algorithm)
+            assert [r["sample"] for r in cell_rows] == [1, 2, 3, 4]
+            assert all(r["output_bytes"] > 100 for r in cell_rows)
+        for row in cell_rows:
+            assert row["language"] == language
+            assert row["implementation"] == versions["implementation"]
+            assert row["implementation_version"] == versions["implementation_version"]
+            assert row["input_bytes"] == FIXTURE.stat().st_size
+    assert "PRIVATE KEY" not in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_bench_times_out_a_slow_cell(language, keys, driver_env, tmp_path):
+    spec_data = tiny_spec(language, keys, [cell("sign", "RS512-4096", keys)], samples=1000)
+    spec_data["timing"].update(target_sample_seconds=0.05, max_cell_seconds=0.5)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(spec_data))
+    out = tmp_path / "raw.csv"
+    result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    rows = raw_samples.read(out)
+    assert {r["status"] for r in rows} == {"timeout"}
+    assert 0 < len(rows) < 1000

@@ -1,0 +1,121 @@
+"""The workflow as a whole: dry run, lint, format, and an end-to-end smoke run."""
+
+import base64
+import csv
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import LANGUAGES, REPO, SNAKEMAKE, snakemake
+
+import variants
+
+SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
+FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio")
+
+
+def test_dry_run_lists_every_job(tmp_path):
+    result = subprocess.run(
+        [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "-n", "--cores", "8"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, re.MULTILINE))
+    n = len(LANGUAGES)
+    expected = {
+        "install_native_env": n, "generate_keys": 1, "record_versions": n, "check_driver": n,
+        "check_interop": 1, "write_bench_spec": n, "run_benchmark": n, "aggregate_samples": 1,
+        "collect_provenance": 1, "crosscheck_harness": 1, "render_report": 1, "all": 1,
+    }  # fmt: skip
+    assert {rule: int(count) for rule, count in counts.items() if rule != "total"} == expected
+
+
+def test_lint_is_clean():
+    result = subprocess.run([SNAKEMAKE, "--lint"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_snakefmt_is_clean():
+    result = subprocess.run([SNAKEFMT, "--check", "."], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def smoke(workdir):
+    """The whole pipeline on the smoke config, in the session's working directory."""
+    result = snakemake(workdir)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return workdir
+
+
+def read_csv(path):
+    with open(path) as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_summary_has_every_cell(smoke):
+    rows = read_csv(smoke / "results/summary.csv")
+    cells = {(r["language"], r["operation"], r["variant"]): r for r in rows}
+    for language in LANGUAGES:
+        for operation in ("sign", "verify", "decode"):
+            for name in variants.ALL_VARIANTS:
+                row = cells[language, operation, name]
+                assert row["status"] in ("ok", "unsupported"), row
+                if row["status"] == "ok":
+                    assert float(row["median_ns"]) > 0 and int(row["samples"]) == 3
+    assert len(rows) == len(LANGUAGES) * 3 * len(variants.ALL_VARIANTS)
+    assert {r["status"] for r in rows if r["variant"] == "EdDSA" and r["language"] == "node"} == {"unsupported"}
+
+
+def test_interop_matrix_is_green(smoke):
+    rows = read_csv(smoke / "results/verify/matrix.csv")
+    signers = {r["signer"] for r in rows}
+    assert signers == set(LANGUAGES)
+    assert any(r["signer"] != r["verifier"] for r in rows)
+    assert [r for r in rows if r["ok"] == "false"] == []
+    # Every pair supporting an algorithm checked it three ways.
+    both = [r for r in rows if r["ok"] == "true"]
+    assert {r["check"] for r in both} == {"valid", "tampered", "alg_none"}
+
+
+def test_provenance_records_the_run(smoke):
+    provenance = json.loads((smoke / "results/provenance.json").read_text())
+    assert provenance["run"]["execution_mode"] == "native"
+    assert provenance["run"]["wall_seconds"] > 0
+    assert set(provenance["languages"]) == set(LANGUAGES)
+    assert set(provenance["host"]["cpu_flags"]) >= {"sha_ni", "avx2", "aes"}
+    assert provenance["run"]["git"]["commit"]
+    assert len(provenance["run"]["config_sha256"]) == 64
+
+
+def test_crosscheck_ran_for_every_language(smoke):
+    rows = read_csv(smoke / "results/crosscheck.csv")
+    assert {r["language"] for r in rows} == set(LANGUAGES)
+    assert all(r["harness"] != "none" and float(r["ratio"]) > 0 for r in rows)
+
+
+def test_report_has_figures_and_colophon(smoke):
+    html = (smoke / "results/report/report.html").read_text()
+    for label in FIGURES:
+        assert label in html, f"figure {label} missing"
+    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) >= 3
+    assert "Colophon" in html
+    assert not re.search(r'(src|href)="https?://', html), "the report loads something from the network"
+
+
+def test_no_secret_leaves_the_key_directory(smoke):
+    secrets = [b"PRIVATE KEY"]
+    for path in (smoke / "keys").glob("*.secret"):
+        raw = path.read_bytes()
+        secrets += [raw.hex().encode(), base64.urlsafe_b64encode(raw).rstrip(b"="), base64.b64encode(raw).rstrip(b"=")]
+    for path in (smoke / "keys").glob("*.private.jwk"):
+        secrets.append(json.loads(path.read_text())["d"].encode())
+    for folder in ("results", "logs"):
+        for path in (smoke / folder).rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                leaked = [s[:12] for s in secrets if s in data]
+                assert not leaked, f"{path} holds key material"
