@@ -5,7 +5,7 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+configfile: f"{workflow.basedir}/config/config.yaml"
 
 
 include: "workflow/rules/common.smk"

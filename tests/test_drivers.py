@@ -7,6 +7,8 @@ import json
 import subprocess
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from conftest import FIXTURE, LANGUAGES, run_driver
 
 import raw_samples
@@ -140,8 +142,12 @@ def cell(operation, variant_name, keys, private=None, public=None):
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_path):
     cells = [cell(op, name, keys) for name in ("HS256", "RS256-2048", "ES256", "EdDSA") for op in ("sign", "verify", "decode")]
-    # A public key that does not match the private one: the checks must fail the cell.
-    cells.append(cell("sign", "RS384-2048", keys, public=str(keys / "rsa-3072.public.pem")))
+    # A public key of the right size that does not match the private one: the checks
+    # must fail the cell.
+    stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()
+    foreign = tmp_path / "foreign-2048.public.pem"
+    foreign.write_bytes(stranger.public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo))
+    cells.append(cell("sign", "RS384-2048", keys, public=str(foreign)))
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(tiny_spec(language, keys, cells, samples=4)))
     out = tmp_path / "raw.csv"

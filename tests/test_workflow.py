@@ -14,7 +14,7 @@ from conftest import LANGUAGES, REPO, SNAKEMAKE, snakemake
 import variants
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
-FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio")
+FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop")
 
 
 def test_dry_run_lists_every_job(tmp_path):
@@ -100,8 +100,10 @@ def test_crosscheck_ran_for_every_language(smoke):
 def test_report_has_figures_and_colophon(smoke):
     html = (smoke / "results/report/report.html").read_text()
     for label in FIGURES:
-        assert label in html, f"figure {label} missing"
-    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) >= 3
+        figure = re.search(rf'id="{label}"(.*?)</div>', html, re.DOTALL)
+        assert figure, f"figure {label} missing"
+        assert 'src="data:image/png;base64,' in figure.group(1), f"figure {label} has no embedded image"
+    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) >= len(FIGURES)
     assert "Colophon" in html
     assert not re.search(r'(src|href)="https?://', html), "the report loads something from the network"
 

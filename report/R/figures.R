@@ -1,0 +1,109 @@
+# ggplot2 figures of the report. Each takes already-loaded tables and returns a plot;
+# none reads files or computes statistics beyond choosing rows.
+
+# A blank panel carrying a message, so a figure with no data still says why.
+placeholder_plot <- function(message) {
+  ggplot() +
+    annotate("text", x = 0, y = 0, label = message, size = 4.5, colour = "grey30") +
+    theme_void()
+}
+
+scale_y_ns <- function(...) {
+  scale_y_log10(labels = function(b) fmt_ns(b), breaks = breaks_log(n = 7), ...)
+}
+
+rotate_x_labels <- theme(axis.text.x = element_text(angle = 60, hjust = 1, vjust = 1))
+
+dodge <- function(n_languages) position_dodge(width = if (n_languages > 1) 0.7 else 0)
+
+# (a) Median ns/op per variant and language, sign and verify, CI as error bars.
+plot_sign_verify <- function(cells) {
+  d <- cells[operation %in% c("sign", "verify")]
+  if (!nrow(d)) return(placeholder_plot("No sign or verify cell was timed."))
+  pos <- dodge(uniqueN(d$language))
+  ggplot(d, aes(variant, median_ns, colour = language)) +
+    geom_errorbar(aes(ymin = ci_low_ns, ymax = ci_high_ns), width = 0, linewidth = 0.6,
+                  position = pos) +
+    geom_point(size = 1.8, position = pos) +
+    facet_wrap(~operation, ncol = 1, scales = "free_y") +
+    scale_y_ns() +
+    scale_colour_language() +
+    labs(x = NULL, y = "median time per operation (log scale)") +
+    rotate_x_labels
+}
+
+# (b) RSA (RS*) and RSA-PSS (PS*) time against modulus size, sign vs verify.
+plot_rsa_scaling <- function(cells) {
+  d <- cells[operation %in% c("sign", "verify") & grepl("^(RS|PS)", algorithm)]
+  if (!nrow(d)) return(placeholder_plot("No RSA or RSA-PSS cell was timed."))
+  rsa <- c("RS256", "RS384", "RS512", "PS256", "PS384", "PS512")
+  d <- copy(d)[, algorithm := factor(algorithm, levels = c(
+    intersect(rsa, unique(algorithm)), setdiff(sort(unique(algorithm)), rsa)))]
+  ggplot(d, aes(key_bits, median_ns, colour = language, linetype = operation, shape = operation,
+                group = interaction(language, operation))) +
+    geom_line(linewidth = 0.6) +
+    geom_errorbar(aes(ymin = ci_low_ns, ymax = ci_high_ns), width = 0, linewidth = 0.5) +
+    geom_point(size = 2) +
+    facet_wrap(~algorithm, nrow = 2) +
+    scale_x_continuous(breaks = sort(unique(d$key_bits)), expand = expansion(mult = 0.12)) +
+    scale_y_ns() +
+    scale_colour_language() +
+    scale_linetype_manual(values = c(sign = "solid", verify = "22"), name = "operation") +
+    scale_shape_manual(values = c(sign = 16, verify = 1), name = "operation") +
+    labs(x = "RSA modulus (bits)", y = "median time per operation (log scale)") +
+    theme(panel.spacing.x = unit(1.2, "lines"))
+}
+
+# (c) verify/sign ratio per variant and language with its bootstrap CI; 1 = equal cost.
+plot_verify_sign_ratio <- function(ratio_rows) {
+  d <- ratio_rows[kind == "verify/sign"]
+  if (!nrow(d)) return(placeholder_plot("ratios.csv has no verify/sign ratio."))
+  pos <- dodge(uniqueN(d$language))
+  ggplot(d, aes(variant, ratio, colour = language)) +
+    geom_hline(yintercept = 1, linetype = "dashed", colour = "grey40") +
+    geom_errorbar(aes(ymin = ci_low, ymax = ci_high), width = 0, linewidth = 0.6, position = pos) +
+    geom_point(size = 1.8, position = pos) +
+    scale_y_log10(labels = function(b) fmt_ratio(b), breaks = breaks_log(n = 8)) +
+    scale_colour_language() +
+    labs(x = NULL, y = "verify time / sign time (log scale)") +
+    rotate_x_labels
+}
+
+# (d) decode time per language: one point per variant, a bar at their median.
+plot_decode <- function(cells) {
+  d <- cells[operation == "decode"]
+  if (!nrow(d)) return(placeholder_plot("No decode cell was timed."))
+  centre <- d[, .(median_ns = median(median_ns)), by = language]
+  ggplot(d, aes(median_ns, language, colour = language)) +
+    geom_point(position = position_jitter(height = 0.15, width = 0, seed = 1), alpha = 0.6,
+               size = 1.6) +
+    geom_point(data = centre, shape = 124, size = 9, colour = "black") +
+    scale_x_log10(labels = function(b) fmt_ns(b), breaks = breaks_log(n = 6)) +
+    scale_y_discrete(limits = rev) +
+    scale_colour_language(guide = "none") +
+    labs(x = "median time per decode (log scale)", y = NULL)
+}
+
+decode_fig_height <- function(cells) 1.4 + 0.5 * max(1, uniqueN(cells[operation == "decode"]$language))
+
+# (e) every signer -> verifier pair, variant and check, coloured by outcome.
+interop_colours <- c(ok = "#A6D96A", failed = "#D7191C", unsupported = "#BDBDBD",
+                     "no row" = "#FFFFFF")
+
+plot_interop <- function(outcomes) {
+  if (!nrow(outcomes)) return(placeholder_plot("verify/matrix.csv has no rows and no language to expect."))
+  ggplot(outcomes, aes(variant, pair, fill = outcome)) +
+    geom_tile(colour = "grey55", linewidth = 0.3) +
+    facet_wrap(~check, ncol = 1, labeller = label_both) +
+    scale_fill_manual(values = interop_colours, drop = FALSE, name = "outcome") +
+    scale_y_discrete(limits = rev) +
+    labs(x = NULL, y = "signer \u2192 verifier") +
+    theme(panel.grid = element_blank()) +
+    rotate_x_labels
+}
+
+interop_fig_height <- function(outcomes) {
+  n_pairs <- max(1, uniqueN(outcomes$pair))
+  n_checks <- max(1, uniqueN(outcomes$check))
+  1.8 + n_checks * (0.5 + 0.22 * n_pairs)
+}

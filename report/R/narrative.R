@@ -1,0 +1,63 @@
+# Sentences that quote the results. Each returns markdown; none types in a finding.
+
+# "- **node** (72 of 75 cells timed): sign from 9.07 µs (HS256) to 9.13 ms (PS512-4096); ..."
+language_headline <- function(lang, cells, timed) {
+  mine <- cells[language == lang]
+  ok <- timed[language == lang]
+  if (!nrow(ok)) {
+    statuses <- mine[, .N, by = status][, paste(N, status)]
+    return(paste0("- **", lang, "**: no cell was timed (",
+                  fmt_list(statuses, none = "no row in summary.csv"), ")."))
+  }
+  ops <- intersect(c("sign", "verify"), as.character(unique(ok$operation)))
+  parts <- vapply(ops, function(op) {
+    e <- operation_extremes(ok, op)
+    paste0(op, " from ", fmt_ns(e$fastest_ns), " (", e$fastest, ") to ",
+           fmt_ns(e$slowest_ns), " (", e$slowest, ")")
+  }, character(1))
+  dec <- ok[operation == "decode"]
+  if (nrow(dec)) {
+    parts <- c(parts, paste0("decode ", fmt_ns(median(dec$median_ns)), " (median over ",
+                             nrow(dec), " variants)"))
+  }
+  paste0("- **", lang, "** (", nrow(ok), " of ", nrow(mine), " cells timed): ",
+         paste(parts, collapse = "; "), ".")
+}
+
+rsa_growth_sentence <- function(growth) {
+  if (!nrow(growth)) {
+    return("No language has RSA cells timed at both 2048 and 4096 bits, so no growth factor is given.")
+  }
+  same_count <- uniqueN(growth$algorithms) == 1
+  paste0(
+    "Going from a 2048-bit to a 4096-bit modulus multiplies the time per operation by ",
+    fmt_list(growth[, paste0(fmt_ratio(factor, 3), " for ", language, " ", operation,
+                             if (!same_count) paste0(" (", algorithms, " algorithms)") else "")]),
+    " (the median, over the ", if (same_count) paste0(growth$algorithms[1], " "),
+    "RS/PS algorithms timed at both sizes, of time at 4096 bits over time at 2048).")
+}
+
+# Per language: variants whose verify/sign CI lies above 1, below 1, or includes 1.
+verify_sign_lines <- function(vs, langs) {
+  vapply(langs, function(lang) {
+    r <- vs[language == lang][order(variant)]
+    if (!nrow(r)) return(paste0("- **", lang, "**: no verify/sign ratio."))
+    above <- r[ci_low > 1, as.character(variant)]
+    below <- r[ci_high < 1, as.character(variant)]
+    spans <- r[ci_low <= 1 & ci_high >= 1, as.character(variant)]
+    paste0("- **", lang, "**: verify slower than sign (CI above 1) for ", fmt_list(above),
+           "; faster (CI below 1) for ", fmt_list(below),
+           if (length(spans)) paste0("; no difference shown (CI includes 1) for ", fmt_list(spans)),
+           ".")
+  }, character(1))
+}
+
+decode_sentence <- function(timed) {
+  dec <- timed[operation == "decode",
+               .(low = min(median_ns), high = max(median_ns), mid = median(median_ns), variants = .N),
+               keyby = language]
+  if (!nrow(dec)) return("No decode cell was timed.")
+  paste0("`decode` reads the claims without checking the signature. Across variants it takes ",
+         fmt_list(dec[, paste0(language, " ", fmt_ns(low), " to ", fmt_ns(high), " (median ",
+                               fmt_ns(mid), ", ", variants, " variants)")]), ".")
+}

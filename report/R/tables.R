@@ -1,0 +1,97 @@
+# Tables and the derived numbers the prose quotes. Inputs are the loaded results; the
+# outputs are data.tables ready for knitr::kable or for inline R.
+
+status_reasons <- c(
+  unsupported = "the library lacks the algorithm",
+  failed = "a correctness check failed; nothing was timed",
+  timeout = "the cell ran out of time (max_cell_seconds)",
+  "no row" = "expected by the run's config, but summary.csv has no row for it"
+)
+
+# Cells the config asked for (languages x operations x variants) that summary.csv lacks.
+absent_cells <- function(cells, config) {
+  langs <- as.character(field(config, "languages"))
+  ops <- as.character(field(config, "suites", "jwt", "operations"))
+  vars <- as.character(field(config, "suites", "jwt", "algorithms"))
+  if (!length(langs) || !length(ops) || !length(vars)) return(cells[0, .(language, operation, variant)])
+  expected <- CJ(language = langs, operation = ops, variant = vars, sorted = FALSE)
+  present <- paste(cells$language, cells$operation, cells$variant)
+  expected[!paste(language, operation, variant) %in% present]
+}
+
+# Every cell without a full set of ok samples, with the reason, in report order.
+untimed_cells <- function(cells, config) {
+  d <- cells[status != "ok" | is.na(median_ns),
+             .(language = as.character(language), operation = as.character(operation),
+               variant = as.character(variant), status = as.character(status), samples)]
+  missing <- absent_cells(cells, config)
+  if (nrow(missing)) d <- rbind(d, missing[, .(language, operation, variant, status = "no row", samples = NA_real_)])
+  max_cell <- field(config, "timing", "max_cell_seconds")
+  d[, reason := unname(status_reasons[status])]
+  d[status == "timeout", reason := paste0(
+    "max_cell_seconds", if (!is.null(max_cell)) paste0(" (", max_cell, " s)"), " ran out after ",
+    samples, " sample(s); shown in the table of every cell, left out of figures and precision")]
+  d[status == "ok", reason := "status ok but no median"]
+  d[is.na(reason), reason := "status not documented in the schema"]
+  d[, `:=`(language = factor(language, levels = union(languages, language)),
+           operation = factor(operation, levels = union(operation_levels, operation)),
+           variant = factor(variant, levels = union(variant_levels, variant)))]
+  setorder(d, language, operation, variant)[]
+}
+
+# One row per cell, as printed in the appendix table.
+cell_table <- function(cells) {
+  cells[, .(
+    language, operation, variant,
+    "median (\u00b5s)" = fmt_us(median_ns),
+    "CI (\u00b5s)" = ifelse(is.na(ci_low_ns), "\u2013",
+                           paste0(fmt_us(ci_low_ns), " \u2013 ", fmt_us(ci_high_ns))),
+    "CI half-width" = fmt_pct(ci_halfwidth_pct, 2),
+    "ops/s" = fmt_ops(ops_per_s),
+    samples = as.integer(samples),
+    status
+  )]
+}
+
+# Share of timed cells whose CI half-width is within each target; the cells beyond the
+# loosest target, and the widest few.
+precision_summary <- function(timed, targets, widest_n = 3) {
+  d <- timed[!is.na(ci_halfwidth_pct)][order(-ci_halfwidth_pct)]
+  within <- vapply(targets, function(t) if (nrow(d)) 100 * mean(d$ci_halfwidth_pct <= t) else NA_real_,
+                   numeric(1))
+  list(n = nrow(d), targets = targets, within = within,
+       beyond = d[ci_halfwidth_pct > max(targets)], widest = d[seq_len(min(widest_n, .N))],
+       by_language = d[, .(cells = .N, median_halfwidth = median(ci_halfwidth_pct),
+                           max_halfwidth = max(ci_halfwidth_pct)), keyby = language])
+}
+
+# Fastest and slowest variant per language for one operation.
+operation_extremes <- function(timed, op) {
+  timed[operation == op][order(median_ns),
+    .(fastest = as.character(variant[1]), fastest_ns = median_ns[1],
+      slowest = as.character(variant[.N]), slowest_ns = median_ns[.N], cells = .N),
+    keyby = language]
+}
+
+# How much a 4096-bit modulus costs over a 2048-bit one: per language and operation, the
+# median over RS*/PS* algorithms of median(4096) / median(2048).
+rsa_growth <- function(timed, from = 2048, to = 4096) {
+  d <- timed[operation %in% c("sign", "verify") & grepl("^(RS|PS)", algorithm) &
+               key_bits %in% c(from, to)]
+  if (!nrow(d)) return(d[0, .(language, operation, factor = numeric())])
+  w <- dcast(d, language + operation + algorithm ~ key_bits, value.var = "median_ns")
+  a <- as.character(from); b <- as.character(to)
+  if (!all(c(a, b) %in% names(w))) return(d[0, .(language, operation, factor = numeric())])
+  w[!is.na(get(a)) & !is.na(get(b)), .(factor = median(get(b) / get(a)), algorithms = .N),
+    keyby = .(language, operation)]
+}
+
+crosscheck_table <- function(cc) {
+  cc[, .(
+    language, harness = paste(harness, harness_version), operation, variant,
+    "harness time" = fmt_ns(harness_ns), "jwtbench time" = fmt_ns(jwtbench_ns),
+    "ratio (jwtbench / harness)" = fmt_num(ratio, 3),
+    tolerance = paste0("\u00b1", fmt_num(100 * tolerance, 3), "%"),
+    "within tolerance" = ifelse(within_tolerance, "yes", "**no**")
+  )]
+}

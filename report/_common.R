@@ -1,0 +1,178 @@
+# Shared set-up for report.qmd: packages, seed, knitr defaults, one theme, the run's
+# results and the helpers in R/. Sourced by the report's first chunk; the document's own
+# directory is the working directory (Quarto and rmarkdown both render from there).
+
+suppressPackageStartupMessages({
+  library(ggplot2)
+  library(data.table)
+  library(scales)
+  library(jsonlite)
+  library(knitr)
+})
+
+set.seed(20261121)
+
+knitr::opts_chunk$set(
+  echo = FALSE, message = FALSE, warning = FALSE,
+  fig.width = 9, fig.height = 5, dpi = 96, fig.retina = 1, dev = "png",
+  fig.align = "center", out.width = "100%"
+)
+
+# Quarto gives each figure the id of its chunk label (fig-...); knitr + pandoc do not,
+# so there each figure is wrapped in a div carrying that id: links and checks that look
+# for #fig-sign-verify work whichever renderer ran.
+if (is.null(knitr::opts_knit$get("quarto.version"))) {
+  local({
+    plot_hook <- knitr::knit_hooks$get("plot")
+    knitr::knit_hooks$set(plot = function(x, options) {
+      inner <- plot_hook(x, options)
+      if (!startsWith(options$label, "fig-")) return(inner)
+      paste0('\n<div id="', options$label, '" class="figure-anchor">\n', inner, "\n</div>\n")
+    })
+  })
+}
+
+theme_set(
+  theme_bw(base_size = 11) +
+    theme(
+      legend.position = "bottom",
+      panel.grid.minor = element_blank(),
+      strip.background = element_rect(fill = "grey92", colour = "grey70"),
+      plot.title.position = "plot"
+    )
+)
+
+report_dir <- if (!is.null(knitr::current_input())) {
+  dirname(knitr::current_input(dir = TRUE))
+} else {
+  getwd()
+}
+for (helper in sort(list.files(file.path(report_dir, "R"), pattern = "\\.R$", full.names = TRUE))) {
+  source(helper, local = FALSE)
+}
+
+# ---- formatting -------------------------------------------------------------------
+
+# Time per operation with a unit that keeps 1-3 digits before the point: 850 ns, 9.07 µs, 1.1 ms.
+fmt_ns <- function(ns, digits = 3) {
+  out <- rep("\u2013", length(ns))
+  ok <- !is.na(ns)
+  x <- ns[ok]
+  unit <- cut(abs(x), c(-Inf, 1e3, 1e6, 1e9, Inf), right = FALSE,
+              labels = c("ns", "\u00b5s", "ms", "s"))
+  div <- c(ns = 1, "\u00b5s" = 1e3, ms = 1e6, s = 1e9)[as.character(unit)]
+  out[ok] <- paste(formatC(signif(x / div, digits), digits = digits, format = "fg"), unit)
+  out
+}
+
+# ---- inputs -----------------------------------------------------------------------
+
+results_dir <- Sys.getenv("JWTBENCH_RESULTS")
+if (!nzchar(results_dir)) {
+  stop("JWTBENCH_RESULTS is not set: export it as the results directory ",
+       "(the one holding summary.csv, ratios.csv, verify/matrix.csv and provenance.json).",
+       call. = FALSE)
+}
+if (!dir.exists(results_dir)) {
+  stop("JWTBENCH_RESULTS names a directory that does not exist: ", results_dir, call. = FALSE)
+}
+results_dir <- normalizePath(results_dir)
+
+# Columns each input must have (workflow/schemas/*.schema.yaml, x-columns), by type.
+input_columns <- list(
+  summary = list(
+    character = c("language", "implementation", "implementation_version", "suite", "operation",
+                  "algorithm", "variant", "input", "status"),
+    numeric = c("key_bits", "input_bytes", "output_bytes", "samples", "iterations", "median_ns",
+                "mad_ns", "ci_low_ns", "ci_high_ns", "ci_halfwidth_pct", "cv", "ops_per_s")),
+  ratios = list(
+    character = c("language", "suite", "input", "kind", "numerator", "denominator"),
+    numeric = c("ratio", "ci_low", "ci_high")),
+  matrix = list(
+    character = c("signer", "verifier", "variant", "check", "expected", "observed"),
+    logical = "ok"),
+  crosscheck = list(
+    character = c("language", "harness", "harness_version", "operation", "variant"),
+    numeric = c("harness_ns", "jwtbench_ns", "ratio", "tolerance"),
+    logical = "within_tolerance")
+)
+
+as_flag <- function(x) {
+  if (is.logical(x)) return(x)
+  toupper(trimws(as.character(x))) %in% c("TRUE", "T", "1", "YES")
+}
+
+# Reads one CSV of the run; stops naming the file when it is missing (unless optional)
+# or lacks a column, and gives every column its documented type even when it has no rows.
+read_result_csv <- function(relative_path, columns, optional = FALSE) {
+  path <- file.path(results_dir, relative_path)
+  if (!file.exists(path)) {
+    if (optional) return(NULL)
+    stop("report input missing: ", path, " (", relative_path, " in JWTBENCH_RESULTS)", call. = FALSE)
+  }
+  dt <- fread(path, na.strings = c("", "NA"), colClasses = list(character = columns$character))
+  absent <- setdiff(unlist(columns, use.names = FALSE), names(dt))
+  if (length(absent)) {
+    stop(path, " lacks column(s): ", paste(absent, collapse = ", "), call. = FALSE)
+  }
+  for (col in columns$character) set(dt, j = col, value = as.character(dt[[col]]))
+  for (col in columns$numeric) set(dt, j = col, value = as.numeric(dt[[col]]))
+  for (col in columns$logical) set(dt, j = col, value = as_flag(dt[[col]]))
+  dt[]
+}
+
+provenance_path <- file.path(results_dir, "provenance.json")
+if (!file.exists(provenance_path)) {
+  stop("report input missing: ", provenance_path, " (provenance.json in JWTBENCH_RESULTS)", call. = FALSE)
+}
+prov <- jsonlite::fromJSON(provenance_path, simplifyVector = TRUE, simplifyDataFrame = TRUE)
+run_config <- field(prov, "run", "config") %||% list()
+
+summary_cells <- read_result_csv("summary.csv", input_columns$summary)
+ratios <- read_result_csv("ratios.csv", input_columns$ratios)
+interop_rows <- read_result_csv(file.path("verify", "matrix.csv"), input_columns$matrix)
+crosscheck <- read_result_csv("crosscheck.csv", input_columns$crosscheck, optional = TRUE)
+
+input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
+                 "crosscheck.csv", "provenance.json")
+input_files <- input_files[file.exists(file.path(results_dir, input_files))]
+
+# ---- orderings and colours --------------------------------------------------------
+
+languages <- ordered_languages(field(run_config, "languages"), summary_cells$language,
+                               names(field(prov, "languages")), interop_rows$signer,
+                               interop_rows$verifier, ratios$language, crosscheck$language)
+variant_levels <- ordered_variants(field(run_config, "suites", "jwt", "algorithms"),
+                                   summary_cells$variant, interop_rows$variant,
+                                   cell_variant(ratios$numerator))
+operation_levels <- union(c("sign", "verify", "decode"), sort(unique(summary_cells$operation)))
+
+# One colour per language, the same in every figure, for any number of languages.
+language_colours <- function(langs) {
+  okabe_ito <- c("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+                 "#000000", "#F0E442")
+  cols <- if (length(langs) <= length(okabe_ito)) okabe_ito[seq_along(langs)]
+          else grDevices::hcl.colors(length(langs), "Dark 3")
+  setNames(cols, langs)
+}
+lang_colours <- language_colours(languages)
+scale_colour_language <- function(...) {
+  scale_colour_manual(values = lang_colours, breaks = languages, name = "language", ...)
+}
+
+summary_cells[, `:=`(
+  language = factor(language, levels = languages),
+  operation = factor(operation, levels = operation_levels),
+  variant = factor(variant, levels = variant_levels),
+  status = factor(status, levels = union(c("ok", "timeout", "failed", "unsupported"), unique(status)))
+)]
+setorder(summary_cells, language, operation, variant)
+
+# A ratio's variant is its numerator's ("verify:RS256-2048" -> RS256-2048).
+ratios[, `:=`(
+  language = factor(language, levels = languages),
+  variant = factor(cell_variant(numerator), levels = variant_levels)
+)]
+
+# Cells with a full set of samples: the ones figures and precision are about.
+timed_cells <- summary_cells[status == "ok" & !is.na(median_ns)]

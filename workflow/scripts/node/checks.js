@@ -1,0 +1,109 @@
+'use strict';
+// Pre-timing correctness checks (workflow/scripts/README.md, "Timing rules", step 2), run
+// once per algorithm and key before any of its cells is timed. The forged tokens are built
+// here with node:crypto, independently of the library under test.
+
+const crypto = require('node:crypto');
+const { isDeepStrictEqual } = require('node:util');
+const { jwt, signOptions, verifyOptions, isUnsupportedAlgorithmError } = require('./jwt_ops');
+const { isHmac } = require('./inputs');
+
+function b64url(bytes) {
+  return Buffer.from(bytes).toString('base64url');
+}
+
+function b64urlJson(value) {
+  return b64url(JSON.stringify(value));
+}
+
+/** The token with the lowest bit of its first signature byte flipped, re-encoded. */
+function flipSignatureBit(token) {
+  const [header, payload, signature] = token.split('.');
+  const raw = Buffer.from(signature, 'base64url');
+  raw[0] ^= 1;
+  return `${header}.${payload}.${b64url(raw)}`;
+}
+
+/** Same payload, header {"alg":"none","typ":"JWT"}, empty signature. */
+function unsignedToken(token) {
+  const payload = token.split('.')[1];
+  return `${b64urlJson({ alg: 'none', typ: 'JWT' })}.${payload}.`;
+}
+
+/** Same payload, validly HMAC'd under `hsAlg` with `keyBytes`. */
+function hmacToken(token, hsAlg, keyBytes) {
+  const payload = token.split('.')[1];
+  const signingInput = `${b64urlJson({ alg: hsAlg, typ: 'JWT' })}.${payload}`;
+  const mac = crypto.createHmac(`sha${hsAlg.slice(2)}`, keyBytes).update(signingInput).digest();
+  return `${signingInput}.${b64url(mac)}`;
+}
+
+/**
+ * A token naming another algorithm: for HS*, the same secret under another HS algorithm
+ * (HS384 for HS256, else HS256); otherwise HS256 keyed with the public-key PEM's bytes
+ * (key confusion).
+ */
+function otherAlgorithmToken(token, alg, verificationKeyBytes) {
+  if (isHmac(alg)) return hmacToken(token, alg === 'HS256' ? 'HS384' : 'HS256', verificationKeyBytes);
+  return hmacToken(token, 'HS256', verificationKeyBytes);
+}
+
+function rejects(token, alg, verificationKey) {
+  try {
+    jwt.verify(token, verificationKey, verifyOptions(alg));
+    return false;
+  } catch (_) {
+    return true;
+  }
+}
+
+/**
+ * Runs every check for one (algorithm, key pair, claims).
+ * verificationKeyBytes: the secret file's bytes (HS*) or the public-key PEM file's bytes.
+ * Returns {status: 'ok', token} | {status: 'unsupported', reason} | {status: 'failed', reason}.
+ */
+function checkAlgorithm({ alg, signingKey, verificationKey, verificationKeyBytes, claims }) {
+  let token;
+  try {
+    token = jwt.sign(claims, signingKey, signOptions(alg));
+  } catch (err) {
+    if (isUnsupportedAlgorithmError(err)) {
+      return { status: 'unsupported', reason: `jsonwebtoken rejects algorithm ${alg}: ${err.message}` };
+    }
+    return { status: 'failed', reason: `sign threw: ${err.message}` };
+  }
+  if (typeof token !== 'string' || token.split('.').length !== 3) {
+    return { status: 'failed', reason: 'sign did not return a compact JWS' };
+  }
+
+  let verified;
+  try {
+    verified = jwt.verify(token, verificationKey, verifyOptions(alg));
+  } catch (err) {
+    return { status: 'failed', reason: `the signed token does not verify: ${err.message}` };
+  }
+  if (!isDeepStrictEqual(verified, claims)) {
+    return { status: 'failed', reason: 'verify did not yield the input claims' };
+  }
+  if (!rejects(flipSignatureBit(token), alg, verificationKey)) {
+    return { status: 'failed', reason: 'a token with a flipped signature bit was accepted' };
+  }
+  if (!rejects(unsignedToken(token), alg, verificationKey)) {
+    return { status: 'failed', reason: 'an alg:none token was accepted' };
+  }
+  if (!rejects(otherAlgorithmToken(token, alg, verificationKeyBytes), alg, verificationKey)) {
+    return { status: 'failed', reason: 'a token naming another algorithm was accepted' };
+  }
+  let decoded;
+  try {
+    decoded = jwt.decode(token);
+  } catch (err) {
+    return { status: 'failed', reason: `decode threw: ${err.message}` };
+  }
+  if (!isDeepStrictEqual(decoded, claims)) {
+    return { status: 'failed', reason: 'decode did not yield the input claims' };
+  }
+  return { status: 'ok', token };
+}
+
+module.exports = { checkAlgorithm, flipSignatureBit, unsignedToken, otherAlgorithmToken };

@@ -1,0 +1,141 @@
+'use strict';
+// The driver's command line: versions, sign, verify, bench (workflow/scripts/README.md).
+// Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported.
+
+const fs = require('node:fs');
+const { MissingDependency } = require('./deps');
+const { InputError, JWS_ALGORITHMS, readJsonObject, readToken, loadSigningKey, loadVerificationKey } =
+  require('./inputs');
+
+const EXIT = { ok: 0, invalid: 1, usage: 2, unsupported: 3 };
+
+const USAGE = `usage: run versions
+       run sign   --alg ALG --key FILE --payload FILE
+       run verify --alg ALG --key FILE --token FILE
+       run bench  --spec FILE --out FILE`;
+
+const COMMANDS = {
+  versions: { flags: [], run: versions },
+  sign: { flags: ['alg', 'key', 'payload'], run: sign },
+  verify: { flags: ['alg', 'key', 'token'], run: verify },
+  bench: { flags: ['spec', 'out'], run: bench },
+};
+
+/** Parses `--name value` / `--name=value`; every flag of the command is required. */
+function parseFlags(command, args) {
+  const allowed = COMMANDS[command].flags;
+  const values = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const m = /^--([a-z]+)(?:=(.*))?$/s.exec(arg);
+    if (!m) throw new InputError(`${command}: unexpected argument "${arg}"\n${USAGE}`);
+    const name = m[1];
+    if (!allowed.includes(name)) throw new InputError(`${command}: unknown flag --${name}\n${USAGE}`);
+    if (Object.hasOwn(values, name)) throw new InputError(`${command}: flag --${name} given twice`);
+    let value = m[2];
+    if (value === undefined) {
+      if (i + 1 >= args.length) throw new InputError(`${command}: flag --${name} needs a value`);
+      value = args[++i];
+    }
+    if (value === '') throw new InputError(`${command}: flag --${name} needs a non-empty value`);
+    values[name] = value;
+  }
+  for (const name of allowed) {
+    if (!Object.hasOwn(values, name)) throw new InputError(`${command}: missing flag --${name}\n${USAGE}`);
+  }
+  if (values.alg !== undefined && !JWS_ALGORITHMS.includes(values.alg)) {
+    throw new InputError(`${command}: --alg ${values.alg} is not a JWS algorithm name (${JWS_ALGORITHMS.join(', ')})`);
+  }
+  return values;
+}
+
+function out(text) {
+  fs.writeSync(1, text);
+}
+
+function err(text) {
+  fs.writeSync(2, text.endsWith('\n') ? text : `${text}\n`);
+}
+
+// ---------------------------------------------------------------------------------------
+
+function versions() {
+  const { dependencyVersion, loadedPackages } = require('./deps');
+  require('./jwt_ops'); // load the library exactly as sign/verify/bench do
+  const loaded = loadedPackages();
+  const version = dependencyVersion('jsonwebtoken');
+  const shared = process.config.variables.node_shared_openssl;
+  const libraries = { jsonwebtoken: version };
+  for (const [name, v] of Object.entries(loaded)) if (name !== 'jsonwebtoken') libraries[name] = v;
+  out(`${JSON.stringify({
+    language: 'node',
+    runtime: 'node',
+    runtime_version: process.versions.node,
+    implementation: 'jsonwebtoken',
+    implementation_version: version,
+    crypto_backend: `OpenSSL ${process.versions.openssl} (${shared ? 'shared system library' : 'bundled with node'})`,
+    libraries,
+  })}\n`);
+  return EXIT.ok;
+}
+
+function sign({ alg, key, payload }) {
+  const { jwt, signOptions, isUnsupportedAlgorithmError } = require('./jwt_ops');
+  const privateKey = loadSigningKey(alg, key, '--key');
+  const { value: claims } = readJsonObject(payload, '--payload');
+  let token;
+  try {
+    token = jwt.sign(claims, privateKey, signOptions(alg));
+  } catch (e) {
+    if (isUnsupportedAlgorithmError(e)) {
+      err(`sign: jsonwebtoken does not support ${alg} (${e.message})`);
+      return EXIT.unsupported;
+    }
+    throw new InputError(`sign: jsonwebtoken refused --key ${key} / --payload ${payload}: ${e.message}`);
+  }
+  out(`${token}\n`);
+  return EXIT.ok;
+}
+
+function verify({ alg, key, token }) {
+  const { jwt, verifyOptions, libraryLacksAlgorithm } = require('./jwt_ops');
+  const publicKey = loadVerificationKey(alg, key, '--key');
+  const compact = readToken(token, '--token');
+  if (libraryLacksAlgorithm(alg)) {
+    err(`verify: jsonwebtoken does not support ${alg}`);
+    return EXIT.unsupported;
+  }
+  let claims;
+  try {
+    claims = jwt.verify(compact, publicKey, verifyOptions(alg));
+  } catch (e) {
+    err(`verify: invalid token ${token}: ${e.message}`);
+    return EXIT.invalid;
+  }
+  out(`${JSON.stringify(claims)}\n`);
+  return EXIT.ok;
+}
+
+function bench({ spec, out: outFile }) {
+  require('./bench').runBench(spec, outFile);
+  return EXIT.ok;
+}
+
+// ---------------------------------------------------------------------------------------
+
+function main(argv) {
+  const [command, ...args] = argv;
+  try {
+    if (command === undefined) throw new InputError(`missing subcommand\n${USAGE}`);
+    if (!Object.hasOwn(COMMANDS, command)) throw new InputError(`unknown subcommand "${command}"\n${USAGE}`);
+    return COMMANDS[command].run(parseFlags(command, args));
+  } catch (e) {
+    if (e instanceof InputError || e instanceof MissingDependency) {
+      err(`error: ${e.message}`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+}
+
+module.exports = { main, EXIT };

@@ -1,0 +1,83 @@
+'use strict';
+// Reading the driver's input files: keys (into node:crypto KeyObjects), JSON payloads,
+// tokens. Every problem is an InputError (exit status 2) whose message names the file and
+// where it came from (a flag or a spec field), never the file's contents.
+
+const fs = require('node:fs');
+const crypto = require('node:crypto');
+
+class InputError extends Error {}
+
+/** The JWS algorithm names of the driver contract (workflow/scripts/README.md). */
+const JWS_ALGORITHMS = [
+  'HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512',
+  'ES256', 'ES384', 'ES512', 'EdDSA',
+];
+
+/** HS* keys are raw secret files; every other algorithm uses PEM key files. */
+function isHmac(alg) {
+  return alg.startsWith('HS');
+}
+
+function readBytes(file, origin) {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new InputError(`cannot read ${origin} ${file}: ${err.code || err.message}`);
+  }
+}
+
+function readJsonObject(file, origin) {
+  const bytes = readBytes(file, origin);
+  let value;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new InputError(`${origin} ${file} is not valid JSON: ${err.message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InputError(`${origin} ${file} is not a JSON object`);
+  }
+  return { bytes, value };
+}
+
+// Node's parse errors carry an OpenSSL reason or code, never the key bytes; keep only that.
+function parseFailure(err) {
+  return err.code || String(err.message).split('\n')[0];
+}
+
+/** The signing key: a secret KeyObject for HS*, else a private KeyObject from a PKCS#8 PEM. */
+function loadSigningKey(alg, file, origin) {
+  const bytes = readBytes(file, origin);
+  if (isHmac(alg)) return secretKey(bytes, file, origin);
+  try {
+    return crypto.createPrivateKey({ key: bytes, format: 'pem' });
+  } catch (err) {
+    throw new InputError(`${origin} ${file} is not a private key PEM (${parseFailure(err)})`);
+  }
+}
+
+/** The verification key: the same secret for HS*, else a public KeyObject from an SPKI PEM. */
+function loadVerificationKey(alg, file, origin) {
+  const bytes = readBytes(file, origin);
+  if (isHmac(alg)) return secretKey(bytes, file, origin);
+  try {
+    return crypto.createPublicKey({ key: bytes, format: 'pem' });
+  } catch (err) {
+    throw new InputError(`${origin} ${file} is not a public key PEM (${parseFailure(err)})`);
+  }
+}
+
+function secretKey(bytes, file, origin) {
+  if (bytes.length === 0) throw new InputError(`${origin} ${file} is empty (an HMAC secret is expected)`);
+  return crypto.createSecretKey(bytes);
+}
+
+function readToken(file, origin) {
+  return readBytes(file, origin).toString('utf8').trim();
+}
+
+module.exports = {
+  InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject,
+  loadSigningKey, loadVerificationKey, readToken,
+};
