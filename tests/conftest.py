@@ -14,6 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "workflow" / "scripts"
+SNAKEFILE = REPO / "workflow" / "Snakefile"
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 SMOKE_CONFIG = REPO / "config" / "smoke.yaml"
 FIXTURE = REPO / "data" / "fixtures" / "claims-001.json"
@@ -27,7 +28,7 @@ LANGUAGES = sorted(config_validation.driver_languages(SCRIPTS))
 
 def snakemake(workdir, *args, timeout=1800):
     """Run the workflow in `workdir` with the smoke config; CompletedProcess."""
-    command = [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+    command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir),
                "--configfile", str(SMOKE_CONFIG), "--cores", "2", *args]  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 import yaml
-from conftest import REPO, SCRIPTS, SNAKEMAKE, config_validation
+from conftest import REPO, SCRIPTS, SNAKEFILE, SNAKEMAKE, config_validation
 
 SCHEMA = REPO / "config" / "schemas" / "config.schema.yaml"
 KNOWN = config_validation.driver_languages(SCRIPTS)
@@ -29,7 +29,7 @@ def test_default_config_is_valid_and_filled():
 
 def test_empty_config_gets_every_default():
     config = validate({})
-    assert config["timing"]["samples"] == 25
+    assert config["timing"]["samples"] == 100
     assert config["suites"]["jwt"]["operations"] == ["sign", "verify", "decode"]
 
 
@@ -69,6 +69,17 @@ def test_invalid_config_names_the_key(config, named):
         validate(config)
 
 
+def test_command_line_strings_are_typed_as_the_schema_says():
+    # What `--config 'timing={samples: 10, warmup_seconds: 0.2}'` hands over.
+    config = validate({"timing": {"samples": "10", "warmup_seconds": "0.2"}, "crosscheck": {"activate": "false"}})
+    assert config["timing"]["samples"] == 10 and config["timing"]["warmup_seconds"] == 0.2
+    assert config["crosscheck"]["activate"] is False
+    with pytest.raises(config_validation.ConfigError, match="'timing.samples'"):
+        validate({"timing": {"samples": "ten"}})
+    with pytest.raises(config_validation.ConfigError, match="'timing.samples'"):
+        validate({"timing": {"samples": "2.5"}})
+
+
 def test_all_problems_reported_at_once():
     with pytest.raises(config_validation.ConfigError) as error:
         validate({"colour": 1, "timing": {"samples": "x"}})
@@ -80,7 +91,7 @@ def test_snakemake_rejects_unknown_key_fast(tmp_path):
     bad.write_text("timing:\n  warmpu_seconds: 1\n")
     start = time.monotonic()
     result = subprocess.run(
-        [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "--configfile", str(bad), "-n"],
+        [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "--configfile", str(bad), "-n"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     elapsed = time.monotonic() - start

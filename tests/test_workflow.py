@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import LANGUAGES, REPO, SNAKEMAKE, snakemake
+from conftest import LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, snakemake
 
 import variants
 
@@ -19,7 +19,7 @@ FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-d
 
 def test_dry_run_lists_every_job(tmp_path):
     result = subprocess.run(
-        [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "-n", "--cores", "8"],
+        [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "-n", "--cores", "8"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -31,6 +31,18 @@ def test_dry_run_lists_every_job(tmp_path):
         "collect_provenance": 1, "crosscheck_harness": 1, "render_report": 1, "all": 1,
     }  # fmt: skip
     assert {rule: int(count) for rule, count in counts.items() if rule != "total"} == expected
+
+
+def test_profile_from_the_repository_serialises_benchmarks():
+    result = subprocess.run([SNAKEMAKE, "-n", "--cores", "8"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    output = result.stdout + result.stderr
+    assert "workflow specific profile workflow/profiles/default" in output
+    profile = (REPO / "workflow/profiles/default/config.yaml").read_text()
+    assert re.search(r"^resources:\n  bench: 1$", profile, re.MULTILINE)
+    for rule in ("run_benchmark", "crosscheck_harness"):
+        block = re.search(rf"localrule {rule}:.*?resources: ([^\n]*)", output, re.DOTALL)
+        assert block and "bench=1" in block.group(1), rule
 
 
 def test_lint_is_clean():
@@ -85,6 +97,9 @@ def test_provenance_records_the_run(smoke):
     provenance = json.loads((smoke / "results/provenance.json").read_text())
     assert provenance["run"]["execution_mode"] == "native"
     assert provenance["run"]["wall_seconds"] > 0
+    assert provenance["run"]["overlapping_benchmarks"] == []
+    jobs = sorted(provenance["jobs"], key=lambda job: job["started"])
+    assert all(a["ended"] <= b["started"] for a, b in zip(jobs, jobs[1:])), "benchmarks overlapped"
     assert set(provenance["languages"]) == set(LANGUAGES)
     assert set(provenance["host"]["cpu_flags"]) >= {"sha_ni", "avx2", "aes"}
     assert provenance["run"]["git"]["commit"]

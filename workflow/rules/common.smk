@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-SOURCE = Path(workflow.basedir)
+SOURCE = Path(workflow.basedir).parent  # the repository
 SCRIPTS = SOURCE / "workflow" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 

@@ -84,6 +84,17 @@ def git(source):
     return {"commit": commit, "dirty": bool(run("status", "--porcelain", "--untracked-files=no"))}
 
 
+def overlapping(jobs):
+    """Pairs of benchmark jobs whose run times overlapped (there should be none)."""
+    spans = sorted((job["started"], job["ended"], f"{job['language']}/{job['suite']}") for job in jobs)
+    return [
+        [first[2], second[2]]
+        for i, first in enumerate(spans)
+        for second in spans[i + 1 :]
+        if second[0] < first[1]
+    ]
+
+
 def run_job(snake):
     config = snake.params.config
     config_text = json.dumps(config, sort_keys=True, separators=(",", ":"))
@@ -99,6 +110,7 @@ def run_job(snake):
             "ended": ended,
             "wall_seconds": wall.total_seconds(),
             "wall_time_covers": "first benchmark start to last benchmark end",
+            "overlapping_benchmarks": overlapping(jobs),
             "collected": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
             "execution_mode": config["execution"]["mode"],

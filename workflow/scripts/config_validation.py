@@ -40,6 +40,32 @@ def describe(error):
     return f"config key '{key_path(where)}': {error.message}"
 
 
+SCALAR_TYPES = {"integer": int, "number": (int, float), "boolean": bool}
+
+
+def coerce_command_line_scalars(instance, schema):
+    """Typed copies of strings that Snakemake's --config left untyped.
+
+    `--config 'timing={samples: 10}'` arrives as {"timing": {"samples": "10"}}: Snakemake
+    reads nested values with YAML's BaseLoader. A string that YAML reads as the type the
+    schema expects is converted; anything else is left for validation to report.
+    """
+    if isinstance(instance, dict):
+        properties = schema.get("properties", {})
+        return {k: coerce_command_line_scalars(v, properties.get(k, {})) for k, v in instance.items()}
+    if isinstance(instance, list):
+        return [coerce_command_line_scalars(v, schema.get("items", {})) for v in instance]
+    expected = schema.get("type")
+    if isinstance(instance, str) and expected in SCALAR_TYPES:
+        try:
+            value = yaml.safe_load(instance)
+        except yaml.YAMLError:
+            return instance
+        if isinstance(value, SCALAR_TYPES[expected]) and not (expected != "boolean" and isinstance(value, bool)):
+            return value
+    return instance
+
+
 def fill_defaults(instance, schema):
     """Insert the schema's defaults for absent keys, recursively (copies, never shares)."""
     if not isinstance(instance, dict):
@@ -58,6 +84,7 @@ def validate(config, schema_file, known_languages):
     outside them is an error naming the key, so adding a language needs no schema edit.
     """
     schema = yaml.safe_load(Path(schema_file).read_text())
+    config = coerce_command_line_scalars(config, schema)
     validator = jsonschema.Draft202012Validator(schema)
     problems = [
         describe(error)

@@ -1,22 +1,27 @@
 """Time JWT sign again with each language's independent harness; compare with jwtbench.
 
+Runs as the pipeline's rule crosscheck_harness, or by hand after a run:
+    .venv/bin/python workflow/scripts/crosscheck_harness.py      (prints each ratio)
+
 Each language may ship `workflow/scripts/<language>/crosscheck` (an executable taking
 `--alg --key --payload` and printing one JSON object with `ns_per_op`), a harness that
 shares no timing code with its driver: mitata for node, timeit for python. A language
 without one gets a row saying so. ratio = jwtbench median / harness figure.
 """
 
+import argparse
 import csv
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import variants  # noqa: E402
-from run_benchmark import checked_cpus, pinned  # noqa: E402
+from run_benchmark import checked_cpus, machine_to_ourselves, pinned  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent
 COLUMNS = ["language", "harness", "harness_version", "operation", "variant",
@@ -79,5 +84,39 @@ def compare(snake, log):
 
 
 def run_job(job):
-    with open(job.log[0], "w") as log:
+    with open(job.log[0], "w") as log, machine_to_ourselves(log):
         compare(job, log)
+
+
+def main(argv=None):
+    """Run the cross-check against a finished run's summary; print every ratio."""
+    parser = argparse.ArgumentParser(
+        description="Time JWT sign with independent harnesses (mitata, timeit) on a run's keys "
+        "and payload, and print each ratio to jwtbench's figure in that run's summary.csv."
+    )
+    parser.add_argument("--summary", default="results/summary.csv")
+    parser.add_argument("--keys", default="keys", help="the run's key directory")
+    parser.add_argument("--payload", default=str(SCRIPTS.parents[1] / "data/fixtures/claims-001.json"))
+    parser.add_argument("--languages", nargs="+", default=["node", "python"])
+    parser.add_argument("--variants", nargs="+", default=["HS256", "RS256-2048"])
+    parser.add_argument("--tolerance", type=float, default=0.15)
+    parser.add_argument("--cpus", default="1", help="taskset CPU list, as config execution.cpus")
+    parser.add_argument("--out", default="results/crosscheck.manual.csv", help="kept apart from the pipeline's own crosscheck.csv")
+    args = parser.parse_args(argv)
+    job = SimpleNamespace(
+        input=SimpleNamespace(summary=args.summary, key_manifest=str(Path(args.keys) / "manifest.json")),
+        output=[args.out],
+        params=SimpleNamespace(languages=args.languages, variants=args.variants, tolerance=args.tolerance,
+                               payload=args.payload, cpus=args.cpus),
+        log=["/dev/null"],
+    )  # fmt: skip
+    with machine_to_ourselves(sys.stderr):
+        compare(job, sys.stdout)
+    with open(args.out) as handle:
+        outside = [row for row in csv.DictReader(handle) if row["within_tolerance"] != "true"]
+    print(f"{'all ratios' if not outside else f'{len(outside)} ratio(s) not'} within 1 +/- {args.tolerance}")
+    return 1 if outside else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

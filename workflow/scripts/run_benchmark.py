@@ -5,7 +5,9 @@ contract and against the spec (every cell has rows), and on any failure keeps wh
 measured under results/failed/ before failing the job.
 """
 
+import contextlib
 import datetime
+import fcntl
 import hashlib
 import json
 import os
@@ -54,8 +56,28 @@ def pinned(command, cpus):
     return [taskset, "--cpu-list", ",".join(map(str, sorted(cpus))), *command]
 
 
+@contextlib.contextmanager
+def machine_to_ourselves(log, lock_path="results/.benchmark.lock"):
+    """Hold the benchmark lock: no two benchmarks ever overlap, whatever the scheduler.
+
+    The profile's `bench` resource already serialises them under Snakemake; this also
+    covers a run without that profile, or two Snakemake runs in one working directory.
+    """
+    Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("waiting for another benchmark to finish ...", file=log, flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def now():
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
 def keep_partial(samples, language, suite):
@@ -92,11 +114,12 @@ def run_job(snake):
     command = [snake.params.driver, "bench", "--spec", spec_path, "--out", samples]
     env = dict(os.environ, JWTBENCH_ENVS=str(Path(".envs").resolve()))
 
-    started, clock = now(), time.monotonic()
-    with open(snake.log[0], "w") as log:
+    with open(snake.log[0], "w") as log, machine_to_ourselves(log):
+        started, clock = now(), time.monotonic()
         print(f"running {' '.join(command)} pinned to CPUs {sorted(cpus) or 'any'}", file=log, flush=True)
         result = subprocess.run(pinned(command, cpus), stdout=log, stderr=log, env=env)
-    seconds = time.monotonic() - clock
+        seconds = time.monotonic() - clock
+        ended = now()
 
     try:
         if result.returncode != 0:
@@ -116,7 +139,7 @@ def run_job(snake):
         "language": language,
         "suite": suite,
         "started": started,
-        "ended": now(),
+        "ended": ended,
         "seconds": round(seconds, 3),
         "cpus": sorted(cpus),
         "cells": len(spec["cells"]),

@@ -26,7 +26,7 @@ from jwt_algorithms import (  # noqa: E402
     sign,
     verify,
 )
-from timing import Budget, measure  # noqa: E402
+from timing import Budget, CellTiming  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
 IMPLEMENTATION = "pyjwt"
@@ -100,7 +100,7 @@ def load_spec(path):
 
 
 class CellWriter:
-    """Raw-sample CSV, flushed after every cell."""
+    """Raw-sample CSV; every row is flushed as soon as it is measured."""
 
     def __init__(self, handle, suite):
         self.handle = handle
@@ -108,23 +108,32 @@ class CellWriter:
         self.writer.writerow(COLUMNS)
         self.suite = suite
 
-    def rows(self, cell, input_bytes, status, samples=(), batch=0, output_bytes=0):
-        prefix = ["python", IMPLEMENTATION, jwt.__version__, self.suite, cell["operation"],
-                  cell["algorithm"], cell["key_bits"], cell["input"], input_bytes]  # fmt: skip
-        for number, elapsed in samples:
-            self.writer.writerow(prefix + [number, batch, elapsed, output_bytes, status])
+    def row(self, cell, input_bytes, status, sample=0, batch=0, elapsed=0, output_bytes=0):
+        self.writer.writerow(
+            ["python", IMPLEMENTATION, jwt.__version__, self.suite, cell["operation"],
+             cell["algorithm"], cell["key_bits"], cell["input"], input_bytes,
+             sample, batch, elapsed, output_bytes, status]
+        )  # fmt: skip
         self.handle.flush()
 
 
+def label(index, count, cell):
+    return f"[{index}/{count}] {cell['operation']} {cell['algorithm']}-{cell['key_bits']}"
+
+
 def bench(spec, out_path):
+    """Check every cell, warm up and calibrate each, then sample in interleaved rounds.
+
+    Each round takes one sample of every timed cell, so a slow spell of the machine
+    lands on one sample of many cells rather than on many samples of one cell.
+    """
     budget = Budget.from_spec(spec["timing"])
     cells = spec["cells"]
-    prepared = {}  # (alg, key files) -> AlgorithmUnderTest, or the reason it cannot run
-    sink = 0
+    prepared = {}  # (alg, key files, input) -> AlgorithmUnderTest, or (status, reason)
+    timed = []  # (cell, case, CellTiming)
     with open(out_path, "w", newline="") as handle:
         out = CellWriter(handle, spec["suite"])
         for index, cell in enumerate(cells, 1):
-            label = f"[{index}/{len(cells)}] {cell['operation']} {cell['algorithm']}-{cell['key_bits']}"
             input_bytes = len(read_file(cell["input_file"], "input"))
             key = (cell["algorithm"], cell["private_key"], cell["public_key"], cell["input_file"])
             if key not in prepared:
@@ -132,22 +141,35 @@ def bench(spec, out_path):
             case = prepared[key]
             if isinstance(case, tuple):
                 status, reason = case
-                print(f"{label}: {status}: {reason}", file=sys.stderr, flush=True)
-                out.rows(cell, input_bytes, status, [(0, 0)])
+                print(f"{label(index, len(cells), cell)}: {status}: {reason}", file=sys.stderr, flush=True)
+                out.row(cell, input_bytes, status)
                 continue
-            result = measure(case.operation(cell["operation"]), budget)
-            sink ^= result.sink
-            status = "timeout" if result.timed_out else "ok"
-            samples = list(enumerate(result.elapsed_ns, 1)) or [(0, result.spent_ns)]
-            out.rows(cell, input_bytes, status, samples, result.batch if result.elapsed_ns else 0,
-                     len(case.token) if result.elapsed_ns else 0)  # fmt: skip
-            if result.elapsed_ns:
-                per_op = sorted(result.elapsed_ns)[len(result.elapsed_ns) // 2] / result.batch
-                summary = f"{per_op:,.0f} ns/op ({len(result.elapsed_ns)} samples x {result.batch})"
+            timing = CellTiming(case.operation(cell["operation"]), budget)
+            timing.warm_up_and_calibrate()
+            print(f"{label(index, len(cells), cell)}: batch of {timing.batch}"
+                  f"{' (will time out)' if timing.timed_out else ''}", file=sys.stderr, flush=True)  # fmt: skip
+            timed.append((cell, case, input_bytes, timing))
+
+        for round_number in range(1, budget.samples + 1):
+            for cell, case, input_bytes, timing in timed:
+                if timing.wants_sample():
+                    elapsed = timing.take_sample()
+                    status = "timeout" if timing.timed_out else "ok"
+                    out.row(cell, input_bytes, status, round_number, timing.batch, elapsed, len(case.token))
+            print(f"round {round_number}/{budget.samples} done", file=sys.stderr, flush=True)
+
+        sink = 0
+        for index, (cell, case, input_bytes, timing) in enumerate(timed, 1):
+            sink ^= timing.sink
+            if not timing.elapsed_ns:
+                out.row(cell, input_bytes, "timeout", elapsed=timing.spent_ns)
+                summary = f"timeout: no sample within {budget.max_cell_seconds} s"
             else:
-                summary = f"no sample within {budget.max_cell_seconds} s"
-            print(f"{label}: {status}: {summary}", file=sys.stderr, flush=True)
-    print(f"done: {len(cells)} cells (sink {sink})", file=sys.stderr)
+                per_op = sorted(timing.elapsed_ns)[len(timing.elapsed_ns) // 2] / timing.batch
+                status = "timeout" if timing.timed_out else "ok"
+                summary = f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch})"
+            print(f"{label(index, len(timed), cell)}: {summary}", file=sys.stderr)
+    print(f"done: {len(cells)} cells, {len(timed)} timed (sink {sink})", file=sys.stderr)
 
 
 def prepare_and_check(cell):

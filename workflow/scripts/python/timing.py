@@ -1,4 +1,4 @@
-"""Warm-up, batch calibration and sampling with the monotonic nanosecond clock."""
+"""Warm-up, batch calibration and interleaved sampling with the monotonic ns clock."""
 
 import time
 from dataclasses import dataclass, field
@@ -23,15 +23,6 @@ class Budget:
         )
 
 
-@dataclass
-class Measurement:
-    batch: int = 0
-    elapsed_ns: list = field(default_factory=list)
-    timed_out: bool = False
-    spent_ns: int = 0
-    sink: int = 0  # folded results, so no call's work is dead
-
-
 def run_batch(operation, n):
     """Time n calls; return (elapsed ns, folded result sizes)."""
     sink = 0
@@ -41,41 +32,60 @@ def run_batch(operation, n):
     return clock() - start, sink
 
 
-def measure(operation, budget):
-    m = Measurement()
-    cell_start = clock()
-    deadline = cell_start + int(budget.max_cell_seconds * 1e9)
+@dataclass
+class CellTiming:
+    """One cell's calibrated batch and the time it has used so far."""
 
-    def out_of_time():
-        return clock() > deadline
+    operation: object
+    budget: Budget
+    batch: int = 1
+    spent_ns: int = 0
+    timed_out: bool = False
+    elapsed_ns: list = field(default_factory=list)
+    sink: int = 0  # folded results, so no call's work is dead
 
-    # Warm up: at least one call, then until warmup_seconds have passed.
-    warm_until = cell_start + int(budget.warmup_seconds * 1e9)
-    while True:
-        _, sink = run_batch(operation, 1)
-        m.sink ^= sink
-        if clock() >= warm_until or out_of_time():
-            break
+    @property
+    def limit_ns(self):
+        return self.budget.max_cell_seconds * 1e9
 
-    # Calibrate: double the batch until it lasts a tenth of the target, then scale.
-    target_ns = budget.target_sample_seconds * 1e9
-    n = 1
-    while not out_of_time():
-        elapsed, sink = run_batch(operation, n)
-        m.sink ^= sink
-        if elapsed >= target_ns / 10:
-            n = max(1, round(n * target_ns / elapsed))
-            break
-        n *= 2
-    m.batch = n
+    def warm_up_and_calibrate(self):
+        """Warm up for warmup_seconds, then size the batch to target_sample_seconds.
 
-    for _ in range(budget.samples):
-        if out_of_time():
-            m.timed_out = True
-            break
-        elapsed, sink = run_batch(operation, n)
-        m.sink ^= sink
-        m.elapsed_ns.append(elapsed)
-    m.timed_out = m.timed_out or len(m.elapsed_ns) < budget.samples
-    m.spent_ns = clock() - cell_start
-    return m
+        A cell whose samples cannot fit in max_cell_seconds is a timeout from here on.
+        """
+        start = clock()
+        warm_until = start + self.budget.warmup_seconds * 1e9
+        while True:  # at least one call
+            elapsed = self._fold(run_batch(self.operation, 1))
+            if clock() >= warm_until or clock() - start > self.limit_ns:
+                break
+        # Double the batch until it lasts a tenth of the target, then scale it up.
+        target_ns = self.budget.target_sample_seconds * 1e9
+        n = 1
+        while clock() - start <= self.limit_ns:
+            elapsed = self._fold(run_batch(self.operation, n))
+            if elapsed >= target_ns / 10:
+                n = max(1, round(n * target_ns / elapsed))
+                break
+            n *= 2
+        self.batch = n
+        self.spent_ns = clock() - start
+        per_batch = target_ns if n > 1 else elapsed
+        projected = self.spent_ns + self.budget.samples * per_batch
+        self.timed_out = projected > self.limit_ns
+
+    def wants_sample(self):
+        if len(self.elapsed_ns) >= self.budget.samples:
+            return False
+        return not self.timed_out or self.spent_ns < self.limit_ns
+
+    def take_sample(self):
+        elapsed = self._fold(run_batch(self.operation, self.batch))
+        self.elapsed_ns.append(elapsed)
+        self.spent_ns += elapsed
+        return elapsed
+
+    def _fold(self, result):
+        elapsed, sink = result
+        self.sink ^= sink
+        return elapsed
