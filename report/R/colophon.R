@@ -25,7 +25,11 @@ colophon_lines <- function(prov, execution_sentence, results_dir, input_files) {
   md5 <- unname(tools::md5sum(file.path(results_dir, input_files)))
   c(
     paste0("- **Run**: started ", recorded(field(run, "started")), ", ended ",
-           recorded(field(run, "ended")), ", wall time ", fmt_seconds(field(run, "wall_seconds")), "."),
+           recorded(field(run, "ended")), ", wall time ", fmt_seconds(field(run, "wall_seconds")),
+           if (!is.null(field(run, "wall_time_covers"))) paste0(" (", field(run, "wall_time_covers"), ")"),
+           "; benchmarks that overlapped: ",
+           if (length(field(run, "overlapping_benchmarks"))) "**some did, so their figures are suspect**"
+           else "none", "."),
     paste0("- **Execution**: ", execution_sentence),
     paste0("- **CPU**: ", recorded(field(host, "cpu_model")), ", ", recorded(field(host, "cores")),
            " cores; sha_ni ", yes_no(field(flags, "sha_ni")), ", avx2 ", yes_no(field(flags, "avx2")),

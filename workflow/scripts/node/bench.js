@@ -177,16 +177,21 @@ function timeBatch(batch, n, state) {
 const clampBatch = (n) => Math.min(MAX_BATCH, Math.max(1, Math.round(n)));
 
 /**
- * Warm-up, calibration and sampling for one cell (README "Timing rules", steps 3-6).
- * Returns {status: 'ok'|'timeout', samples: [{iterations, elapsedNs}], spentNs}.
+ * Warm-up and calibration of one cell (README "Timing rules", steps 3-4). Returns the
+ * cell's timer: {batch, state, n, spentNs, limitNs, wanted, timeout, samples: []}, where
+ * spentNs (a BigInt) is the cell's own time so far and `timeout` is set when `wanted`
+ * batches of n calls cannot fit in what is left of max_cell_seconds (or when warm-up or
+ * calibration already used it up, in which case n is what calibration had reached).
  */
-function measure(batch, state, timing) {
+function warmUpAndCalibrate(batch, state, timing) {
   const start = process.hrtime.bigint();
   const spent = () => process.hrtime.bigint() - start;
-  const maxNs = BigInt(Math.round(timing.max_cell_seconds * 1e9));
+  const limitNs = BigInt(Math.round(timing.max_cell_seconds * 1e9));
   const warmupNs = timing.warmup_seconds * 1e9;
   const targetNs = timing.target_sample_seconds * 1e9;
-  const timedOut = (samples) => ({ status: 'timeout', samples, spentNs: spent() });
+  const timer = (n, timeout) => ({
+    batch, state, n, spentNs: spent(), limitNs, wanted: timing.samples, timeout, samples: [],
+  });
 
   // Warm-up: batches doubling in size, at least one call, for warmup_seconds. A batch is
   // kept within the warm-up left, the cell's budget left and target_sample_seconds.
@@ -195,10 +200,10 @@ function measure(batch, state, timing) {
   for (;;) {
     nsPerOp = Math.max(1, Number(timeBatch(batch, chunk, state))) / chunk;
     const elapsed = spent();
-    if (elapsed >= maxNs) return timedOut([]);
+    if (elapsed >= limitNs) return timer(chunk, true);
     const remaining = warmupNs - Number(elapsed);
     if (remaining <= 0) break;
-    const room = Math.min(remaining, Number(maxNs - elapsed), targetNs);
+    const room = Math.min(remaining, Number(limitNs - elapsed), targetNs);
     chunk = clampBatch(Math.min(chunk * 2, Math.ceil(room / nsPerOp)));
   }
 
@@ -206,19 +211,30 @@ function measure(batch, state, timing) {
   let n = clampBatch(targetNs / nsPerOp);
   for (let round = 0; round < 5; round++) {
     const elapsed = Math.max(1, Number(timeBatch(batch, n, state)));
-    if (spent() >= maxNs) return timedOut([]);
+    if (spent() >= limitNs) return timer(n, true);
+    nsPerOp = elapsed / n;
     const ratio = targetNs / elapsed;
     n = clampBatch(n * Math.min(100, ratio));
     if (ratio > 0.8 && ratio < 1.25) break;
   }
 
-  // Sample.
-  const samples = [];
-  for (let i = 0; i < timing.samples; i++) {
-    samples.push({ iterations: n, elapsedNs: timeBatch(batch, n, state) });
-    if (i + 1 < timing.samples && spent() >= maxNs) return timedOut(samples);
-  }
-  return { status: 'ok', samples, spentNs: spent() };
+  // Can `samples` batches of n still fit in the cell's budget?
+  const projectedNs = Number(spent()) + timing.samples * n * nsPerOp;
+  return timer(n, projectedNs > Number(limitNs));
+}
+
+/** Whether the cell takes a sample in this round (README "Timing rules", steps 5-6). */
+function wantsSample(timer) {
+  if (timer.samples.length >= timer.wanted) return false;
+  return !timer.timeout || timer.spentNs < timer.limitNs;
+}
+
+/** Times one batch of the cell's n calls; returns its duration in ns (a BigInt). */
+function takeSample(timer) {
+  const elapsedNs = timeBatch(timer.batch, timer.n, timer.state);
+  timer.samples.push({ iterations: timer.n, elapsedNs });
+  timer.spentNs += elapsedNs;
+  return elapsedNs;
 }
 
 function batchState(cell, token) {
@@ -275,6 +291,7 @@ function stderr(line) {
 
 function runBench(specFile, outFile) {
   const spec = loadSpec(specFile);
+  const { timing } = spec;
   const cells = prepareAll(spec, specFile);
   const version = dependencyVersion('jsonwebtoken');
 
@@ -284,51 +301,100 @@ function runBench(specFile, outFile) {
   } catch (err) {
     throw new InputError(`cannot write --out ${outFile}: ${err.code || err.message}`);
   }
+  // Every row goes straight to the file (no buffering in this process), so a crash loses
+  // nothing already measured.
   fs.writeSync(fd, `${CSV_COLUMNS.join(',')}\n`);
-
-  const checked = new Map();
+  const writeRow = (cell, fields) => fs.writeSync(fd, csvRow(cell, version, fields));
+  const writeUntimed = (cell, status, elapsedNs = 0n) => writeRow(cell, {
+    sample: 0, iterations: 0, elapsedNs, outputBytes: 0, status,
+  });
+  const head = (cell) => `[${cell.index + 1}/${cells.length}] ${cell.operation} ${label(cell)}`;
   const counts = { ok: 0, unsupported: 0, failed: 0, timeout: 0 };
-  cells.forEach((cell, i) => {
-    const head = `[${i + 1}/${cells.length}] ${cell.operation} ${label(cell)}`;
-    const untimed = (status, elapsedNs = 0n) => csvRow(cell, version, {
-      sample: 0, iterations: 0, elapsedNs, outputBytes: 0, status,
-    });
 
+  // 1. Checks, once per algorithm, key pair and input, before anything is timed.
+  const checked = new Map();
+  const passed = [];
+  for (const cell of cells) {
     const checkId = JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
     if (!checked.has(checkId)) checked.set(checkId, checkAlgorithm({ alg: cell.algorithm, ...cell }));
     const check = checked.get(checkId);
-
-    let rows;
-    let status = check.status;
-    if (check.status !== 'ok') {
-      rows = untimed(check.status);
-      stderr(`${head}: ${check.status} (${check.reason})`);
+    if (check.status === 'ok') {
+      passed.push({ cell, token: check.token });
     } else {
-      try {
-        const [batch, state] = batchState(cell, check.token);
-        const result = measure(batch, state, spec.timing);
-        status = result.status;
-        if (result.samples.length === 0) {
-          rows = untimed('timeout', result.spentNs);
-          stderr(`${head}: timeout after ${grouped(Number(result.spentNs))} ns, no sample taken`);
-        } else {
-          rows = result.samples.map((s, k) => csvRow(cell, version, {
-            sample: k + 1, iterations: s.iterations, elapsedNs: s.elapsedNs,
-            outputBytes: state.outputBytes, status,
-          })).join('');
-          const n = result.samples[0].iterations;
-          stderr(`${head}: ${grouped(medianNsPerOp(result.samples))} ns/op ` +
-            `(${result.samples.length} samples x ${n})${status === 'timeout' ? ' timeout' : ''}`);
-        }
-      } catch (err) {
-        status = 'failed';
-        rows = untimed('failed');
-        stderr(`${head}: failed while timing (${err.message})`);
-      }
+      writeUntimed(cell, check.status);
+      counts[check.status] += 1;
+      stderr(`${head(cell)}: ${check.status} (${check.reason})`);
     }
+  }
+
+  // 2. Warm-up and calibration, cell by cell.
+  const timed = [];
+  for (const { cell, token } of passed) {
+    let timer;
+    try {
+      const [batch, state] = batchState(cell, token);
+      timer = warmUpAndCalibrate(batch, state, timing);
+    } catch (err) {
+      writeUntimed(cell, 'failed');
+      counts.failed += 1;
+      stderr(`${head(cell)}: failed while timing (${err.message})`);
+      continue;
+    }
+    timed.push({ cell, timer });
+    const note = !timer.timeout ? ''
+      : timer.spentNs >= timer.limitNs ? ` (timeout: max_cell_seconds used up by warm-up and calibration)`
+        : ` (timeout: ${timing.samples} samples will not fit in max_cell_seconds)`;
+    stderr(`${head(cell)}: batch of ${timer.n}${note}`);
+  }
+
+  // 3. Sampling in interleaved rounds: round k takes sample k of every cell still wanting one.
+  // A cell that stops wanting samples never wants one again, so rounds end early once
+  // no cell took one.
+  for (let k = 1; k <= timing.samples; k++) {
+    let taken = 0;
+    for (const entry of timed) {
+      const { cell, timer } = entry;
+      if (entry.failed || !wantsSample(timer)) continue;
+      let elapsedNs;
+      try {
+        elapsedNs = takeSample(timer);
+      } catch (err) {
+        if (timer.samples.length > 0) {
+          // Its rows so far are written with status ok/timeout; a cell cannot mix statuses.
+          throw new Error(`${head(cell)} threw in round ${k}, after ${timer.samples.length} samples: ${err.message}`);
+        }
+        entry.failed = true; // nothing written for it yet: the cell is failed
+        writeUntimed(cell, 'failed');
+        counts.failed += 1;
+        stderr(`${head(cell)}: failed while timing (${err.message})`);
+        continue;
+      }
+      writeRow(cell, {
+        sample: k, iterations: timer.n, elapsedNs, outputBytes: timer.state.outputBytes,
+        status: timer.timeout ? 'timeout' : 'ok',
+      });
+      taken += 1;
+    }
+    if (taken === 0) {
+      stderr(`round ${k}/${timing.samples}: no cell wants another sample, sampling ends`);
+      break;
+    }
+    stderr(`round ${k}/${timing.samples} done`);
+  }
+
+  // 4. Summary; a timeout cell without any sample gets one row with the time it spent.
+  for (const { cell, timer, failed } of timed) {
+    if (failed) continue;
+    const status = timer.timeout ? 'timeout' : 'ok';
     counts[status] += 1;
-    fs.writeSync(fd, rows);
-  });
+    if (timer.samples.length === 0) {
+      writeUntimed(cell, 'timeout', timer.spentNs);
+      stderr(`${head(cell)}: timeout after ${grouped(Number(timer.spentNs))} ns, no sample taken`);
+    } else {
+      stderr(`${head(cell)}: ${grouped(medianNsPerOp(timer.samples))} ns/op ` +
+        `(${timer.samples.length} samples x ${timer.n})${timer.timeout ? ' timeout' : ''}`);
+    }
+  }
   fs.closeSync(fd);
   stderr(`done: ${cells.length} cells (${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}); sink ${sink}`);
 }

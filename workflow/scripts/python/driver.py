@@ -151,11 +151,13 @@ def bench(spec, out_path):
             timed.append((cell, case, input_bytes, timing))
 
         for round_number in range(1, budget.samples + 1):
-            for cell, case, input_bytes, timing in timed:
-                if timing.wants_sample():
-                    elapsed = timing.take_sample()
-                    status = "timeout" if timing.timed_out else "ok"
-                    out.row(cell, input_bytes, status, round_number, timing.batch, elapsed, len(case.token))
+            sampled = [entry for entry in timed if entry[3].wants_sample()]
+            if not sampled:  # a cell that stops wanting samples never starts again
+                break
+            for cell, case, input_bytes, timing in sampled:
+                elapsed = timing.take_sample()
+                status = "timeout" if timing.timed_out else "ok"
+                out.row(cell, input_bytes, status, round_number, timing.batch, elapsed, len(case.token))
             print(f"round {round_number}/{budget.samples} done", file=sys.stderr, flush=True)
 
         sink = 0
