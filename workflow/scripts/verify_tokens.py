@@ -104,9 +104,9 @@ class Checker:
         return "error"
 
     def rows_for(self, signer, verifier, variant, token_file, scratch):
-        rows = []
         if token_file is None:
             return [self.row(signer, verifier, variant, check, "unsupported") for check in CHECKS]
+        rows = []
         twins = forged_twins(Path(token_file).read_text().strip())
         for check, token in twins.items():
             path = Path(scratch) / f"{signer}-{verifier}-{variant.name}-{check}.jwt"
