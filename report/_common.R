@@ -93,7 +93,7 @@ input_columns <- list(
     logical = "ok"),
   crosscheck = list(
     character = c("language", "harness", "harness_version", "operation", "variant"),
-    numeric = c("harness_ns", "jwtbench_ns", "ratio", "tolerance"),
+    numeric = c("harness_ns", "jwtbench_ns", "ratio", "tolerance", "summary_ns", "repeats"),
     logical = "within_tolerance")
 )
 

@@ -91,6 +91,7 @@ crosscheck_table <- function(cc) {
     language, harness = paste(harness, harness_version), operation, variant,
     "harness time" = fmt_ns(harness_ns), "jwtbench time" = fmt_ns(jwtbench_ns),
     "ratio (jwtbench / harness)" = fmt_num(ratio, 3),
+    "in the benchmark" = fmt_ns(summary_ns),
     tolerance = paste0("\u00b1", fmt_num(100 * tolerance, 3), "%"),
     "within tolerance" = ifelse(within_tolerance, "yes", "**no**")
   )]

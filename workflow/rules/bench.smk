@@ -43,6 +43,9 @@ rule crosscheck_harness:
     input:
         summary="results/summary.csv",
         envs=expand(".envs/{language}/.installed", language=LANGUAGES),
+        drivers=[
+            source for language in LANGUAGES for source in driver_sources(language)
+        ],
         key_manifest=KEY_MANIFEST,
     output:
         "results/crosscheck.csv",
@@ -54,6 +57,8 @@ rule crosscheck_harness:
         languages=LANGUAGES,
         variants=config["crosscheck"]["variants"],
         tolerance=config["crosscheck"]["tolerance"],
+        repeats=config["crosscheck"]["repeats"],
+        timing=config["timing"],
         payload=jwt_input_file(),
         cpus=config["execution"]["cpus"],
     run:

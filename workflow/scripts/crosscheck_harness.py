@@ -1,31 +1,42 @@
-"""Time JWT sign again with each language's independent harness; compare with jwtbench.
+"""Cross-check jwtbench's timing against an independent harness per language.
 
-Runs as the pipeline's rule crosscheck_harness, or by hand after a run:
-    .venv/bin/python workflow/scripts/crosscheck_harness.py      (prints each ratio)
+For each language and JWT sign variant, in `repeats` interleaved rounds, the driver's own
+`bench` times the cell (a one-cell spec with the run's timing budget) and, right after,
+the language's independent harness times the same sign on the same key file and payload:
+`workflow/scripts/<language>/crosscheck` (mitata for node, timeit for python), which
+shares no timing code with its driver and prints one JSON object with `ns_per_op`.
+ratio = median of jwtbench's runs / median of the harness's runs. Measuring both within
+the same minutes keeps the machine's slow spells out of the comparison; the run's own
+summary figure is listed beside them. A language without a harness gets a row saying so.
 
-Each language may ship `workflow/scripts/<language>/crosscheck` (an executable taking
-`--alg --key --payload` and printing one JSON object with `ns_per_op`), a harness that
-shares no timing code with its driver: mitata for node, timeit for python. A language
-without one gets a row saying so. ratio = jwtbench median / harness figure.
+Runs as the pipeline's rule crosscheck_harness, or by hand after a run (prints each ratio,
+exits 1 if one is outside the tolerance):
+    .venv/bin/python workflow/scripts/crosscheck_harness.py
 """
 
 import argparse
 import csv
 import json
 import os
+import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import config_validation  # noqa: E402
+import raw_samples  # noqa: E402
 import variants  # noqa: E402
 from run_benchmark import checked_cpus, machine_to_ourselves, pinned  # noqa: E402
+from write_bench_spec import jwt_cells  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent
-COLUMNS = ["language", "harness", "harness_version", "operation", "variant",
-           "harness_ns", "jwtbench_ns", "ratio", "tolerance", "within_tolerance"]  # fmt: skip
+REPO = SCRIPTS.parents[1]
+COLUMNS = ["language", "harness", "harness_version", "operation", "variant", "harness_ns",
+           "jwtbench_ns", "ratio", "tolerance", "within_tolerance", "summary_ns", "repeats"]  # fmt: skip
 
 
 def jwtbench_figures(summary_path):
@@ -37,50 +48,79 @@ def jwtbench_figures(summary_path):
         }
 
 
-def compare(snake, log):
-    figures = jwtbench_figures(snake.input.summary)
+def run_pinned(command, cpus, env, log):
+    result = subprocess.run(pinned(command, cpus), capture_output=True, text=True, env=env)
+    log.write(result.stderr)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {result.returncode}: {result.stderr.strip()[-300:]}")
+    return result.stdout
+
+
+def jwtbench_run(language, cell, timing, scratch, cpus, env, log):
+    """The driver's own median ns/op for one cell, timed now."""
+    spec = Path(scratch) / f"{language}-spec.json"
+    out = Path(scratch) / f"{language}-samples.csv"
+    spec.write_text(json.dumps({"format": "jwtbench-spec/1", "language": language, "suite": "jwt",
+                                "timing": timing, "cells": [cell]}))  # fmt: skip
+    run_pinned([str(SCRIPTS / language / "run"), "bench", "--spec", str(spec), "--out", str(out)], cpus, env, log)
+    rows = [row for row in raw_samples.read(out) if row["status"] == "ok"]
+    if not rows:
+        raise RuntimeError(f"{language} bench timed no sample for {cell['algorithm']}")
+    return statistics.median(row["elapsed_ns"] / row["iterations"] for row in rows)
+
+
+def compare(snake, log, results=None):
+    """Write the cross-check table; progress to `log`, one line per result to `results`."""
+    results = results or log
+    summary = jwtbench_figures(snake.input.summary)
     cpus = checked_cpus(snake.params.cpus)
     env = dict(os.environ, JWTBENCH_ENVS=str(Path(".envs").resolve()))
-    tolerance = snake.params.tolerance
-    rows = []
+    tolerance, repeats = snake.params.tolerance, snake.params.repeats
+    key_dir = str(Path(snake.input.key_manifest).parent.resolve())
+    rows, checks = [], []
     for language in snake.params.languages:
         harness = SCRIPTS / language / "crosscheck"
         for name in snake.params.variants:
-            variant = variants.parse(name)
-            mine = figures.get((language, "sign", name))
             row = dict.fromkeys(COLUMNS, "")
-            row.update(language=language, operation="sign", variant=name, tolerance=tolerance)
-            if not harness.exists() or mine is None:
-                row["harness"] = "none"
-                why = "no crosscheck harness" if not harness.exists() else "no jwtbench figure"
-                print(f"{language} {name}: not cross-checked: {why}", file=log)
-                rows.append(row)
-                continue
-            signing_key, _ = variants.key_files(variant, Path(snake.input.key_manifest).parent)
-            command = [str(harness), "--alg", variant.algorithm, "--key", signing_key,
-                       "--payload", snake.params.payload]  # fmt: skip
-            result = subprocess.run(pinned(command, cpus), capture_output=True, text=True, env=env)
-            log.write(result.stderr)
-            if result.returncode != 0:
-                raise RuntimeError(f"{language} crosscheck {name} exited {result.returncode}; see {snake.log[0]}")
-            measured = json.loads(result.stdout)
-            ratio = mine / measured["ns_per_op"]
-            row.update(
-                harness=measured["harness"],
-                harness_version=measured["harness_version"],
-                harness_ns=f"{measured['ns_per_op']:.6g}",
-                jwtbench_ns=f"{mine:.6g}",
-                ratio=f"{ratio:.4f}",
-                within_tolerance=str(abs(ratio - 1) <= tolerance).lower(),
-            )
-            print(f"{language} {name}: jwtbench {mine:.0f} ns, {measured['harness']} "
-                  f"{measured['ns_per_op']:.0f} ns, ratio {ratio:.3f}", file=log, flush=True)  # fmt: skip
+            row.update(language=language, operation="sign", variant=name, tolerance=tolerance, repeats=repeats)
+            row["summary_ns"] = f"{summary[language, 'sign', name]:.6g}" if (language, "sign", name) in summary else ""
             rows.append(row)
+            if not harness.exists():
+                row["harness"] = "none"
+                print(f"{language} {name}: not cross-checked: no {harness}", file=results)
+                continue
+            cell = jwt_cells({"algorithms": [name], "operations": ["sign"]}, key_dir, snake.params.payload)[0]
+            command = [str(harness), "--alg", cell["algorithm"], "--key", cell["private_key"],
+                       "--payload", snake.params.payload]  # fmt: skip
+            checks.append((row, cell, command, [], []))
+
+    with tempfile.TemporaryDirectory() as scratch:
+        for _ in range(repeats):
+            for row, cell, command, mine, theirs in checks:
+                mine.append(jwtbench_run(row["language"], cell, snake.params.timing, scratch, cpus, env, log))
+                theirs.append(json.loads(run_pinned(command, cpus, env, log)))
+
+    for row, cell, command, mine, theirs in checks:
+        jwtbench_ns = statistics.median(mine)
+        harness_ns = statistics.median(run["ns_per_op"] for run in theirs)
+        ratio = jwtbench_ns / harness_ns
+        row.update(
+            harness=theirs[0]["harness"],
+            harness_version=theirs[0]["harness_version"],
+            harness_ns=f"{harness_ns:.6g}",
+            jwtbench_ns=f"{jwtbench_ns:.6g}",
+            ratio=f"{ratio:.4f}",
+            within_tolerance=str(abs(ratio - 1) <= tolerance).lower(),
+        )
+        mine_runs = ", ".join(f"{x:.0f}" for x in mine)
+        their_runs = ", ".join(f"{run['ns_per_op']:.0f}" for run in theirs)
+        print(f"{row['language']} {row['variant']}: jwtbench {jwtbench_ns:.0f} ns (runs {mine_runs}), "
+              f"{row['harness']} {harness_ns:.0f} ns (runs {their_runs}), ratio {ratio:.3f}; "
+              f"in the benchmark: {row['summary_ns'] or 'none'} ns", file=results, flush=True)  # fmt: skip
     with open(snake.output[0], "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-
 
 
 def run_job(job):
@@ -89,32 +129,40 @@ def run_job(job):
 
 
 def main(argv=None):
-    """Run the cross-check against a finished run's summary; print every ratio."""
-    parser = argparse.ArgumentParser(
-        description="Time JWT sign with independent harnesses (mitata, timeit) on a run's keys "
-        "and payload, and print each ratio to jwtbench's figure in that run's summary.csv."
-    )
+    """Run the cross-check on a finished run's keys; settings from the run's config."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=str(REPO / "config" / "config.yaml"),
+                        help="config whose languages, timing, execution.cpus and crosscheck.* apply")  # fmt: skip
     parser.add_argument("--summary", default="results/summary.csv")
     parser.add_argument("--keys", default="keys", help="the run's key directory")
-    parser.add_argument("--payload", default=str(SCRIPTS.parents[1] / "data/fixtures/claims-001.json"))
-    parser.add_argument("--languages", nargs="+", default=["node", "python"])
-    parser.add_argument("--variants", nargs="+", default=["HS256", "RS256-2048"])
-    parser.add_argument("--tolerance", type=float, default=0.15)
-    parser.add_argument("--cpus", default="1", help="taskset CPU list, as config execution.cpus")
-    parser.add_argument("--out", default="results/crosscheck.manual.csv", help="kept apart from the pipeline's own crosscheck.csv")
+    parser.add_argument("--out", default="results/crosscheck.manual.csv",
+                        help="kept apart from the pipeline's own crosscheck.csv")  # fmt: skip
     args = parser.parse_args(argv)
+    import yaml
+
+    config = config_validation.validate(
+        yaml.safe_load(Path(args.config).read_text()) or {},
+        REPO / "config" / "schemas" / "config.schema.yaml",
+        config_validation.driver_languages(SCRIPTS),
+    )
+    check = config["crosscheck"]
     job = SimpleNamespace(
         input=SimpleNamespace(summary=args.summary, key_manifest=str(Path(args.keys) / "manifest.json")),
         output=[args.out],
-        params=SimpleNamespace(languages=args.languages, variants=args.variants, tolerance=args.tolerance,
-                               payload=args.payload, cpus=args.cpus),
-        log=["/dev/null"],
+        params=SimpleNamespace(
+            languages=config["languages"], variants=check["variants"], tolerance=check["tolerance"],
+            repeats=check["repeats"], timing=config["timing"], cpus=config["execution"]["cpus"],
+            payload=str(REPO / config["suites"]["jwt"]["input"]),
+        ),
+        log=[str(Path(args.out).with_suffix(".log"))],
     )  # fmt: skip
-    with machine_to_ourselves(sys.stderr):
-        compare(job, sys.stdout)
+    print(f"cross-checking {', '.join(config['languages'])}; progress in {job.log[0]}", file=sys.stderr)
+    with open(job.log[0], "w") as log, machine_to_ourselves(log):
+        compare(job, log, results=sys.stdout)
     with open(args.out) as handle:
         outside = [row for row in csv.DictReader(handle) if row["within_tolerance"] != "true"]
-    print(f"{'all ratios' if not outside else f'{len(outside)} ratio(s) not'} within 1 +/- {args.tolerance}")
+    tolerance = check["tolerance"]
+    print("all ratios within 1 +/- %g" % tolerance if not outside else f"{len(outside)} ratio(s) not within 1 +/- {tolerance:g}")
     return 1 if outside else 0
 
 
