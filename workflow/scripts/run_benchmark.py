@@ -92,9 +92,7 @@ def keep_partial(samples, language, suite):
 
 
 def check_against_spec(rows, spec, samples_path):
-    expected = Counter(
-        (c["operation"], c["algorithm"], c["key_bits"], c["input"]) for c in spec["cells"]
-    )
+    expected = [(c["operation"], c["algorithm"], c["key_bits"], c["input"]) for c in spec["cells"]]
     seen = {(r["operation"], r["algorithm"], r["key_bits"], r["input"]) for r in rows}
     missing = [cell for cell in expected if cell not in seen]
     if missing:
