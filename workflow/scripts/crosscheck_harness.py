@@ -25,13 +25,15 @@ import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
+import yaml
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import config_validation  # noqa: E402
 import raw_samples  # noqa: E402
 import variants  # noqa: E402
 from run_benchmark import checked_cpus, machine_to_ourselves, pinned  # noqa: E402
-from write_bench_spec import jwt_cells  # noqa: E402
+import write_bench_spec  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parents[1]
@@ -56,16 +58,16 @@ def run_pinned(command, cpus, env, log):
     return result.stdout
 
 
-def jwtbench_run(language, cell, timing, scratch, cpus, env, log):
-    """The driver's own median ns/op for one cell, timed now."""
+def jwtbench_run(language, variant_name, settings, scratch, cpus, env, log):
+    """The driver's own median ns/op for one sign cell, timed now with the run's budget."""
     spec = Path(scratch) / f"{language}-spec.json"
     out = Path(scratch) / f"{language}-samples.csv"
-    spec.write_text(json.dumps({"format": "jwtbench-spec/1", "language": language, "suite": "jwt",
-                                "timing": timing, "cells": [cell]}))  # fmt: skip
+    write_bench_spec.main(language, "jwt", {"algorithms": [variant_name], "operations": ["sign"]},
+                          settings.timing, settings.key_dir, settings.payload, spec)  # fmt: skip
     run_pinned([str(SCRIPTS / language / "run"), "bench", "--spec", str(spec), "--out", str(out)], cpus, env, log)
     rows = [row for row in raw_samples.read(out) if row["status"] == "ok"]
     if not rows:
-        raise RuntimeError(f"{language} bench timed no sample for {cell['algorithm']}")
+        raise RuntimeError(f"{language} bench timed no sample for {variant_name}")
     return statistics.median(row["elapsed_ns"] / row["iterations"] for row in rows)
 
 
@@ -89,18 +91,20 @@ def compare(snake, log, results=None):
                 row["harness"] = "none"
                 print(f"{language} {name}: not cross-checked: no {harness}", file=results)
                 continue
-            cell = jwt_cells({"algorithms": [name], "operations": ["sign"]}, key_dir, snake.params.payload)[0]
-            command = [str(harness), "--alg", cell["algorithm"], "--key", cell["private_key"],
+            variant = variants.parse(name)
+            signing_key, _ = variants.key_files(variant, key_dir)
+            command = [str(harness), "--alg", variant.algorithm, "--key", signing_key,
                        "--payload", snake.params.payload]  # fmt: skip
-            checks.append((row, cell, command, [], []))
+            checks.append((row, command, [], []))
 
+    settings = SimpleNamespace(timing=snake.params.timing, key_dir=key_dir, payload=snake.params.payload)
     with tempfile.TemporaryDirectory() as scratch:
         for _ in range(repeats):
-            for row, cell, command, mine, theirs in checks:
-                mine.append(jwtbench_run(row["language"], cell, snake.params.timing, scratch, cpus, env, log))
+            for row, command, mine, theirs in checks:
+                mine.append(jwtbench_run(row["language"], row["variant"], settings, scratch, cpus, env, log))
                 theirs.append(json.loads(run_pinned(command, cpus, env, log)))
 
-    for row, cell, command, mine, theirs in checks:
+    for row, command, mine, theirs in checks:
         jwtbench_ns = statistics.median(mine)
         harness_ns = statistics.median(run["ns_per_op"] for run in theirs)
         ratio = jwtbench_ns / harness_ns
@@ -138,8 +142,6 @@ def main(argv=None):
     parser.add_argument("--out", default="results/crosscheck.manual.csv",
                         help="kept apart from the pipeline's own crosscheck.csv")  # fmt: skip
     args = parser.parse_args(argv)
-    import yaml
-
     config = config_validation.validate(
         yaml.safe_load(Path(args.config).read_text()) or {},
         REPO / "config" / "schemas" / "config.schema.yaml",

@@ -144,7 +144,6 @@ def run_job(snake):
         "cell_status": dict(statuses),
         "samples": len(rows),
         "spec_sha256": hashlib.sha256(Path(spec_path).read_bytes()).hexdigest(),
-        "execution_mode": "native",
     }
     Path(snake.output.metadata).write_text(json.dumps(metadata, indent=2) + "\n")
 

@@ -8,7 +8,7 @@ const { checkAlgorithm } = require('./checks');
 const { dependencyVersion } = require('./deps');
 const {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject,
-  loadSigningKey, loadVerificationKey,
+  loadKey,
 } = require('./inputs');
 const { jwt, signOptions, verifyOptions } = require('./jwt_ops');
 
@@ -101,7 +101,7 @@ function prepareAll(spec, specFile) {
   const keyOf = (kind, alg, file, origin) => {
     const id = `${isHmac(alg) ? 'secret' : kind}\0${file}`;
     if (!keyCache.has(id)) {
-      keyCache.set(id, kind === 'private' ? loadSigningKey(alg, file, origin) : loadVerificationKey(alg, file, origin));
+      keyCache.set(id, loadKey(kind, alg, file, origin));
     }
     return keyCache.get(id);
   };

@@ -46,27 +46,26 @@ function parseFailure(err) {
   return err.code || String(err.message).split('\n')[0];
 }
 
-/** The signing key: a secret KeyObject for HS*, else a private KeyObject from a PKCS#8 PEM. */
-function loadSigningKey(alg, file, origin) {
+// A key's role decides how its PEM is parsed: PKCS#8 private key or SPKI public key.
+const PEM_ROLES = {
+  private: { parse: crypto.createPrivateKey, what: 'a private key PEM' },
+  public: { parse: crypto.createPublicKey, what: 'a public key PEM' },
+};
+
+/** A KeyObject for `role` (private or public): the secret itself for HS*, else parsed PEM. */
+function loadKey(role, alg, file, origin) {
   const bytes = readBytes(file, origin);
   if (isHmac(alg)) return secretKey(bytes, file, origin);
+  const { parse, what } = PEM_ROLES[role];
   try {
-    return crypto.createPrivateKey({ key: bytes, format: 'pem' });
+    return parse({ key: bytes, format: 'pem' });
   } catch (err) {
-    throw new InputError(`${origin} ${file} is not a private key PEM (${parseFailure(err)})`);
+    throw new InputError(`${origin} ${file} is not ${what} (${parseFailure(err)})`);
   }
 }
 
-/** The verification key: the same secret for HS*, else a public KeyObject from an SPKI PEM. */
-function loadVerificationKey(alg, file, origin) {
-  const bytes = readBytes(file, origin);
-  if (isHmac(alg)) return secretKey(bytes, file, origin);
-  try {
-    return crypto.createPublicKey({ key: bytes, format: 'pem' });
-  } catch (err) {
-    throw new InputError(`${origin} ${file} is not a public key PEM (${parseFailure(err)})`);
-  }
-}
+const loadSigningKey = (alg, file, origin) => loadKey('private', alg, file, origin);
+const loadVerificationKey = (alg, file, origin) => loadKey('public', alg, file, origin);
 
 function secretKey(bytes, file, origin) {
   if (bytes.length === 0) throw new InputError(`${origin} ${file} is empty (an HMAC secret is expected)`);
@@ -79,5 +78,5 @@ function readToken(file, origin) {
 
 module.exports = {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject,
-  loadSigningKey, loadVerificationKey, readToken,
+  loadKey, loadSigningKey, loadVerificationKey, readToken,
 };

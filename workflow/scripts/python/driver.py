@@ -67,7 +67,6 @@ def versions():
 
 def command_sign(args):
     ensure_supported(args.alg)
-    read_file(args.key, "key")
     claims = json.loads(read_file(args.payload, "payload"))
     print(sign(claims, load_signing_key(args.alg, args.key), args.alg))
     return 0
@@ -75,7 +74,6 @@ def command_sign(args):
 
 def command_verify(args):
     ensure_supported(args.alg)
-    read_file(args.key, "key")
     token = read_file(args.token, "token").decode().strip()
     try:
         claims = verify(token, load_verifying_key(args.alg, args.key), args.alg)
@@ -225,6 +223,9 @@ def main(argv):
         return EXIT_UNSUPPORTED
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # a key file that cannot be read
+        print(f"error: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
         return EXIT_USAGE
 
 
