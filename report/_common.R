@@ -94,6 +94,13 @@ input_columns <- list(
   crosscheck = list(
     character = c("language", "harness", "harness_version", "operation", "variant"),
     numeric = c("harness_ns", "jwtbench_ns", "ratio", "tolerance", "summary_ns", "repeats"),
+    logical = "within_tolerance"),
+  coldstart = list(
+    character = c("language", "mode", "measure", "command"),
+    numeric = c("runs", "median_ns", "ci_low_ns", "ci_high_ns", "mean_ns", "sd_ns", "min_ns", "max_ns")),
+  container_vs_native = list(
+    character = c("language", "operation", "variant", "native_runs_ns", "container_runs_ns"),
+    numeric = c("native_ns", "container_ns", "ratio", "tolerance", "repeats"),
     logical = "within_tolerance")
 )
 
@@ -132,16 +139,21 @@ summary_cells <- read_result_csv("summary.csv", input_columns$summary)
 ratios <- read_result_csv("ratios.csv", input_columns$ratios)
 interop_rows <- read_result_csv(file.path("verify", "matrix.csv"), input_columns$matrix)
 crosscheck <- read_result_csv("crosscheck.csv", input_columns$crosscheck, optional = TRUE)
+# Optional: the cold-start suite, and (under a container engine) container against native.
+coldstart <- read_result_csv("coldstart.csv", input_columns$coldstart, optional = TRUE)
+container_native <- read_result_csv("container_vs_native.csv", input_columns$container_vs_native,
+                                    optional = TRUE)
 
 input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
-                 "crosscheck.csv", "provenance.json")
+                 "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "provenance.json")
 input_files <- input_files[file.exists(file.path(results_dir, input_files))]
 
 # ---- orderings and colours --------------------------------------------------------
 
 languages <- ordered_languages(field(run_config, "languages"), summary_cells$language,
                                names(field(prov, "languages")), interop_rows$signer,
-                               interop_rows$verifier, ratios$language, crosscheck$language)
+                               interop_rows$verifier, ratios$language, crosscheck$language,
+                               coldstart$language, container_native$language)
 variant_levels <- ordered_variants(field(run_config, "suites", "jwt", "algorithms"),
                                    summary_cells$variant, interop_rows$variant,
                                    cell_variant(ratios$numerator))
@@ -173,6 +185,12 @@ ratios[, `:=`(
   language = factor(language, levels = languages),
   variant = factor(cell_variant(numerator), levels = variant_levels)
 )]
+
+if (!is.null(coldstart)) coldstart[, language := factor(language, levels = languages)]
+if (!is.null(container_native)) {
+  container_native[, language := factor(language, levels = languages)]
+  setorder(container_native, language)
+}
 
 # Cells with a full set of samples: the ones figures and precision are about.
 timed_cells <- summary_cells[status == "ok" & !is.na(median_ns)]

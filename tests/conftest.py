@@ -57,3 +57,12 @@ def run_driver(language, env, *args):
     return subprocess.run(
         [str(SCRIPTS / language / "run"), *args], capture_output=True, text=True, env=env
     )
+
+
+@pytest.fixture(scope="session")
+def smoke(workdir):
+    """The whole pipeline on the smoke config, in the session's working directory (engine
+    auto: in containers wherever podman or docker works)."""
+    result = snakemake(workdir)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return workdir

@@ -107,3 +107,35 @@ interop_fig_height <- function(outcomes) {
   n_checks <- max(1, uniqueN(outcomes$check))
   1.8 + n_checks * (0.5 + 0.22 * n_pairs)
 }
+
+# (f) Whole-process cold start per language: native process, container process and an
+# empty container's start-up, median with CI, linear scale in ms.
+coldstart_colours <- c("native process" = "#0072B2", "container process" = "#D55E00",
+                       "container start-up (empty container)" = "#E69F00")
+
+plot_coldstart <- function(bars) {
+  if (is.null(bars) || !nrow(bars)) return(placeholder_plot("coldstart.csv has no rows."))
+  others <- setdiff(levels(bars$what), names(coldstart_colours))
+  colours <- c(coldstart_colours, setNames(grDevices::grey.colors(max(1, length(others))),
+                                           others)[seq_along(others)])
+  d <- copy(bars)[, `:=`(median_ms = median_ns / 1e6, low_ms = ci_low_ns / 1e6,
+                         high_ms = ci_high_ns / 1e6)]
+  ggplot(d, aes(median_ms, what, fill = what)) +
+    geom_col(width = 0.7) +
+    geom_errorbar(aes(xmin = low_ms, xmax = high_ms), width = 0.25, linewidth = 0.5,
+                  orientation = "y") +
+    geom_text(aes(x = pmax(high_ms, median_ms), label = fmt_ns(median_ns)), hjust = -0.15,
+              size = 3.2, colour = "grey20") +
+    facet_grid(language ~ ., scales = "free_y", space = "free_y") +
+    scale_x_continuous(expand = expansion(mult = c(0, 0.15)), limits = c(0, NA)) +
+    scale_y_discrete(limits = rev) +
+    scale_fill_manual(values = colours, name = NULL, guide = "none") +
+    labs(x = "median wall time per process (ms)", y = NULL) +
+    theme(panel.grid.major.y = element_blank(), strip.text.y = element_text(angle = 0))
+}
+
+coldstart_fig_height <- function(bars) {
+  if (is.null(bars) || !nrow(bars)) return(2)
+  per_language <- bars[, .N, by = language]$N
+  1 + sum(0.45 + 0.38 * per_language)
+}

@@ -61,3 +61,45 @@ decode_sentence <- function(timed) {
          fmt_list(dec[, paste0(language, " ", fmt_ns(low), " to ", fmt_ns(high), " (median ",
                                fmt_ns(mid), ", ", variants, " variants)")]), ".")
 }
+
+# "All 4 ratios lie within 1 ± 0.05." or the count within and the ones outside, named.
+container_native_sentence <- function(cvn) {
+  n <- nrow(cvn)
+  tol <- unique(cvn$tolerance)
+  band <- if (length(tol) == 1 && !is.na(tol)) paste0("1 \u00b1 ", fmt_num(tol, 3)) else "their tolerance"
+  off <- cvn[within_tolerance == FALSE | is.na(within_tolerance)]
+  spread <- paste0(" (from ", fmt_num(min(cvn$ratio, na.rm = TRUE), 3), " to ",
+                   fmt_num(max(cvn$ratio, na.rm = TRUE), 3), ")")
+  if (!nrow(off)) {
+    return(paste0(if (n == 1) "The one ratio lies" else paste0("All ", n, " ratios lie"),
+                  " within ", band, if (n > 1) spread, ": the container added no cost per ",
+                  "operation that this comparison can see."))
+  }
+  paste0(n - nrow(off), " of ", n, " ratio", if (n > 1) "s", " lie within ", band, spread,
+         "; **outside it: ", fmt_list(off[, paste0(language, " ", operation, " ", variant, " (",
+         fmt_ratio(ratio, 3), ")")]), "**, where the figures above may not carry over between ",
+         "a container and the host.")
+}
+
+# Per language: "- **node**: 41 ms natively, 230 ms in a container, of which an empty
+# container's start-up is 190 ms."
+coldstart_lines <- function(bars, langs) {
+  langs <- intersect(langs, as.character(unique(bars$language)))
+  vapply(langs, function(lang) {
+    b <- bars[language == lang]
+    at <- function(label) b$median_ns[as.character(b$what) == label][1]
+    native <- at("native process")
+    container <- at("container process")
+    startup <- at("container start-up (empty container)")
+    parts <- c(
+      if (!is.na(native)) paste0(fmt_ns(native), " natively"),
+      if (!is.na(container)) paste0(fmt_ns(container), " in a container"))
+    text <- if (length(parts)) fmt_list(parts) else "no whole-process time"
+    if (!is.na(startup)) {
+      text <- paste0(text, if (!is.na(container)) ", of which an empty container's start-up is "
+                     else "; an empty container's start-up takes ", fmt_ns(startup))
+    }
+    if (is.na(container) && is.na(startup)) text <- paste0(text, " (no container was timed)")
+    paste0("- **", lang, "**: ", text, ".")
+  }, character(1))
+}

@@ -3,7 +3,7 @@
 
 status_reasons <- c(
   unsupported = "the library lacks the algorithm",
-  failed = "a correctness check failed; nothing was timed",
+  failed = "a correctness check failed or the driver failed; nothing was timed",
   timeout = "the cell ran out of time (max_cell_seconds)",
   "no row" = "expected by the run's config, but summary.csv has no row for it"
 )
@@ -19,15 +19,27 @@ absent_cells <- function(cells, config) {
   expected[!paste(language, operation, variant) %in% present]
 }
 
-# Every cell without a full set of ok samples, with the reason, in report order.
-untimed_cells <- function(cells, config) {
+# Every cell without a full set of ok samples, with the reason, in report order. A failed
+# cell of a failed benchmark job (failed_jobs_table) names its job as the reason.
+untimed_cells <- function(cells, config, failed_jobs = NULL) {
   d <- cells[status != "ok" | is.na(median_ns),
              .(language = as.character(language), operation = as.character(operation),
-               variant = as.character(variant), status = as.character(status), samples)]
+               variant = as.character(variant), status = as.character(status), samples,
+               suite = as.character(suite))]
   missing <- absent_cells(cells, config)
-  if (nrow(missing)) d <- rbind(d, missing[, .(language, operation, variant, status = "no row", samples = NA_real_)])
+  if (nrow(missing)) d <- rbind(d, missing[, .(language, operation, variant, status = "no row",
+                                               samples = NA_real_, suite = NA_character_)])
   max_cell <- field(config, "timing", "max_cell_seconds")
   d[, reason := unname(status_reasons[status])]
+  if (!is.null(failed_jobs) && nrow(failed_jobs)) {
+    jobs <- unique(failed_jobs[, .(language, suite)])[, job_reason := paste0(
+      "its benchmark job `", language, "/", suite, "` failed; nothing was timed (the job's ",
+      "failure is given [at the top](#what-was-measured))")]
+    d <- merge(d, jobs, by = c("language", "suite"), all.x = TRUE, sort = FALSE)
+    d[status == "failed" & !is.na(job_reason), reason := job_reason]
+    d[, job_reason := NULL]
+  }
+  d[, suite := NULL]
   d[status == "timeout", reason := paste0(
     "max_cell_seconds", if (!is.null(max_cell)) paste0(" (", max_cell, " s)"), " ran out after ",
     samples, " sample(s); shown in the table of every cell, left out of figures and precision")]
@@ -95,4 +107,43 @@ crosscheck_table <- function(cc) {
     tolerance = paste0("\u00b1", fmt_num(100 * tolerance, 3), "%"),
     "within tolerance" = ifelse(within_tolerance, "yes", "**no**")
   )]
+}
+
+# Container against native (container_vs_native.csv), one row per compared cell. The
+# per-run medians show how far apart the alternating runs were.
+run_range <- function(runs) {
+  vapply(strsplit(trimws(as.character(runs)), "\\s+"), function(r) {
+    x <- suppressWarnings(as.numeric(r))
+    x <- x[!is.na(x)]
+    if (!length(x)) "\u2013" else if (length(x) == 1) fmt_ns(x)
+    else paste0(fmt_ns(min(x)), " \u2013 ", fmt_ns(max(x)))
+  }, "")
+}
+
+container_native_table <- function(cvn) {
+  cvn[, .(
+    language, operation, variant,
+    native = fmt_ns(native_ns), "native runs" = run_range(native_runs_ns),
+    container = fmt_ns(container_ns), "container runs" = run_range(container_runs_ns),
+    "ratio (container / native)" = fmt_num(ratio, 3),
+    tolerance = paste0("\u00b1", fmt_num(tolerance, 3)),
+    "within tolerance" = ifelse(within_tolerance, "yes", "**no**")
+  )]
+}
+
+# What the cold-start figure shows, per language: one row per bar.
+coldstart_measures <- c(
+  "native process" = "native|process",
+  "container process" = "container|process",
+  "container start-up (empty container)" = "container|startup"
+)
+
+coldstart_bars <- function(cs) {
+  if (is.null(cs) || !nrow(cs)) return(NULL)
+  d <- copy(cs)[, key := paste(mode, measure, sep = "|")]
+  known <- match(d$key, coldstart_measures)
+  d[, what := ifelse(is.na(known), paste(mode, measure), names(coldstart_measures)[known])]
+  d[, what := factor(what, levels = union(names(coldstart_measures), sort(unique(what))))]
+  d[, key := NULL]
+  setorder(d, language, what)[]
 }

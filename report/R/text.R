@@ -58,3 +58,28 @@ cell_label <- function(language, operation, variant) {
 
 # Markdown-safe inline code.
 code <- function(x) paste0("`", x, "`")
+
+# "no container engine..." -> "No container engine...".
+capitalise <- function(x) paste0(toupper(substring(x, 1, 1)), substring(x, 2))
+
+# Text recorded by the pipeline (error messages, paths) made safe to drop into markdown:
+# outside `code spans` the characters markdown would act on are escaped; text with an odd
+# number of backticks has them escaped too, so it cannot open a stray code span.
+md_escape <- function(x) {
+  escape <- function(s) gsub("([\\\\*_<>\\[\\]#|~^$])", "\\\\\\1", s, perl = TRUE)
+  vapply(as.character(x), function(s) {
+    if (is.na(s)) return("")
+    ticks <- lengths(regmatches(s, gregexpr("`", s, fixed = TRUE)))
+    if (ticks %% 2 == 1) return(gsub("`", "\\\\`", escape(s), fixed = FALSE))
+    parts <- strsplit(paste0(s, " "), "`", fixed = TRUE)[[1]]
+    outside <- seq_along(parts) %% 2 == 1
+    parts[outside] <- escape(parts[outside])
+    sub(" $", "", paste(parts, collapse = "`"))
+  }, "", USE.NAMES = FALSE)
+}
+
+# The first `n` characters of an image ID ("sha256:" prefix dropped).
+short_id <- function(id, n = 12) {
+  if (is.null(id) || !length(id) || is.na(id) || !nzchar(id)) return("not recorded")
+  substr(sub("^sha256:", "", id), 1, n)
+}

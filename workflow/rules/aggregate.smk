@@ -19,6 +19,7 @@ rule collect_provenance:
     input:
         metadata=get_raw_metadata,
         versions=expand("results/versions/{language}.json", language=LANGUAGES),
+        images=get_all_images,
     output:
         "results/provenance.json",
     log:
@@ -26,5 +27,6 @@ rule collect_provenance:
     params:
         config=config,
         source=str(SOURCE),
+        engine=ENGINE.as_dict(),
     run:
         collect_provenance.run_job(job(input, output, params, log))

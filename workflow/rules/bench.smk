@@ -25,6 +25,8 @@ rule run_benchmark:
         # machine with a benchmark, and a language that failed its own checks stops here.
         gate="results/verify/matrix.csv",
         versions="results/versions/{language}.json",
+        # Every image is built before the first benchmark, so no build overlaps one.
+        images=get_all_images,
     output:
         samples="results/raw/{language}/{suite}.csv",
         metadata="results/raw/{language}/{suite}.json",
@@ -63,3 +65,66 @@ rule crosscheck_harness:
         cpus=config["execution"]["cpus"],
     run:
         crosscheck_harness.run_job(job(input, output, params, log))
+
+
+rule compare_native:
+    input:
+        summary="results/summary.csv",
+        images=get_all_images,
+        envs=expand(".envs/{language}/.installed", language=LANGUAGES),
+        key_manifest=KEY_MANIFEST,
+    output:
+        "results/container_vs_native.csv",
+    log:
+        "logs/compare_native/compare_native.log",
+    resources:
+        bench=1,
+    params:
+        drivers={
+            language: {
+                "native": native_driver_params(language),
+                "container": driver_params(language),
+            }
+            for language in LANGUAGES
+        },
+        settings=config["execution"]["compare_native"],
+        timing=config["timing"],
+        payload=jwt_input_file(),
+        cpus=config["execution"]["cpus"],
+    run:
+        compare_native.run_job(job(input, output, params, log))
+
+
+rule run_coldstart:
+    input:
+        unpack(get_driver_inputs),
+        native_env=env_stamp("{language}"),
+        images=get_all_images,
+        gate="results/verify/matrix.csv",
+    output:
+        "results/raw/{language}/coldstart.json",
+    log:
+        "logs/run_coldstart/{language}.log",
+    resources:
+        bench=1,
+    params:
+        driver=get_driver,
+        native_driver=lambda wildcards: native_driver_params(wildcards.language),
+        settings=config["suites"]["coldstart"],
+        payload=jwt_input_file(),
+        cpus=config["execution"]["cpus"],
+    run:
+        coldstart.run_job(job(input, output, params, log, wildcards))
+
+
+rule summarize_coldstart:
+    input:
+        expand("results/raw/{language}/coldstart.json", language=LANGUAGES),
+    output:
+        "results/coldstart.csv",
+    log:
+        "logs/summarize_coldstart/summarize_coldstart.log",
+    params:
+        statistics=config["statistics"],
+    run:
+        coldstart.summarize(job(input, output, params, log))

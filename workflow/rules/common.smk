@@ -1,10 +1,11 @@
 # Config validation, shared paths and the input functions every rule calls.
 #
 # Pipeline steps are Python modules under workflow/scripts/, called from `run:` blocks:
-# they run in the workflow's own pinned venv (envs/pipeline), and each language's driver
-# runs in that language's pinned environment (envs/<language>/, installed by rule
-# install_native_env). A `conda:` or `container:` directive would name environments this
-# workflow does not use.
+# they run in the workflow's own pinned venv (envs/pipeline). Each language's driver runs
+# in that language's image (containers/<language>/, rules in images.smk) under a container
+# engine, or natively in its pinned environment (envs/<language>/, rule
+# install_native_env); driver_runner.py does both. A `conda:` or `container:` directive
+# would name environments this workflow does not use.
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,9 +16,14 @@ sys.path.insert(0, str(SCRIPTS))
 
 import aggregate_samples  # noqa: E402
 import collect_provenance  # noqa: E402
+import build_image  # noqa: E402
+import coldstart  # noqa: E402
+import compare_native  # noqa: E402
 import config_validation  # noqa: E402
+import container_engine  # noqa: E402
 import crosscheck_harness  # noqa: E402
 import generate_keys  # noqa: E402
+import render_report  # noqa: E402
 import run_benchmark  # noqa: E402
 import variants  # noqa: E402
 import verify_tokens  # noqa: E402
@@ -32,8 +38,21 @@ try:
 except config_validation.ConfigError as error:
     raise WorkflowError(str(error)) from None
 
+try:
+    ENGINE = container_engine.select(config["execution"]["engine"], SOURCE)
+except container_engine.EngineError as error:
+    raise WorkflowError(str(error)) from None
+if ENGINE.warning:
+    print(f"jwtbench: warning: {ENGINE.warning}", file=sys.stderr)
+IN_CONTAINERS = ENGINE.in_containers
+
 LANGUAGES = config["languages"]
-SUITES = [name for name, suite in config["suites"].items() if suite["activate"]]
+ACTIVE = [name for name, suite in config["suites"].items() if suite["activate"]]
+# Suites timed by the drivers' `bench`; coldstart times whole processes (coldstart.smk).
+SUITES = [name for name in ACTIVE if name != "coldstart"]
+COLDSTART = "coldstart" in ACTIVE
+IMAGES = LANGUAGES + ["report"]
+COMPARE_NATIVE = IN_CONTAINERS and config["execution"]["compare_native"]["activate"]
 JWT = config["suites"]["jwt"]
 JWT_VARIANTS = [variants.parse(name) for name in JWT["algorithms"]]
 KEY_MANIFEST = "keys/manifest.json"
@@ -42,6 +61,7 @@ KEY_MANIFEST = "keys/manifest.json"
 wildcard_constraints:
     language="|".join(LANGUAGES),
     suite="|".join(SUITES),
+    image="|".join(IMAGES),
 
 
 def job(input, output, params, log, wildcards=None, threads=1):
@@ -62,16 +82,41 @@ def repo_path(relative):
 
 
 def driver(language):
+    """The driver's shim, which runs it natively."""
     return str(SCRIPTS / language / "run")
 
 
+def image_record(name):
+    return f"results/images/{name}.json"
+
+
+def driver_params(language, engine=ENGINE):
+    """How a step runs a language's driver (driver_runner.DriverRunner.from_params)."""
+    return {
+        "language": language,
+        "shim": driver(language),
+        "engine": engine.as_dict(),
+        "image_record": image_record(language) if engine.in_containers else None,
+    }
+
+
+def native_driver_params(language):
+    return driver_params(
+        language, container_engine.Engine("native", "native", "compared")
+    )
+
+
 def get_driver(wildcards):
-    return driver(wildcards.language)
+    return driver_params(wildcards.language)
 
 
 def get_own_driver(wildcards):
-    """{language: driver} for the one language a job checks."""
-    return {wildcards.language: driver(wildcards.language)}
+    """{language: driver params} for the one language a job checks."""
+    return {wildcards.language: driver_params(wildcards.language)}
+
+
+def all_drivers():
+    return {language: driver_params(language) for language in LANGUAGES}
 
 
 def driver_sources(language):
@@ -105,12 +150,38 @@ def jwt_input_file():
     return repo_path(JWT["input"])
 
 
+def runtime_of(language):
+    """What running a language's driver needs installed: its image or its native env."""
+    return image_record(language) if IN_CONTAINERS else env_stamp(language)
+
+
 def get_driver_inputs(wildcards):
-    """What running a language's driver needs: its environment, sources and the keys."""
+    """What running a language's driver needs: its image or environment, its sources, the keys."""
     return {
-        "env": env_stamp(wildcards.language),
+        "runtime": runtime_of(wildcards.language),
         "sources": driver_sources(wildcards.language),
         "key_manifest": KEY_MANIFEST,
+    }
+
+
+def get_all_images(wildcards=None):
+    """Every image (and the base), so none is still building when a benchmark starts."""
+    return [image_record(name) for name in ["base", *IMAGES]] if IN_CONTAINERS else []
+
+
+def get_image_sources(wildcards):
+    return [
+        str(SOURCE / path)
+        for path in build_image.image_input_files(SOURCE, wildcards.image)
+    ]
+
+
+def get_build_args(wildcards):
+    if wildcards.image != "report":
+        return {}
+    return {
+        "QUARTO_VERSION": config["report"]["quarto_version"],
+        "QUARTO_SHA256": config["report"]["quarto_sha256"],
     }
 
 
@@ -132,12 +203,17 @@ def get_report_inputs(wildcards):
         "ratios": "results/ratios.csv",
         "matrix": "results/verify/matrix.csv",
         "provenance": "results/provenance.json",
+        "images": [image_record("report")] if IN_CONTAINERS else [],
         "sources": sorted(
             str(path) for path in (SOURCE / "report").rglob("*") if path.is_file()
         ),
     }
     if config["crosscheck"]["activate"]:
         inputs["crosscheck"] = "results/crosscheck.csv"
+    if COMPARE_NATIVE:
+        inputs["compare_native"] = "results/container_vs_native.csv"
+    if COLDSTART:
+        inputs["coldstart"] = "results/coldstart.csv"
     return inputs
 
 

@@ -1,5 +1,6 @@
 # The report: Quarto document with ggplot2 figures, rendered by quarto when it is on
-# PATH, else by knitr + pandoc (config report.renderer).
+# PATH, else by knitr + pandoc (config report.renderer); inside the report image under a
+# container engine, natively otherwise.
 
 
 rule render_report:
@@ -11,6 +12,7 @@ rule render_report:
         "logs/render_report/render_report.log",
     params:
         renderer=config["report"]["renderer"],
-        script=SCRIPTS / "render_report.sh",
+        engine=ENGINE.as_dict(),
+        results=lambda wildcards, input: str(Path(input.summary).parent),
     run:
-        shell("{params.script} results {output} {params.renderer} > {log} 2>&1")
+        render_report.run_job(job(input, output, params, log))

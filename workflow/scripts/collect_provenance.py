@@ -95,6 +95,24 @@ def overlapping(jobs):
     ]
 
 
+def tool_version(command):
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except OSError:
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def engine_facts(engine):
+    """The engine that ran the drivers and why; a native fallback's warning is kept."""
+    facts = {key: engine[key] for key in ("name", "requested", "reason", "version", "warning")}
+    facts["settings"] = (
+        str(Path(engine["settings"]).relative_to(Path(__file__).resolve().parents[2]))
+        if engine.get("settings") else None
+    )
+    return facts
+
+
 def run_job(snake):
     config = snake.params.config
     config_text = json.dumps(config, sort_keys=True, separators=(",", ":"))
@@ -113,17 +131,22 @@ def run_job(snake):
             "overlapping_benchmarks": overlapping(jobs),
             "collected": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
-            "execution_mode": config["execution"]["mode"],
+            "execution_mode": snake.params.engine["name"],
             "cpus": config["execution"]["cpus"],
             "git": git(snake.params.source),
             "config": config,
         },
         "host": host(),
+        "engine": engine_facts(snake.params.engine),
+        "images": {Path(p).stem: json.loads(Path(p).read_text()) for p in snake.input.images},
         "languages": languages,
         "jobs": jobs,
+        "failed_jobs": [f"{job['language']}/{job['suite']}: {job['failure']}" for job in jobs if job.get("failure")],
         "tools": {
             "snakemake": snakemake.__version__,
             "python": platform.python_version(),
+            "hyperfine": tool_version(["hyperfine", "--version"]),
+            "taskset": tool_version(["taskset", "--version"]),
         },
     }
     Path(snake.output[0]).write_text(json.dumps(provenance, indent=2) + "\n")

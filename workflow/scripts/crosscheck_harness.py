@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import config_validation  # noqa: E402
 import raw_samples  # noqa: E402
 import variants  # noqa: E402
-from run_benchmark import checked_cpus, machine_to_ourselves, pinned  # noqa: E402
+from driver_runner import checked_cpus, taskset  # noqa: E402
+from machine_lock import machine_to_ourselves  # noqa: E402
 import write_bench_spec  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -51,7 +52,7 @@ def jwtbench_figures(summary_path):
 
 
 def run_pinned(command, cpus, env, log):
-    result = subprocess.run(pinned(command, cpus), capture_output=True, text=True, env=env)
+    result = subprocess.run(taskset(command, cpus), capture_output=True, text=True, env=env)
     log.write(result.stderr)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited {result.returncode}: {result.stderr.strip()[-300:]}")

@@ -1,79 +1,30 @@
-"""Run one language's `bench` on one spec, pinned to the configured CPUs.
+"""Run one language's `bench` on one spec, alone on the machine, pinned to the configured
+CPUs: natively, or in a fresh locked-down container (see driver_runner.py).
 
-Records when it ran and how in a metadata sidecar, checks the driver's CSV against the
-contract and against the spec (every cell has rows), and on any failure keeps what was
-measured under results/failed/ before failing the job.
+The driver writes into a fresh directory (the only one a container may write to); its
+CSV is checked against the contract and against the spec before it becomes the job's
+output. If the driver exits non-zero or breaks the contract, the run goes on: every cell
+of the spec is recorded as `failed` (so aggregation and the report carry on and show
+it), what was measured is kept under results/failed/, and the metadata sidecar says why.
 """
 
-import contextlib
+import csv
 import datetime
-import fcntl
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import driver_runner  # noqa: E402
 import raw_samples  # noqa: E402
-
-
-def parse_cpus(text):
-    """CPU set from taskset-style text ("1", "0-1,3"); empty means no pinning."""
-    cpus = set()
-    for part in filter(None, text.split(",")):
-        low, _, high = part.partition("-")
-        cpus.update(range(int(low), int(high or low) + 1))
-    return cpus
-
-
-def checked_cpus(text):
-    cpus = parse_cpus(text)
-    available = os.sched_getaffinity(0)
-    if cpus - available:
-        raise RuntimeError(
-            f"config key 'execution.cpus': CPUs {sorted(cpus - available)} are not available"
-            f" to this process (available: {sorted(available)})"
-        )
-    return cpus
-
-
-def pinned(command, cpus):
-    """The command under taskset, so the process and every thread it starts stay on `cpus`."""
-    if not cpus:
-        return command
-    taskset = shutil.which("taskset")
-    if taskset is None:
-        raise RuntimeError(
-            "config key 'execution.cpus' asks for pinning but taskset (util-linux) is not"
-            " installed; install it or set execution.cpus to \"\""
-        )
-    return [taskset, "--cpu-list", ",".join(map(str, sorted(cpus))), *command]
-
-
-@contextlib.contextmanager
-def machine_to_ourselves(log, lock_path="results/.benchmark.lock"):
-    """Hold the benchmark lock: no two benchmarks ever overlap, whatever the scheduler.
-
-    The profile's `bench` resource already serialises them under Snakemake; this also
-    covers a run without that profile, or two Snakemake runs in one working directory.
-    """
-    Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print("waiting for another benchmark to finish ...", file=log, flush=True)
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+from machine_lock import machine_to_ourselves  # noqa: E402
 
 
 def now():
@@ -81,7 +32,7 @@ def now():
 
 
 def keep_partial(samples, language, suite):
-    """Copy a failed run's CSV aside, since the job's outputs will be removed."""
+    """Copy a failed run's CSV aside, where nothing will remove it."""
     if not Path(samples).exists():
         return None
     stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
@@ -104,46 +55,89 @@ def check_against_spec(rows, spec, samples_path):
         raise raw_samples.RawSamplesError(f"{samples_path}: rows for other languages {wrong}")
 
 
+def failed_rows(spec, versions):
+    """One untimed `failed` row per cell of the spec."""
+    rows = []
+    for cell in spec["cells"]:
+        size = Path(cell["input_file"]).stat().st_size if cell.get("input_file") else 0
+        rows.append({
+            "language": spec["language"],
+            "implementation": versions.get("implementation") or "unknown",
+            "implementation_version": versions.get("implementation_version") or "unknown",
+            "suite": spec["suite"], "operation": cell["operation"],
+            "algorithm": cell["algorithm"], "key_bits": cell["key_bits"],
+            "input": cell["input"], "input_bytes": size, "sample": 0, "iterations": 0,
+            "elapsed_ns": 0, "output_bytes": 0, "status": "failed",
+        })  # fmt: skip
+    return rows
+
+
+def write_rows(path, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, raw_samples.COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def spec_inputs(spec):
+    """Files the driver reads besides keys: every cell's input file."""
+    return sorted({cell["input_file"] for cell in spec["cells"] if cell.get("input_file")})
+
+
 def run_job(snake):
     language, suite = snake.wildcards.language, snake.wildcards.suite
     spec_path, samples = snake.input.spec, snake.output.samples
     spec = json.loads(Path(spec_path).read_text())
-    cpus = checked_cpus(snake.params.cpus)
-    command = [snake.params.driver, "bench", "--spec", spec_path, "--out", samples]
-    env = dict(os.environ, JWTBENCH_ENVS=str(Path(".envs").resolve()))
-
-    with open(snake.log[0], "w") as log, machine_to_ourselves(log):
-        started, clock = now(), time.monotonic()
-        print(f"running {' '.join(command)} pinned to CPUs {sorted(cpus) or 'any'}", file=log, flush=True)
-        result = subprocess.run(pinned(command, cpus), stdout=log, stderr=log, env=env)
-        seconds = time.monotonic() - clock
-        ended = now()
-
+    versions = json.loads(Path(snake.input.versions).read_text())
+    cpus = driver_runner.checked_cpus(snake.params.cpus)
+    runner = driver_runner.DriverRunner.from_params(snake.params.driver)
+    key_dir = Path(snake.input.key_manifest).parent
+    Path(samples).parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{suite}-", dir=Path(samples).parent)).resolve()
+    driver_out = scratch / "samples.csv"
+    driver_runner.writable_by_container(scratch)
+    failure = None
     try:
-        if result.returncode != 0:
-            raise RuntimeError(f"{language} bench exited {result.returncode} (see {snake.log[0]})")
-        rows = raw_samples.read(samples)
-        check_against_spec(rows, spec, samples)
-    except (RuntimeError, raw_samples.RawSamplesError) as error:
-        kept = keep_partial(samples, language, suite)
-        where = f"; what was measured is kept in {kept}" if kept else ""
-        raise RuntimeError(f"{error}{where}") from None
+        with open(snake.log[0], "w") as log, machine_to_ourselves(log):
+            with runner.session(key_dir, read_only=[spec_path, *spec_inputs(spec)],
+                                writable=scratch, cpus=cpus) as argv:  # fmt: skip
+                command = argv("bench", "--spec", str(Path(spec_path).resolve()), "--out", str(driver_out))
+                print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
+                print("  " + " ".join(command), file=log, flush=True)
+                started, clock = now(), time.monotonic()
+                result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
+                seconds, ended = time.monotonic() - clock, now()
+            try:
+                if result.returncode != 0:
+                    raise RuntimeError(f"{language} bench exited {result.returncode} (see {snake.log[0]})")
+                rows = raw_samples.read(driver_out)
+                check_against_spec(rows, spec, driver_out)
+                shutil.move(driver_out, samples)
+            except (RuntimeError, OSError, raw_samples.RawSamplesError) as error:
+                kept = keep_partial(driver_out, language, suite)
+                failure = f"{error}" + (f"; what was measured is kept in {kept}" if kept else "")
+                print(f"FAILED: {failure}; every cell of {language}/{suite} is recorded as failed",
+                      file=log, flush=True)  # fmt: skip
+                print(f"jwtbench: {language}/{suite}: {failure}", file=sys.stderr)
+                rows = failed_rows(spec, versions)
+                write_rows(samples, rows)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
-    statuses = Counter()
-    for row in rows:
-        if row["sample"] <= 1:
-            statuses[row["status"]] += 1
+    statuses = Counter(row["status"] for row in rows if row["sample"] <= 1)
     metadata = {
         "language": language,
         "suite": suite,
+        "runner": runner.describe(),
         "started": started,
         "ended": ended,
         "seconds": round(seconds, 3),
         "cpus": sorted(cpus),
+        "exit_code": result.returncode,
+        "failure": failure,
         "cells": len(spec["cells"]),
         "cell_status": dict(statuses),
         "samples": len(rows),
         "spec_sha256": hashlib.sha256(Path(spec_path).read_bytes()).hexdigest(),
     }
     Path(snake.output.metadata).write_text(json.dumps(metadata, indent=2) + "\n")
-

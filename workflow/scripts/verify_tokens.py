@@ -7,12 +7,14 @@ Two modes, chosen by the rule's outputs:
 - interop (rule check_interop, output `matrix`): every language verifies every other
   language's tokens and their forged twins. The matrix (self rows included) is written
   whatever it holds; the report names every failure.
+Drivers run as they will be timed: natively, or each call in a fresh container that sees
+only the keys, the payload and the scratch directory holding the tokens to verify.
 """
 
 import base64
+import contextlib
 import csv
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -21,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import driver_runner  # noqa: E402
 import variants  # noqa: E402
 
 EXIT_UNSUPPORTED = 3
@@ -49,19 +52,34 @@ def forged_twins(token):
     }
 
 
-class Checker:
-    def __init__(self, drivers, key_dir, payload, log):
-        self.drivers = drivers
+class Checker(contextlib.ExitStack):
+    """Runs drivers (a {language: driver params} dict) for the checks; a context manager
+    holding each driver's session (and, in containers, its key copy) until the job ends."""
+
+    def __init__(self, drivers, key_dir, payload, scratch, log):
+        super().__init__()
+        self.runners = {lang: driver_runner.DriverRunner.from_params(p) for lang, p in drivers.items()}
+        self.languages = list(drivers)
         self.key_dir = key_dir
         self.payload = payload
+        self.scratch = scratch
         self.claims = json.loads(Path(payload).read_bytes())
         self.log = log
-        self.env = dict(os.environ, JWTBENCH_ENVS=str(Path(".envs").resolve()))
+        self.argv = {}
+
+    def __enter__(self):
+        super().__enter__()
+        for language, runner in self.runners.items():
+            session = runner.session(self.key_dir, read_only=[self.payload, self.scratch])
+            self.argv[language] = self.enter_context(session)
+            self.note(f"{language}: {runner.describe()}")
+        return self
 
     def run(self, language, *args):
         return subprocess.run(
-            [self.drivers[language], *args], capture_output=True, text=True, env=self.env
-        )
+            self.argv[language](*args), capture_output=True, text=True,
+            env=self.runners[language].environ(),
+        )  # fmt: skip
 
     def sign(self, language, variant, tokens_dir):
         """Write the token to tokens_dir; return its path, or None if unsupported."""
@@ -103,13 +121,13 @@ class Checker:
         self.note(f"{verifier} verify {variant.name} exited {result.returncode}: {result.stderr.strip()}")
         return "error"
 
-    def rows_for(self, signer, verifier, variant, token_file, scratch):
+    def rows_for(self, signer, verifier, variant, token_file):
         if token_file is None:
             return [self.row(signer, verifier, variant, check, "unsupported") for check in CHECKS]
         rows = []
         twins = forged_twins(Path(token_file).read_text().strip())
         for check, token in twins.items():
-            path = Path(scratch) / f"{signer}-{verifier}-{variant.name}-{check}.jwt"
+            path = Path(self.scratch) / f"{signer}-{verifier}-{variant.name}-{check}.jwt"
             path.write_text(token + "\n")
             rows.append(self.row(signer, verifier, variant, check, self.verdict(verifier, variant, path)))
         return rows
@@ -139,12 +157,8 @@ def self_check(checker, language, variant_list, tokens_dir, table, threads):
     Path(tokens_dir).mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(threads) as pool:
         tokens = list(pool.map(lambda v: checker.sign(language, v, tokens_dir), variant_list))
-        with tempfile.TemporaryDirectory() as scratch:
-            jobs = [
-                pool.submit(checker.rows_for, language, language, v, t, scratch)
-                for v, t in zip(variant_list, tokens)
-            ]
-            rows = [row for job in jobs for row in job.result()]
+        jobs = [pool.submit(checker.rows_for, language, language, v, t) for v, t in zip(variant_list, tokens)]
+        rows = [row for job in jobs for row in job.result()]
     write_table(table, rows)
     bad = failures(rows)
     for row in bad:
@@ -162,8 +176,8 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
     for table in self_tables:
         with open(table) as handle:
             rows += [list(r.values()) for r in csv.DictReader(handle)]
-    languages = list(checker.drivers)
-    with ThreadPoolExecutor(threads) as pool, tempfile.TemporaryDirectory() as scratch:
+    languages = checker.languages
+    with ThreadPoolExecutor(threads) as pool:
         jobs = []
         for signer in languages:
             for verifier in languages:
@@ -172,7 +186,7 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
                 for variant in variant_list:
                     token = Path(token_dirs[signer]) / f"{variant.name}.jwt"
                     token = token if token.exists() else None
-                    jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token, scratch))
+                    jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token))
         rows += [row for job in jobs for row in job.result()]
     write_table(matrix, rows)
     bad = failures(rows)
@@ -183,13 +197,27 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
 
 def run_job(snake):
     variant_list = [variants.parse(name) for name in snake.params.variants]
-    with open(snake.log[0], "w") as log:
-        key_dir = Path(snake.input.key_manifest).parent
-        checker = Checker(snake.params.drivers, key_dir, snake.params.payload, log)
-        if hasattr(snake.output, "matrix"):
-            token_dirs = {Path(d).name: d for d in snake.input.tokens}
-            interop(checker, variant_list, token_dirs, snake.input.tables, snake.output.matrix, snake.threads)
-        else:
-            language = snake.wildcards.language
-            self_check(checker, language, variant_list, snake.output.tokens, snake.output.table, snake.threads)
+    key_dir = Path(snake.input.key_manifest).parent.resolve()
+    with open(snake.log[0], "w") as log, tempfile.TemporaryDirectory(prefix="jwtbench-verify-") as scratch:
+        Path(scratch).chmod(0o755)  # a container's user reads the tokens in it
+        with Checker(snake.params.drivers, key_dir, snake.params.payload, scratch, log) as checker:
+            if hasattr(snake.output, "matrix"):
+                token_dirs = {Path(d).name: d for d in snake.input.tokens}
+                interop(checker, variant_list, token_dirs, snake.input.tables, snake.output.matrix, snake.threads)
+            else:
+                language = snake.wildcards.language
+                self_check(checker, language, variant_list, snake.output.tokens, snake.output.table, snake.threads)
 
+
+def record_versions(snake):
+    """The driver's `versions` JSON, as the runner (native or its image) reports it."""
+    runner = driver_runner.DriverRunner.from_params(snake.params.driver)
+    with open(snake.log[0], "w") as log, runner.session() as argv:
+        print(f"{runner.describe()}: versions", file=log, flush=True)
+        result = subprocess.run(argv("versions"), capture_output=True, text=True, env=runner.environ())
+        log.write(result.stderr)
+    if result.returncode != 0:
+        raise RuntimeError(f"{runner.language} versions exited {result.returncode}; see {snake.log[0]}")
+    versions = json.loads(result.stdout)
+    versions["runner"] = runner.describe()
+    Path(snake.output[0]).write_text(json.dumps(versions) + "\n")

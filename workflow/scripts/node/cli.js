@@ -1,5 +1,5 @@
 'use strict';
-// The driver's command line: versions, sign, verify, bench (workflow/scripts/README.md).
+// The driver's command line: versions, sign, verify, bench, coldstart (workflow/scripts/README.md).
 // Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported.
 
 const fs = require('node:fs');
@@ -12,13 +12,15 @@ const EXIT = { ok: 0, invalid: 1, usage: 2, unsupported: 3 };
 const USAGE = `usage: run versions
        run sign   --alg ALG --key FILE --payload FILE
        run verify --alg ALG --key FILE --token FILE
-       run bench  --spec FILE --out FILE`;
+       run bench  --spec FILE --out FILE
+       run coldstart --hmac FILE --rsa FILE --payload FILE`;
 
 const COMMANDS = {
   versions: { flags: [], run: versions },
   sign: { flags: ['alg', 'key', 'payload'], run: sign },
   verify: { flags: ['alg', 'key', 'token'], run: verify },
   bench: { flags: ['spec', 'out'], run: bench },
+  coldstart: { flags: ['hmac', 'rsa', 'payload'], run: coldstart },
 };
 
 /** Parses `--name value` / `--name=value`; every flag of the command is required. */
@@ -118,6 +120,17 @@ function verify({ alg, key, token }) {
 
 function bench({ spec, out: outFile }) {
   require('./bench').runBench(spec, outFile);
+  return EXIT.ok;
+}
+
+/** One whole process's work for the coldstart suite: an HS256 and an RS256 token, each
+ * written on its own line, so the harness can tell the work was done. */
+function coldstart({ hmac, rsa, payload }) {
+  const { jwt, signOptions } = require('./jwt_ops');
+  const { value: claims } = readJsonObject(payload, '--payload');
+  const tokens = [['HS256', hmac], ['RS256', rsa]].map(
+    ([alg, file]) => jwt.sign(claims, loadSigningKey(alg, file, `--${alg === 'HS256' ? 'hmac' : 'rsa'}`), signOptions(alg)));
+  out(`${tokens.join('\n')}\n`);
   return EXIT.ok;
 }
 

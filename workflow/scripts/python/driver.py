@@ -2,6 +2,7 @@
 
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token | bench --spec --out
+  | coldstart --hmac --rsa --payload
 """
 
 import argparse
@@ -81,6 +82,14 @@ def command_verify(args):
         print(f"invalid token: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_INVALID
     print(json.dumps(claims, separators=(",", ":")))
+    return 0
+
+
+def command_coldstart(args):
+    """A whole process's work for the coldstart suite: one HS256 and one RS256 token."""
+    claims = json.loads(read_file(args.payload, "payload"))
+    for algorithm, key_file in (("HS256", args.hmac), ("RS256", args.rsa)):
+        print(sign(claims, load_signing_key(algorithm, key_file), algorithm))
     return 0
 
 
@@ -206,6 +215,9 @@ def parser():
     p = sub.add_parser("bench")
     p.add_argument("--spec", required=True)
     p.add_argument("--out", required=True)
+    p = sub.add_parser("coldstart")
+    for flag in ("--hmac", "--rsa", "--payload"):
+        p.add_argument(flag, required=True)
     return top
 
 
@@ -215,9 +227,9 @@ def main(argv):
         if args.command == "versions":
             print(json.dumps(versions()))
             return 0
-        return {"sign": command_sign, "verify": command_verify, "bench": command_bench}[
-            args.command
-        ](args)
+        commands = {"sign": command_sign, "verify": command_verify, "bench": command_bench,
+                    "coldstart": command_coldstart}  # fmt: skip
+        return commands[args.command](args)
     except UnsupportedAlgorithm as exc:
         print(f"unsupported: {exc}", file=sys.stderr)
         return EXIT_UNSUPPORTED

@@ -1,0 +1,249 @@
+"""Engines, images and isolated runs.
+
+The session's smoke run (test_workflow.smoke) runs with execution.engine auto; on our
+machines and in CI that is podman, and these tests require it: they fail, not skip, when
+the run fell back to native.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, snakemake
+
+import build_image
+import container_engine
+import driver_runner
+import raw_samples
+import run_benchmark
+
+
+def read_json(path):
+    return json.loads(Path(path).read_text())
+
+
+def container_provenance(workdir):
+    provenance = read_json(workdir / "results/provenance.json")
+    engine = provenance["engine"]
+    assert engine["name"] in ("podman", "docker"), (
+        f"the smoke run did not use a container engine: {engine['reason']}; {engine['warning']}"
+    )
+    return provenance
+
+
+@pytest.fixture(scope="module")
+def engine(smoke):
+    """The engine the smoke run used, as the pipeline selects it."""
+    chosen = container_engine.select("auto", REPO)
+    assert chosen.name == container_provenance(smoke)["engine"]["name"], chosen.reason
+    return chosen
+
+
+def test_docker_requested_without_a_daemon_is_one_clear_error(tmp_path):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "docker").write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n")
+    (fake / "docker").chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}")
+    result = subprocess.run(
+        [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "-n", "--cores", "1",
+         "--config", "execution={engine: docker}"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert result.returncode != 0
+    message = result.stdout + result.stderr
+    assert "config key 'execution.engine' is docker" in message
+    assert "docker info" in message and "Cannot connect to the Docker daemon" in message
+    assert "engine: native" in message  # how to switch
+
+
+def test_provenance_lists_engine_and_images(smoke):
+    provenance = container_provenance(smoke)
+    assert provenance["engine"]["version"]
+    images = provenance["images"]
+    assert set(images) == {*LANGUAGES, "report", "base"}
+    base = images["base"]
+    assert base["how"] in ("present", "pulled", "debootstrap", "debootstrap (built earlier)") and base["id"]
+    for name in [*LANGUAGES, "report"]:
+        assert images[name]["id"] and images[name]["base"] == base["image"], name
+        assert images[name]["tag"].startswith(f"localhost/jwtbench-{name}:")
+    for language in LANGUAGES:
+        assert provenance["languages"][language]["runner"].startswith(provenance["engine"]["name"])
+
+
+def test_second_run_has_nothing_to_do(smoke):
+    result = snakemake(smoke)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_rebuilding_an_unchanged_image_builds_nothing(smoke, engine, tmp_path):
+    """The build step itself, on the smoke run's inputs: the tag exists, so no build."""
+    before = read_json(smoke / "results/images/python.json")
+    job = SimpleNamespace(
+        wildcards=SimpleNamespace(image="python"),
+        input=SimpleNamespace(base=str(smoke / "results/images/base.json")),
+        output=[str(tmp_path / "python.json")], log=[str(tmp_path / "build.log")],
+        params=SimpleNamespace(engine=engine.as_dict(), repo=str(REPO), ca_bundle="none", build_args={}),
+    )  # fmt: skip
+    build_image.run_image_job(job)
+    after = read_json(tmp_path / "python.json")
+    assert after["built"] is False
+    assert (after["tag"], after["id"]) == (before["tag"], before["id"])
+
+
+def test_image_inputs_cover_only_their_language():
+    python = build_image.image_input_files(REPO, "python")
+    assert "containers/python/Dockerfile" in python and "envs/python/requirements.txt" in python
+    assert "workflow/scripts/python/driver.py" in python
+    assert not [path for path in python if "node" in Path(path).parts]
+    assert build_image.image_input_files(REPO, "report") == ["containers/report/Dockerfile"]
+
+
+def test_a_failed_build_names_the_image_and_its_log(engine, tmp_path):
+    log_path = tmp_path / "build.log"
+    with open(log_path, "w") as log, pytest.raises(build_image.BuildError) as error:
+        build_image.build(engine, "python", "localhost/jwtbench-test:broken", "localhost/jwtbench-no-such-base:0",
+                          REPO, None, {}, log)  # fmt: skip
+    assert "building image 'python' failed" in str(error.value) and str(log_path) in str(error.value)
+
+
+PROBE = textwrap.dedent("""
+    import os, socket, sys
+    out, keys = sys.argv[1], sys.argv[2]
+    result = {"uid": os.getuid()}
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=3); result["network"] = "open"
+    except OSError as error:
+        result["network"] = type(error).__name__
+    for place in ("/", "/tmp", "/opt/jwtbench", keys, out):
+        try:
+            with open(os.path.join(place, "probe"), "w") as handle:
+                handle.write("x")
+            result[place] = "written"
+        except OSError as error:
+            result[place] = type(error).__name__
+    result["key_readable"] = bool(open(os.path.join(keys, "hmac-256.secret"), "rb").read())
+    print(__import__("json").dumps(result))
+""")
+
+
+def test_a_benchmark_container_is_locked_down(smoke, engine, tmp_path):
+    """No network, nothing writable but its output directory, keys readable but
+    read-only, not root: the same options every benchmark container gets."""
+    image = read_json(smoke / "results/images/python.json")["tag"]
+    runner = driver_runner.DriverRunner("python", None, engine, image)
+    out = tmp_path / "out"
+    out.mkdir()
+    driver_runner.writable_by_container(out)
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    keys = smoke / "keys"
+    with runner.session(keys, read_only=[probe], writable=out, cpus={1},
+                        entrypoint="/opt/jwtbench/.envs/python/bin/python") as argv:  # fmt: skip
+        command = argv(str(probe), str(out), str(keys))
+        result = subprocess.run(command, capture_output=True, text=True, env=runner.environ())
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["uid"] != 0
+    assert seen["network"] in ("OSError", "ConnectionRefusedError") or seen["network"].endswith("Error")
+    assert seen["network"] != "open"
+    assert all(seen[place] != "written" for place in ("/", "/tmp", "/opt/jwtbench", str(keys))), seen
+    assert seen[str(out)] == "written" and seen["key_readable"] is True
+    assert "--network" in command and command[command.index("--network") + 1] == "none"
+    assert {"--read-only", "--cap-drop", "--security-opt"} <= set(command)
+    # The keys' private copy is gone with the session; the keys themselves are untouched.
+    assert not [p for p in Path("/tmp").glob("jwtbench-keys-*") if str(p) in " ".join(command)]
+
+
+def test_native_and_container_runs_write_the_same_columns(smoke, tmp_path):
+    native = tmp_path / "native"
+    result = snakemake(native, "--config", "execution={engine: native}", "suites={jwt: {algorithms: [HS256]}}",
+                       "results/raw/python/jwt.csv")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    headers = []
+    for path in (native / "results/raw/python/jwt.csv", smoke / "results/raw/python/jwt.csv"):
+        with open(path) as handle:
+            headers.append(next(csv.reader(handle)))
+        raw_samples.read(path)
+    assert headers[0] == headers[1] == raw_samples.COLUMNS
+    native_meta = read_json(native / "results/raw/python/jwt.json")
+    container_meta = read_json(smoke / "results/raw/python/jwt.json")
+    assert native_meta["runner"].startswith("native") and not container_meta["runner"].startswith("native")
+    assert set(native_meta) == set(container_meta)
+
+
+def test_container_vs_native_and_coldstart_are_measured(smoke):
+    with open(smoke / "results/container_vs_native.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {(r["language"], r["variant"]) for r in rows} == {(l, v) for l in LANGUAGES for v in ("HS256", "RS256-2048")}
+    assert all(float(r["ratio"]) > 0 and len(r["native_runs_ns"].split()) == int(r["repeats"]) for r in rows)
+    with open(smoke / "results/coldstart.csv") as handle:
+        cold = {(r["language"], r["mode"], r["measure"]): r for r in csv.DictReader(handle)}
+    for language in LANGUAGES:
+        for key in (("native", "process"), ("container", "process"), ("container", "startup")):
+            row = cold[(language, *key)]
+            assert float(row["ci_low_ns"]) <= float(row["median_ns"]) <= float(row["ci_high_ns"]), row
+    html = (smoke / "results/report/report.html").read_text()
+    assert 'id="fig-coldstart"' in html
+
+
+def fake_driver(tmp_path, script):
+    shim = tmp_path / "run"
+    shim.write_text("#!/bin/sh\n" + script)
+    shim.chmod(0o755)
+    return {"language": "python", "shim": str(shim), "image_record": None,
+            "engine": container_engine.Engine("native", "native", "test").as_dict()}  # fmt: skip
+
+
+def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypatch):
+    """The run goes on: every cell becomes `failed`, the partial CSV is kept, the
+    metadata says why, and nothing raises."""
+    monkeypatch.chdir(tmp_path)
+    payload = tmp_path / "claims.json"
+    payload.write_text('{"sub": "1"}')
+    spec = {"format": "jwtbench-spec/1", "language": "python", "suite": "jwt", "timing": {},
+            "cells": [{"operation": op, "algorithm": "HS256", "key_bits": 256, "private_key": "k",
+                       "public_key": "k", "input": "claims", "input_file": str(payload)}
+                      for op in ("sign", "verify")]}  # fmt: skip
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    (tmp_path / "versions.json").write_text(json.dumps({"implementation": "pyjwt", "implementation_version": "9"}))
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys/manifest.json").write_text("{}")
+    header = ",".join(raw_samples.COLUMNS)
+    partial = "python,pyjwt,9,jwt,sign,HS256,256,claims,12,1,10,1000,100,ok"
+    driver = fake_driver(tmp_path, f'out=$5\nprintf "%s\\n%s\\n" "{header}" "{partial}" > "$out"\nexit 1\n')
+    job = SimpleNamespace(
+        wildcards=SimpleNamespace(language="python", suite="jwt"),
+        input=SimpleNamespace(spec="spec.json", versions="versions.json", key_manifest="keys/manifest.json"),
+        output=SimpleNamespace(samples="results/raw/python/jwt.csv", metadata="results/raw/python/jwt.json"),
+        params=SimpleNamespace(driver=driver, cpus=""), log=[str(tmp_path / "bench.log")],
+    )  # fmt: skip
+    run_benchmark.run_job(job)
+    rows = raw_samples.read(tmp_path / job.output.samples)
+    assert [(r["operation"], r["status"], r["sample"]) for r in rows] == [("sign", "failed", 0), ("verify", "failed", 0)]
+    metadata = read_json(tmp_path / job.output.metadata)
+    assert metadata["exit_code"] == 1 and "exited 1" in metadata["failure"]
+    kept = list((tmp_path / "results/failed").glob("python-jwt-*.csv"))
+    assert len(kept) == 1 and partial in kept[0].read_text()
+    assert not list((tmp_path / "results/raw/python").glob(".jwt-*")), "scratch directory left behind"
+
+
+def test_the_podman_settings_are_used_only_when_needed(engine):
+    settings = REPO / container_engine.PODMAN_SETTINGS
+    if engine.name == "podman":
+        own, _ = container_engine.podman_runs(engine.executable, None)
+        assert (engine.settings == str(settings)) is (not own)
+    text = settings.read_text()
+    for line in ("default_ulimits = []", 'cgroup_manager = "cgroupfs"', 'runtime = "runc"'):
+        assert line in text
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__]))

@@ -1,0 +1,34 @@
+# Images (container engines only): the Debian base, then one image per language and one
+# for the report, each tagged by a hash of its inputs so an unchanged image is never
+# rebuilt. Builds share the machine with each other, never with a benchmark
+# (machine_lock.py).
+
+
+rule build_base_image:
+    output:
+        image_record("base"),
+    log:
+        "logs/build_image/base.log",
+    params:
+        engine=ENGINE.as_dict(),
+        base_image=config["execution"]["base_image"],
+        mirror=config["execution"]["debian_mirror"],
+    run:
+        build_image.run_base_job(job(input, output, params, log))
+
+
+rule build_image:
+    input:
+        base=image_record("base"),
+        sources=get_image_sources,
+    output:
+        "results/images/{image}.json",
+    log:
+        "logs/build_image/{image}.log",
+    params:
+        engine=ENGINE.as_dict(),
+        repo=str(SOURCE),
+        ca_bundle=config["execution"]["build_ca_bundle"],
+        build_args=get_build_args,
+    run:
+        build_image.run_image_job(job(input, output, params, log, wildcards))

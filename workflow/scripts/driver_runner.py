@@ -1,0 +1,153 @@
+"""Run a language's driver the same way from every step: natively through its shim
+(workflow/scripts/<language>/run) or in a fresh locked-down container of its image.
+
+A container gets no network, a read-only root, no capabilities, no new privileges, a
+non-root user, the configured CPUs, and only what it needs mounted at the same absolute
+paths as on the host (so one spec file is valid in both modes): the files it reads,
+read-only, and at most one writable output directory. Private keys enter through a
+per-session copy readable only by the container's user, removed afterwards.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import container_engine
+
+
+def parse_cpus(text):
+    """CPU set from taskset-style text ("1", "0-1,3"); empty means no pinning."""
+    cpus = set()
+    for part in filter(None, text.split(",")):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return cpus
+
+
+def checked_cpus(text):
+    cpus = parse_cpus(text)
+    available = os.sched_getaffinity(0)
+    if cpus - available:
+        raise RuntimeError(
+            f"config key 'execution.cpus': CPUs {sorted(cpus - available)} are not available"
+            f" to this process (available: {sorted(available)})"
+        )
+    return cpus
+
+
+def taskset(command, cpus):
+    """The command under taskset, so the process and every thread it starts stay on `cpus`."""
+    if not cpus:
+        return command
+    found = shutil.which("taskset")
+    if found is None:
+        raise RuntimeError(
+            "config key 'execution.cpus' asks for pinning but taskset (util-linux) is not"
+            " installed; install it or set execution.cpus to \"\""
+        )
+    return [found, "--cpu-list", ",".join(map(str, sorted(cpus))), *command]
+
+
+def cpu_list(cpus):
+    return ",".join(map(str, sorted(cpus)))
+
+
+@contextlib.contextmanager
+def key_copy(keys_dir, engine):
+    """The keys as the container's user may read them: a private copy (0400 files in a
+    0500 directory, owned by that user) when the host runs as root, else the keys
+    themselves (the container then runs as the host user)."""
+    if os.geteuid() != 0:
+        yield str(Path(keys_dir).resolve())
+        return
+    uid = container_engine.CONTAINER_UID
+    copy = Path(tempfile.mkdtemp(prefix="jwtbench-keys-"))
+    try:
+        for source in Path(keys_dir).iterdir():
+            if source.is_file():
+                target = copy / source.name
+                shutil.copyfile(source, target)
+                os.chown(target, uid, uid)
+                target.chmod(0o400)
+        os.chown(copy, uid, uid)
+        copy.chmod(0o500)
+        yield str(copy)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def writable_by_container(directory):
+    """Hand an (empty, fresh) output directory to the container's user."""
+    if os.geteuid() == 0:
+        os.chown(directory, container_engine.CONTAINER_UID, container_engine.CONTAINER_UID)
+    Path(directory).chmod(0o755)
+
+
+class DriverRunner:
+    """One language's driver, native or containerised; see `session`."""
+
+    def __init__(self, language, shim, engine, image=None, envs_dir=".envs"):
+        self.language = language
+        self.shim = shim
+        self.engine = engine
+        self.image = image
+        self.envs_dir = str(Path(envs_dir).resolve())
+        if engine.in_containers and not image:
+            raise ValueError(f"{language}: a container engine needs an image")
+
+    @classmethod
+    def from_params(cls, params):
+        """From the `driver` param the rules pass (see common.smk: driver_params)."""
+        engine = container_engine.Engine.from_dict(params["engine"])
+        image = None
+        if engine.in_containers:
+            image = json.loads(Path(params["image_record"]).read_text())["tag"]
+        return cls(params["language"], params["shim"], engine, image)
+
+    @property
+    def in_container(self):
+        return self.engine.in_containers
+
+    def environ(self):
+        env = self.engine.environ()
+        env["JWTBENCH_ENVS"] = self.envs_dir
+        return env
+
+    def describe(self):
+        if self.in_container:
+            return f"{self.engine.name} image {self.image}"
+        return f"native ({self.shim})"
+
+    @contextlib.contextmanager
+    def session(self, keys_dir=None, read_only=(), writable=None, cpus=(), entrypoint=None):
+        """Yield `argv(*driver_args)`: the command line that runs the driver once.
+
+        keys_dir, read_only (files or directories) and writable (a directory) are what the
+        driver may see in a container; natively it sees the host. `cpus` pins it.
+        `entrypoint` runs another program of the image instead of the driver, under the
+        same restrictions (containers only).
+        """
+        if not self.in_container:
+            if entrypoint:
+                raise ValueError("entrypoint applies to containers only")
+            yield lambda *args: taskset([self.shim, *args], cpus)
+            return
+        with contextlib.ExitStack() as stack:
+            mounts = []
+            if keys_dir:
+                copy = stack.enter_context(key_copy(keys_dir, self.engine))
+                mounts += ["-v", f"{copy}:{Path(keys_dir).resolve()}:ro"]
+            for path in sorted({str(Path(p).resolve()) for p in read_only}):
+                mounts += ["-v", f"{path}:{path}:ro"]
+            if writable:
+                path = str(Path(writable).resolve())
+                mounts += ["-v", f"{path}:{path}:rw"]
+            options = [*container_engine.LOCKDOWN, *self.engine.user_options(), *mounts]
+            if cpus:
+                options += ["--cpuset-cpus", cpu_list(cpus)]
+            if entrypoint:
+                options += ["--entrypoint", entrypoint]
+            yield lambda *args: self.engine.command("run", "--rm", *options, self.image, *args)
