@@ -99,9 +99,10 @@ input_columns <- list(
     character = c("language", "mode", "measure", "command"),
     numeric = c("runs", "median_ns", "ci_low_ns", "ci_high_ns", "mean_ns", "sd_ns", "min_ns", "max_ns")),
   container_vs_native = list(
-    character = c("language", "operation", "variant", "native_runs_ns", "container_runs_ns"),
+    character = c("language", "operation", "variant", "native_runs_ns", "container_runs_ns",
+                  "native_stack", "container_stack"),
     numeric = c("native_ns", "container_ns", "ratio", "tolerance", "repeats"),
-    logical = "within_tolerance")
+    logical = c("within_tolerance", "same_stack"))
 )
 
 as_flag <- function(x) {

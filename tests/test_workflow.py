@@ -14,7 +14,7 @@ from conftest import LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, snakemake
 import variants
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
-FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop")
+FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop", "fig-coldstart")
 
 
 def dry_run_counts(workdir, engine):

@@ -64,6 +64,24 @@ decode_sentence <- function(timed) {
 
 # "All 4 ratios lie within 1 ± 0.05." or the count within and the ones outside, named.
 container_native_sentence <- function(cvn) {
+  paste0(container_native_verdict(cvn), container_stack_note(cvn))
+}
+
+# Which languages ran a different runtime or backend natively than in their image: their
+# ratio compares two software stacks, not only container against no container.
+container_stack_note <- function(cvn) {
+  if (!"same_stack" %in% names(cvn)) return("")
+  differ <- unique(cvn[!(same_stack %in% TRUE)], by = "language")
+  if (!nrow(differ)) {
+    return(" Each language ran the same runtime, library and crypto backend on both sides.")
+  }
+  paste0(" For ", fmt_list(differ$language), " the two sides ran different stacks (",
+         paste0(differ[, paste0(language, ": native ", md_escape(native_stack), "; container ",
+                               md_escape(container_stack))], collapse = " | "),
+         "), so their ratio measures the stacks as well as the container.")
+}
+
+container_native_verdict <- function(cvn) {
   n <- nrow(cvn)
   tol <- unique(cvn$tolerance)
   band <- if (length(tol) == 1 && !is.na(tol)) paste0("1 \u00b1 ", fmt_num(tol, 3)) else "their tolerance"

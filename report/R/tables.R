@@ -121,8 +121,9 @@ run_range <- function(runs) {
 }
 
 container_native_table <- function(cvn) {
+  same <- if ("same_stack" %in% names(cvn)) ifelse(cvn$same_stack %in% TRUE, "yes", "**no**") else "not recorded"
   cvn[, .(
-    language, operation, variant,
+    language, operation, variant, "same stack" = same,
     native = fmt_ns(native_ns), "native runs" = run_range(native_runs_ns),
     container = fmt_ns(container_ns), "container runs" = run_range(container_runs_ns),
     "ratio (container / native)" = fmt_num(ratio, 3),
