@@ -68,6 +68,12 @@ class Engine:
             timeout=timeout, check=check,
         )  # fmt: skip
 
+    def lockdown(self):
+        """The isolation every container gets. podman would mount writable tmpfs on /tmp,
+        /var/tmp and /run under --read-only; here nothing is writable unless mounted so."""
+        extra = ["--read-only-tmpfs=false"] if self.name == "podman" else []
+        return [*LOCKDOWN, *extra]
+
     def user_options(self):
         """--user (and user namespace) so the container runs as a non-root user that can
         read the files the host user hands it."""

@@ -86,6 +86,12 @@ def writable_by_container(directory):
     Path(directory).chmod(0o755)
 
 
+def reclaim(path):
+    """Give a file a container wrote back to the host user."""
+    if os.geteuid() == 0:
+        os.chown(path, 0, 0)
+
+
 class DriverRunner:
     """One language's driver, native or containerised; see `session`."""
 
@@ -145,7 +151,7 @@ class DriverRunner:
             if writable:
                 path = str(Path(writable).resolve())
                 mounts += ["-v", f"{path}:{path}:rw"]
-            options = [*container_engine.LOCKDOWN, *self.engine.user_options(), *mounts]
+            options = [*self.engine.lockdown(), *self.engine.user_options(), *mounts]
             if cpus:
                 options += ["--cpuset-cpus", cpu_list(cpus)]
             if entrypoint:

@@ -25,7 +25,7 @@ REPORT_SOURCES = Path(__file__).resolve().parents[2] / "report"
 def container_command(engine, image, results, out_html, renderer):
     out_dir = str(Path(out_html).parent)
     return engine.command(
-        "run", "--rm", *container_engine.LOCKDOWN, *engine.user_options(),
+        "run", "--rm", *engine.lockdown(), *engine.user_options(),
         "--tmpfs", "/tmp:rw,size=512m", "--env", "TMPDIR=/tmp",
         "-v", f"{REPORT_SOURCES}:{REPORT_SOURCES}:ro",
         "-v", f"{SCRIPT}:{SCRIPT}:ro",
@@ -55,6 +55,7 @@ def run_job(snake):
                 result = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=engine.environ())
                 if result.returncode == 0:
                     shutil.move(out_dir / output.name, output)
+                    driver_runner.reclaim(output)
             finally:
                 shutil.rmtree(out_dir, ignore_errors=True)
     if result.returncode != 0:

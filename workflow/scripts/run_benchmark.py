@@ -113,6 +113,7 @@ def run_job(snake):
                 rows = raw_samples.read(driver_out)
                 check_against_spec(rows, spec, driver_out)
                 shutil.move(driver_out, samples)
+                driver_runner.reclaim(samples)
             except (RuntimeError, OSError, raw_samples.RawSamplesError) as error:
                 kept = keep_partial(driver_out, language, suite)
                 failure = f"{error}" + (f"; what was measured is kept in {kept}" if kept else "")
