@@ -48,7 +48,7 @@ IN_CONTAINERS = ENGINE.in_containers
 
 LANGUAGES = config["languages"]
 ACTIVE = [name for name, suite in config["suites"].items() if suite["activate"]]
-# Suites timed by the drivers' `bench`; coldstart times whole processes (coldstart.smk).
+# Suites the drivers' `bench` times; coldstart times whole processes (rule run_coldstart).
 SUITES = [name for name in ACTIVE if name != "coldstart"]
 COLDSTART = "coldstart" in ACTIVE
 IMAGES = LANGUAGES + ["report"]

@@ -1,6 +1,8 @@
 """What a container costs per operation: the same JWT sign cells timed natively and in
 the language's container, in alternating runs (native, container, native, ...), each run a
-whole `bench` with the run's timing budget. The ratio of the medians of the runs' medians
+whole `bench` process with the run's timing budget but fewer samples
+(execution.compare_native.samples_per_run): many short processes, since speed varies more
+from process to process than within one. The ratio of the medians of the runs' medians
 (container / native) goes to results/container_vs_native.csv and the report.
 """
 
@@ -67,8 +69,9 @@ def run_job(snake):
             native = driver_runner.DriverRunner.from_params(params["native"])
             container = driver_runner.DriverRunner.from_params(params["container"])
             spec = Path(scratch) / f"{language}-spec.json"
+            timing = {**snake.params.timing, "samples": settings["samples_per_run"]}
             write_bench_spec.main(language, "jwt", {"algorithms": names, "operations": ["sign"]},
-                                  snake.params.timing, key_dir, snake.params.payload, spec)  # fmt: skip
+                                  timing, key_dir, snake.params.payload, spec)  # fmt: skip
             stacks = {"native": stack(native), "container": stack(container)}
             runs = {"native": [], "container": []}
             for repeat in range(1, settings["repeats"] + 1):
