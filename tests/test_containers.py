@@ -98,6 +98,19 @@ def test_rebuilding_an_unchanged_image_builds_nothing(smoke, engine, tmp_path):
     assert (after["tag"], after["id"]) == (before["tag"], before["id"])
 
 
+def test_a_record_of_an_image_the_engine_lost_is_forgotten(smoke, engine, tmp_path):
+    """Records naming images that are gone (pruned, or copied from elsewhere) are removed,
+    so the pipeline rebuilds them rather than trying to run a missing image."""
+    records = tmp_path / "images"
+    records.mkdir()
+    kept = read_json(smoke / "results/images/python.json")
+    (records / "python.json").write_text(json.dumps(kept))
+    (records / "node.json").write_text(json.dumps({**kept, "tag": "localhost/jwtbench-node:0000000000000000"}))
+    (records / "report.json").write_text(json.dumps({**kept, "id": "0" * 64}))  # same tag, rebuilt since
+    assert build_image.forget_missing_images(engine, records) == [str(records / n) for n in ("node.json", "report.json")]
+    assert [p.name for p in records.iterdir()] == ["python.json"]
+
+
 def test_image_inputs_cover_only_their_language():
     python = build_image.image_input_files(REPO, "python")
     assert "containers/python/Dockerfile" in python and "envs/python/requirements.txt" in python

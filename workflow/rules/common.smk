@@ -45,6 +45,12 @@ except container_engine.EngineError as error:
 if ENGINE.warning:
     print(f"jwtbench: warning: {ENGINE.warning}", file=sys.stderr)
 IN_CONTAINERS = ENGINE.in_containers
+if IN_CONTAINERS:
+    for record in build_image.forget_missing_images(ENGINE):
+        print(
+            f"jwtbench: {record}: image gone from {ENGINE.name} or changed; rebuilding",
+            file=sys.stderr,
+        )
 
 LANGUAGES = config["languages"]
 ACTIVE = [name for name, suite in config["suites"].items() if suite["activate"]]

@@ -171,6 +171,25 @@ def run_base_job(snake):
     Path(snake.output[0]).write_text(json.dumps(record, indent=2) + "\n")
 
 
+def forget_missing_images(engine, records_dir="results/images"):
+    """Remove image records whose image the engine no longer has, or has under another
+    ID (pruned and rebuilt, another machine's results), so Snakemake rebuilds them and
+    everything that ran in them instead of trusting a record that no longer holds.
+    Returns the removed records."""
+    removed = []
+    for record in sorted(Path(records_dir).glob("*.json")):
+        try:
+            data = json.loads(record.read_text())
+            tag, recorded_id = data.get("tag") or data["image"], data["id"]
+        except (OSError, ValueError, KeyError):
+            tag = recorded_id = None
+        found = engine.run("image", "inspect", "--format", "{{.Id}}", tag, timeout=60) if tag else None
+        if found is None or found.returncode != 0 or found.stdout.strip() != recorded_id:
+            record.unlink()
+            removed.append(str(record))
+    return removed
+
+
 # --- language and report images ------------------------------------------------------
 
 
