@@ -94,11 +94,14 @@ class Engine:
 
 
 def answers(command, env=None, timeout=20):
+    """(exited 0, its stdout if it did, else its stderr), or (False, why it did not run)."""
     try:
         result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as error:
         return False, str(error)
-    return result.returncode == 0, (result.stderr or result.stdout).strip()
+    if result.returncode == 0:
+        return True, result.stdout.strip()
+    return False, (result.stderr or result.stdout).strip()
 
 
 def probe_rootfs(directory):
@@ -128,10 +131,8 @@ def podman_runs(podman, settings):
 
 
 def version_of(command, env=None):
-    ok, _ = answers(command, env=env)
-    if not ok:
-        return None
-    return subprocess.run(command, capture_output=True, text=True, env=env).stdout.strip()
+    ok, output = answers(command, env=env)
+    return output if ok else None
 
 
 def find_docker(tried):

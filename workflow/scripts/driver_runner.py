@@ -56,7 +56,7 @@ def cpu_list(cpus):
 
 
 @contextlib.contextmanager
-def key_copy(keys_dir, engine):
+def key_copy(keys_dir):
     """The keys as the container's user may read them: a private copy (0400 files in a
     0500 directory, owned by that user) when the host runs as root, else the keys
     themselves (the container then runs as the host user)."""
@@ -144,7 +144,7 @@ class DriverRunner:
         with contextlib.ExitStack() as stack:
             mounts = []
             if keys_dir:
-                copy = stack.enter_context(key_copy(keys_dir, self.engine))
+                copy = stack.enter_context(key_copy(keys_dir))
                 mounts += ["-v", f"{copy}:{Path(keys_dir).resolve()}:ro"]
             for path in sorted({str(Path(p).resolve()) for p in read_only}):
                 mounts += ["-v", f"{path}:{path}:ro"]
