@@ -252,9 +252,9 @@ def ca_bundle_for_builds(setting, log):
         return None, "the registries verify with the public roots"
     if host_bundle is None:
         return None, "no host CA bundle found"
-    why = "a registry does not verify with the public roots alone" if False in verdicts.values() \
-        else "could not check the registries against the public roots"
-    return host_bundle, why
+    if False in verdicts.values():
+        return host_bundle, "a registry does not verify with the public roots alone"
+    return host_bundle, "could not check the registries against the public roots"
 
 
 def git_facts(repo):
