@@ -78,3 +78,13 @@ def test_manifest_and_log_hold_no_key_material(keys, workdir):
     for bits in (256, 384, 512):
         secret = (keys / f"hmac-{bits}.secret").read_bytes()
         assert secret.hex() not in text and base64.urlsafe_b64encode(secret).decode().rstrip("=") not in text
+
+
+def test_keys_for_cold_start_and_comparisons_come_with_any_variant_list(tmp_path):
+    """With only ES256 configured, the keys cold start, the cross-check and the container
+    comparison sign with (HMAC-256, RSA-2048) are generated too."""
+    from conftest import snakemake
+
+    result = snakemake(tmp_path, "keys/manifest.json", "--config", "suites={jwt: {algorithms: [ES256]}}")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert set(manifest(tmp_path / "keys")) == {"ec-p256", "hmac-256", "rsa-2048"}

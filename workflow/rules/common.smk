@@ -145,7 +145,13 @@ def get_env_installer(wildcards):
 
 
 def key_names():
-    return sorted({variant.key_name for variant in JWT_VARIANTS})
+    """Keys the run's variants use, plus those cold start and the comparisons sign with."""
+    extra = set()
+    if COLDSTART:
+        extra |= {"hmac-256", "rsa-2048"}
+    for check in (config["crosscheck"], config["execution"]["compare_native"]):
+        extra |= {variants.parse(name).key_name for name in check["variants"]}
+    return sorted({variant.key_name for variant in JWT_VARIANTS} | extra)
 
 
 def get_suite_config(wildcards):

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver_runner  # noqa: E402
 import raw_samples  # noqa: E402
+import variants  # noqa: E402
 import write_bench_spec  # noqa: E402
 from machine_lock import machine_to_ourselves  # noqa: E402
 
@@ -79,7 +80,7 @@ def run_job(snake):
                     print(f"{language} {mode} run {repeat}/{settings['repeats']}", file=log, flush=True)
                     runs[mode].append(one_run(runner, spec, [snake.params.payload], key_dir, cpus, scratch, log))
             for name in names:
-                variant = write_bench_spec.variants.parse(name)
+                variant = variants.parse(name)
                 cell = (variant.algorithm, variant.key_bits)
                 native_runs = [run[cell] for run in runs["native"]]
                 container_runs = [run[cell] for run in runs["container"]]
