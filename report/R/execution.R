@@ -1,13 +1,11 @@
 # Where the drivers ran (container engine or natively) and what went wrong on the way:
 # the engine's fallback warning and benchmark jobs whose driver failed. Inputs are
-# provenance.json (engine, images, failed_jobs, jobs) and summary.csv; every field may be
-# absent (runs from before the container engines record none of them).
+# provenance.json (engine, images, failed_jobs) and summary.csv.
 
 # provenance.json's engine, completed from run.execution_mode for older runs.
 engine_facts <- function(prov) {
   e <- field(prov, "engine") %||% list()
-  name <- field(e, "name") %||% field(prov, "run", "execution_mode") %||%
-    field(prov, "run", "config", "execution", "mode")
+  name <- field(e, "name") %||% field(prov, "run", "execution_mode")
   list(name = name, recorded = length(e) > 0,
        requested = field(e, "requested"), reason = field(e, "reason"),
        version = field(e, "version"), warning = field(e, "warning"),
@@ -63,22 +61,12 @@ execution_sentence <- function(engine, cpus, prov, images = TRUE) {
   paste0("Execution: **", md_escape(engine$name), "**, ", cpu_text, ".")
 }
 
-# provenance.json's failed_jobs ("lang/suite: reason") as a table; the jobs list when
-# failed_jobs is absent (each job's `failure`).
+# provenance.json's failed_jobs ("lang/suite: reason") as a table.
 failed_jobs_table <- function(prov) {
   listed <- as.character(unlist(field(prov, "failed_jobs")))
-  if (length(listed)) {
-    job <- sub(":.*$", "", listed)
-    return(data.table(language = sub("/.*$", "", job), suite = sub("^[^/]*/?", "", job),
-                      reason = ifelse(grepl(":", listed), trimws(sub("^[^:]*:", "", listed)), "")))
-  }
-  jobs <- field(prov, "jobs")
-  if (is.data.frame(jobs) && "failure" %in% names(jobs)) {
-    f <- as.data.table(jobs)[!is.na(failure) & nzchar(failure)]
-    if (nrow(f)) return(f[, .(language = as.character(language), suite = as.character(suite),
-                              reason = as.character(failure))])
-  }
-  data.table(language = character(), suite = character(), reason = character())
+  job <- sub(":.*$", "", listed)
+  data.table(language = sub("/.*$", "", job), suite = sub("^[^/]*/?", "", job),
+             reason = ifelse(grepl(":", listed), trimws(sub("^[^:]*:", "", listed)), ""))
 }
 
 # A ::: {.callout-warning} div: Quarto styles it as a warning box; under rmarkdown, pandoc

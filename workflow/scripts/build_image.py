@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import container_engine  # noqa: E402
+from collect_provenance import git_output  # noqa: E402
 from machine_lock import beside_other_work  # noqa: E402
 
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
@@ -258,14 +259,11 @@ def ca_bundle_for_builds(setting, log):
 
 
 def git_facts(repo):
-    def git(*args):
-        result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
-        return result.stdout.strip() if result.returncode == 0 else ""
-
+    """The OCI label values: where the source lives, its commit and a version name."""
     return {
-        "SOURCE": git("remote", "get-url", "origin") or "jwtbench",
-        "REVISION": git("rev-parse", "HEAD") or "unknown",
-        "VERSION": git("describe", "--always", "--dirty") or "unknown",
+        "SOURCE": git_output(repo, "remote", "get-url", "origin") or "jwtbench",
+        "REVISION": git_output(repo, "rev-parse", "HEAD") or "unknown",
+        "VERSION": git_output(repo, "describe", "--always", "--dirty") or "unknown",
     }
 
 

@@ -28,15 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver_runner  # noqa: E402
 import sample_statistics  # noqa: E402
+from collect_provenance import output_of  # noqa: E402
 from machine_lock import machine_to_ourselves  # noqa: E402
 
 COLUMNS = ["language", "mode", "measure", "runs", "median_ns", "ci_low_ns", "ci_high_ns",
            "mean_ns", "sd_ns", "min_ns", "max_ns", "command"]  # fmt: skip
-
-
-def hyperfine_version():
-    result = subprocess.run(["hyperfine", "--version"], capture_output=True, text=True)
-    return result.stdout.strip().split()[-1]
 
 
 def hyperfine(command, runs, warmup, export, log, env):
@@ -64,11 +60,12 @@ def run_job(snake):
         raise RuntimeError("suite coldstart needs hyperfine (apt-get install hyperfine); "
                            "or set suites.coldstart.activate to false")  # fmt: skip
     runners = {"native": driver_runner.DriverRunner.from_params(snake.params.native_driver)}
-    if snake.params.driver["engine"]["name"] != "native":
-        runners["container"] = driver_runner.DriverRunner.from_params(snake.params.driver)
+    configured = driver_runner.DriverRunner.from_params(snake.params.driver)
+    if configured.in_container:
+        runners["container"] = configured
     work = ["coldstart", "--hmac", f"{key_dir}/hmac-256.secret",
             "--rsa", f"{key_dir}/rsa-2048.private.pem", "--payload", payload]  # fmt: skip
-    record = {"language": language, "hyperfine": hyperfine_version(), "cpus": sorted(cpus),
+    record = {"language": language, "hyperfine": output_of(["hyperfine", "--version"]), "cpus": sorted(cpus),
               "runs": settings["runs"], "warmup_runs": settings["warmup_runs"], "results": []}  # fmt: skip
     with open(snake.log[0], "w") as log, machine_to_ourselves(log), tempfile.TemporaryDirectory() as scratch:
         for mode, runner in runners.items():

@@ -73,15 +73,24 @@ def host():
     }
 
 
-def git(source):
-    def run(*args):
-        result = subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True)
-        return result.stdout.strip() if result.returncode == 0 else None
+def output_of(command):
+    """A command's stripped standard output, or None if it cannot run or fails."""
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except OSError:
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
 
-    commit = run("rev-parse", "HEAD")
+
+def git_output(source, *args):
+    return output_of(["git", "-C", str(source), *args])
+
+
+def git(source):
+    commit = git_output(source, "rev-parse", "HEAD")
     if commit is None:
         return {"commit": None, "dirty": None}
-    return {"commit": commit, "dirty": bool(run("status", "--porcelain", "--untracked-files=no"))}
+    return {"commit": commit, "dirty": bool(git_output(source, "status", "--porcelain", "--untracked-files=no"))}
 
 
 def overlapping(jobs):
@@ -93,14 +102,6 @@ def overlapping(jobs):
         for second in spans[i + 1 :]
         if second[0] < first[1]
     ]
-
-
-def tool_version(command):
-    try:
-        result = subprocess.run(command, capture_output=True, text=True)
-    except OSError:
-        return None
-    return result.stdout.strip() if result.returncode == 0 else None
 
 
 def engine_facts(engine):
@@ -145,8 +146,8 @@ def run_job(snake):
         "tools": {
             "snakemake": snakemake.__version__,
             "python": platform.python_version(),
-            "hyperfine": tool_version(["hyperfine", "--version"]),
-            "taskset": tool_version(["taskset", "--version"]),
+            "hyperfine": output_of(["hyperfine", "--version"]),
+            "taskset": output_of(["taskset", "--version"]),
         },
     }
     Path(snake.output[0]).write_text(json.dumps(provenance, indent=2) + "\n")

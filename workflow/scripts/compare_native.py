@@ -17,7 +17,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver_runner  # noqa: E402
-import raw_samples  # noqa: E402
 import variants  # noqa: E402
 import write_bench_spec  # noqa: E402
 from machine_lock import machine_to_ourselves  # noqa: E402
@@ -27,10 +26,10 @@ COLUMNS = ["language", "operation", "variant", "native_ns", "container_ns", "rat
            "container_stack", "same_stack"]  # fmt: skip
 
 
-def medians_by_cell(path):
+def medians_by_cell(rows):
     """{(algorithm, key_bits): median ns/op} of one bench run's ok samples."""
     per_cell = {}
-    for row in raw_samples.read(path):
+    for row in rows:
         if row["status"] == "ok":
             per_cell.setdefault((row["algorithm"], row["key_bits"]), []).append(row["elapsed_ns"] / row["iterations"])
     return {cell: statistics.median(values) for cell, values in per_cell.items()}
@@ -44,18 +43,6 @@ def stack(runner):
     facts = json.loads(result.stdout)
     return (f"{facts['runtime']} {facts['runtime_version']}; {facts['implementation']}"
             f" {facts['implementation_version']}; {facts['crypto_backend']}")  # fmt: skip
-
-
-def one_run(runner, spec, inputs, key_dir, cpus, scratch, log):
-    out_dir = Path(tempfile.mkdtemp(dir=scratch)).resolve()
-    driver_runner.writable_by_container(out_dir)
-    out = out_dir / "samples.csv"
-    with runner.session(key_dir, read_only=[spec, *inputs], writable=out_dir, cpus=cpus) as argv:
-        result = subprocess.run(argv("bench", "--spec", str(spec), "--out", str(out)),
-                                stdout=log, stderr=log, env=runner.environ())  # fmt: skip
-    if result.returncode != 0:
-        raise RuntimeError(f"{runner.language} bench ({runner.describe()}) exited {result.returncode}")
-    return medians_by_cell(out)
 
 
 def run_job(snake):
@@ -78,7 +65,8 @@ def run_job(snake):
             for repeat in range(1, settings["repeats"] + 1):
                 for mode, runner in (("native", native), ("container", container)):
                     print(f"{language} {mode} run {repeat}/{settings['repeats']}", file=log, flush=True)
-                    runs[mode].append(one_run(runner, spec, [snake.params.payload], key_dir, cpus, scratch, log))
+                    rows = driver_runner.bench_rows(runner, spec, key_dir, cpus, scratch, log)
+                    runs[mode].append(medians_by_cell(rows))
             for name in names:
                 variant = variants.parse(name)
                 cell = (variant.algorithm, variant.key_bits)

@@ -135,7 +135,8 @@ def version_of(command, env=None):
     return output if ok else None
 
 
-def find_docker(tried):
+def find_docker(tried, repo):
+    """Docker's daemon, if it answers (`repo` is unused: docker needs no settings of ours)."""
     docker = shutil.which("docker")
     if docker is None:
         tried.append("docker: no `docker` on PATH")
@@ -177,23 +178,16 @@ def select(requested, repo):
     if requested == "native":
         return Engine("native", requested, "execution.engine is native")
     tried = []
-    if requested in ("auto", "docker"):
-        found = find_docker(tried)
+    for name, find in (("docker", find_docker), ("podman", find_podman)):
+        if requested not in ("auto", name):
+            continue
+        found = find(tried, repo)
         if found:
-            return Engine("docker", requested, **found)
-        if requested == "docker":
+            return Engine(name, requested, **found)
+        if requested == name:
             raise EngineError(
-                "config key 'execution.engine' is docker, but no Docker engine is usable: "
-                + "; ".join(tried) + f". To run without Docker, {SWITCH_HINT}."
-            )
-    if requested in ("auto", "podman"):
-        found = find_podman(tried, repo)
-        if found:
-            return Engine("podman", requested, **found)
-        if requested == "podman":
-            raise EngineError(
-                "config key 'execution.engine' is podman, but podman is not usable: "
-                + "; ".join(tried) + f". {SWITCH_HINT[0].upper()}{SWITCH_HINT[1:]}."
+                f"config key 'execution.engine' is {name}, but {name} is not usable: "
+                + "; ".join(tried) + f". To run without {name}, {SWITCH_HINT}."
             )
     warning = (
         "no container engine could be used (" + "; ".join(tried) + "), so every driver ran"

@@ -30,14 +30,17 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import config_validation  # noqa: E402
-import raw_samples  # noqa: E402
+import driver_runner  # noqa: E402
 import variants  # noqa: E402
+from container_engine import Engine  # noqa: E402
 from driver_runner import checked_cpus, taskset  # noqa: E402
 from machine_lock import machine_to_ourselves  # noqa: E402
 import write_bench_spec  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parents[1]
+# The cross-check compares harnesses on the host, whatever engine the run used.
+NATIVE = Engine("native", "native", "the cross-check runs natively")
 COLUMNS = ["language", "harness", "harness_version", "operation", "variant", "harness_ns",
            "jwtbench_ns", "ratio", "tolerance", "within_tolerance", "summary_ns", "repeats"]  # fmt: skip
 
@@ -59,14 +62,14 @@ def run_pinned(command, cpus, env, log):
     return result.stdout
 
 
-def jwtbench_run(language, variant_name, settings, scratch, cpus, env, log):
+def jwtbench_run(language, variant_name, settings, scratch, cpus, log):
     """The driver's own median ns/op for one sign cell, timed now with the run's budget."""
     spec = Path(scratch) / f"{language}-spec.json"
-    out = Path(scratch) / f"{language}-samples.csv"
     write_bench_spec.main(language, "jwt", {"algorithms": [variant_name], "operations": ["sign"]},
                           settings.timing, settings.key_dir, settings.payload, spec)  # fmt: skip
-    run_pinned([str(SCRIPTS / language / "run"), "bench", "--spec", str(spec), "--out", str(out)], cpus, env, log)
-    rows = [row for row in raw_samples.read(out) if row["status"] == "ok"]
+    runner = driver_runner.DriverRunner(language, str(SCRIPTS / language / "run"), NATIVE)
+    rows = [row for row in driver_runner.bench_rows(runner, spec, settings.key_dir, cpus, scratch, log)
+            if row["status"] == "ok"]  # fmt: skip
     if not rows:
         raise RuntimeError(f"{language} bench timed no sample for {variant_name}")
     return statistics.median(row["elapsed_ns"] / row["iterations"] for row in rows)
@@ -102,7 +105,7 @@ def compare(snake, log, results=None):
     with tempfile.TemporaryDirectory() as scratch:
         for _ in range(repeats):
             for row, command, mine, theirs in checks:
-                mine.append(jwtbench_run(row["language"], row["variant"], settings, scratch, cpus, env, log))
+                mine.append(jwtbench_run(row["language"], row["variant"], settings, scratch, cpus, log))
                 theirs.append(json.loads(run_pinned(command, cpus, env, log)))
 
     for row, command, mine, theirs in checks:

@@ -12,10 +12,12 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
 import container_engine
+import raw_samples
 
 
 def parse_cpus(text):
@@ -157,3 +159,26 @@ class DriverRunner:
             if entrypoint:
                 options += ["--entrypoint", entrypoint]
             yield lambda *args: self.engine.command("run", "--rm", *options, self.image, *args)
+
+
+@contextlib.contextmanager
+def bench_command(runner, spec_path, key_dir, cpus, out_dir):
+    """Yield the command line of one `bench` on a spec, pinned to `cpus`, writing
+    out_dir/samples.csv; a container sees the keys, the spec and its input files, and may
+    write only out_dir (a fresh directory)."""
+    spec = json.loads(Path(spec_path).read_text())
+    inputs = sorted({cell["input_file"] for cell in spec["cells"] if cell.get("input_file")})
+    writable_by_container(out_dir)
+    session = runner.session(key_dir, read_only=[spec_path, *inputs], writable=out_dir, cpus=cpus)
+    with session as argv:
+        yield argv("bench", "--spec", str(Path(spec_path).resolve()), "--out", str(Path(out_dir) / "samples.csv"))
+
+
+def bench_rows(runner, spec_path, key_dir, cpus, scratch, log):
+    """Run `bench` once on a spec (output to `log`); its rows, checked against the contract."""
+    out_dir = Path(tempfile.mkdtemp(dir=scratch)).resolve()
+    with bench_command(runner, spec_path, key_dir, cpus, out_dir) as command:
+        result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
+    if result.returncode != 0:
+        raise RuntimeError(f"{runner.language} bench ({runner.describe()}) exited {result.returncode}")
+    return raw_samples.read(out_dir / "samples.csv")

@@ -1,9 +1,9 @@
 """Render the report with render_report.sh: natively, or under a container engine inside
 the report image (R, ggplot2, knitr, pandoc as pinned there).
 
-In the container, the report sources and the script are mounted read-only from the
-repository, the results read-only, and only a fresh output directory is writable; /tmp
-is a small in-memory filesystem for R's scratch files. No network.
+In the container, as for any driver (driver_runner.py), everything is read-only but a
+fresh output directory: the report sources and the script are mounted from the
+repository, the results beside them. No network.
 """
 
 import json
@@ -22,17 +22,22 @@ SCRIPT = Path(__file__).resolve().parent / "render_report.sh"
 REPORT_SOURCES = Path(__file__).resolve().parents[2] / "report"
 
 
-def container_command(engine, image, results, out_html, renderer):
-    out_dir = str(Path(out_html).parent)
-    return engine.command(
-        "run", "--rm", *engine.lockdown(), *engine.user_options(),
-        "--tmpfs", "/tmp:rw,size=512m", "--env", "TMPDIR=/tmp",
-        "-v", f"{REPORT_SOURCES}:{REPORT_SOURCES}:ro",
-        "-v", f"{SCRIPT}:{SCRIPT}:ro",
-        "-v", f"{results}:{results}:ro",
-        "-v", f"{out_dir}:{out_dir}:rw",
-        image, str(SCRIPT), results, out_html, renderer,
-    )  # fmt: skip
+def render(runner, results, output, renderer, log):
+    """Render into a fresh directory beside `output`, then move the HTML into place."""
+    out_dir = Path(tempfile.mkdtemp(prefix=".render-", dir=output.parent)).resolve()
+    try:
+        driver_runner.writable_by_container(out_dir)
+        session = runner.session(read_only=[REPORT_SOURCES, SCRIPT, results], writable=out_dir)
+        with session as argv:
+            command = argv(str(SCRIPT), results, str(out_dir / output.name), renderer)
+            print(f"rendering with {runner.describe()}:\n  " + " ".join(command), file=log, flush=True)
+            result = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=runner.environ())
+        if result.returncode == 0:
+            shutil.move(out_dir / output.name, output)
+            driver_runner.reclaim(output)
+        return result.returncode
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
 
 
 def run_job(snake):
@@ -41,22 +46,14 @@ def run_job(snake):
     output = Path(snake.output[0]).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
     with open(snake.log[0], "w") as log:
-        if not engine.in_containers:
-            command, env = [str(SCRIPT), results, str(output), snake.params.renderer], None
-            print("rendering natively", file=log, flush=True)
-            result = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-        else:
+        if engine.in_containers:
             image = json.loads(Path(snake.input.images[0]).read_text())["tag"]
-            out_dir = Path(tempfile.mkdtemp(prefix=".render-", dir=output.parent)).resolve()
-            try:
-                driver_runner.writable_by_container(out_dir)
-                command = container_command(engine, image, results, str(out_dir / output.name), snake.params.renderer)
-                print(f"rendering in {image}:\n  " + " ".join(command), file=log, flush=True)
-                result = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=engine.environ())
-                if result.returncode == 0:
-                    shutil.move(out_dir / output.name, output)
-                    driver_runner.reclaim(output)
-            finally:
-                shutil.rmtree(out_dir, ignore_errors=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"rendering the report failed (exit {result.returncode}); see {snake.log[0]}")
+            # The image has no entrypoint: the command is the script itself.
+            status = render(driver_runner.DriverRunner("report", None, engine, image), results, output,
+                            snake.params.renderer, log)  # fmt: skip
+        else:
+            command = [str(SCRIPT), results, str(output), snake.params.renderer]
+            print("rendering natively", file=log, flush=True)
+            status = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT).returncode
+    if status != 0:
+        raise RuntimeError(f"rendering the report failed (exit {status}); see {snake.log[0]}")

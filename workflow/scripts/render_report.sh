@@ -45,6 +45,10 @@ output_abs=$(cd "$output_dir" && pwd)/$(basename "$output_html")
 build=$(mktemp -d "$output_abs.build.XXXXXX")
 cp -R "$report_src/." "$build/"
 
+# R's and pandoc's scratch files stay in the build directory too (a container's root is
+# read-only; only the output directory is writable).
+mkdir "$build/tmp"
+export TMPDIR="$build/tmp"
 export JWTBENCH_RESULTS="$results_abs"
 export JWTBENCH_RENDERER="$renderer"
 # R treats text as UTF-8 only under a UTF-8 locale (the report prints µ, →, ±).

@@ -79,11 +79,6 @@ def write_rows(path, rows):
         writer.writerows(rows)
 
 
-def spec_inputs(spec):
-    """Files the driver reads besides keys: every cell's input file."""
-    return sorted({cell["input_file"] for cell in spec["cells"] if cell.get("input_file")})
-
-
 def run_job(snake):
     language, suite = snake.wildcards.language, snake.wildcards.suite
     spec_path, samples = snake.input.spec, snake.output.samples
@@ -95,13 +90,10 @@ def run_job(snake):
     Path(samples).parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{suite}-", dir=Path(samples).parent)).resolve()
     driver_out = scratch / "samples.csv"
-    driver_runner.writable_by_container(scratch)
     failure = None
     try:
         with open(snake.log[0], "w") as log, machine_to_ourselves(log):
-            with runner.session(key_dir, read_only=[spec_path, *spec_inputs(spec)],
-                                writable=scratch, cpus=cpus) as argv:  # fmt: skip
-                command = argv("bench", "--spec", str(Path(spec_path).resolve()), "--out", str(driver_out))
+            with driver_runner.bench_command(runner, spec_path, key_dir, cpus, scratch) as command:
                 print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
                 started, clock = now(), time.monotonic()
