@@ -4,15 +4,16 @@
 
 rule write_bench_spec:
     input:
-        key_manifest=KEY_MANIFEST,
+        unpack(get_spec_inputs),
     output:
-        spec="results/specs/{language}/{suite}.json",
+        spec="results/specs/{language}/{suite}/{input}.json",
     log:
-        "logs/write_bench_spec/{language}/{suite}.log",
+        "logs/write_bench_spec/{language}/{suite}/{input}.log",
     params:
         suite_config=get_suite_config,
         timing=config["timing"],
-        input_file=jwt_input_file(),
+        input_file=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[0],
+        input_kind=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[1],
     run:
         write_bench_spec.run_job(job(input, output, params, log, wildcards))
 
@@ -20,7 +21,7 @@ rule write_bench_spec:
 rule run_benchmark:
     input:
         unpack(get_driver_inputs),
-        spec="results/specs/{language}/{suite}.json",
+        spec="results/specs/{language}/{suite}/{input}.json",
         # The whole verification stage finishes first: its jobs must never share the
         # machine with a benchmark, and a language that failed its own checks stops here.
         gate="results/verify/matrix.csv",
@@ -28,10 +29,10 @@ rule run_benchmark:
         # Every image is built before the first benchmark, so no build overlaps one.
         images=get_all_images,
     output:
-        samples="results/raw/{language}/{suite}.csv",
-        metadata="results/raw/{language}/{suite}.json",
+        samples="results/raw/{language}/{suite}/{input}.csv",
+        metadata="results/raw/{language}/{suite}/{input}.json",
     log:
-        "logs/run_benchmark/{language}/{suite}.log",
+        "logs/run_benchmark/{language}/{suite}/{input}.log",
     resources:
         bench=1,
     params:

@@ -23,6 +23,7 @@ import config_validation  # noqa: E402
 import container_engine  # noqa: E402
 import crosscheck_harness  # noqa: E402
 import generate_keys  # noqa: E402
+import prepare_dataset  # noqa: E402
 import render_report  # noqa: E402
 import run_benchmark  # noqa: E402
 import variants  # noqa: E402
@@ -62,12 +63,34 @@ COMPARE_NATIVE = IN_CONTAINERS and config["execution"]["compare_native"]["activa
 JWT = config["suites"]["jwt"]
 JWT_VARIANTS = [variants.parse(name) for name in JWT["algorithms"]]
 KEY_MANIFEST = "keys/manifest.json"
+CLAIMS_INPUT = Path(JWT["input"]).stem
+DATASETS = {dataset["name"]: dataset for dataset in config["datasets"]}
+try:
+    DATASET_SOURCES = {
+        name: prepare_dataset.choose_source(SOURCE, dataset)
+        for name, dataset in DATASETS.items()
+    }
+except prepare_dataset.DatasetError as error:
+    raise WorkflowError(str(error)) from None
+
+
+def suite_inputs(suite):
+    """The inputs a bench suite runs on: jwt on the claims file (and the datasets)."""
+    if suite == "jwt":
+        return [CLAIMS_INPUT] + (list(DATASETS) if JWT["on_datasets"] else [])
+    return list(DATASETS)
+
+
+# One benchmark job per (language, suite, input).
+BENCH_JOBS = [(suite, name) for suite in SUITES for name in suite_inputs(suite)]
 
 
 wildcard_constraints:
     language="|".join(LANGUAGES),
     suite="|".join(SUITES),
     image="|".join(IMAGES),
+    dataset="|".join(DATASETS) or "(?!)",
+    input="|".join([CLAIMS_INPUT, *DATASETS]),
 
 
 def job(input, output, params, log, wildcards=None, threads=1):
@@ -146,7 +169,12 @@ def get_env_installer(wildcards):
 
 def key_names():
     """Keys the run's variants use, plus those cold start and the comparisons sign with."""
-    extra = set()
+    extra = {
+        variants.parse(name).key_name
+        for suite in ("tokensize", "transfer")
+        if suite in SUITES
+        for name in config["suites"][suite]["algorithms"]
+    }
     if COLDSTART:
         extra |= {"hmac-256", "rsa-2048"}
     for check in (config["crosscheck"], config["execution"]["compare_native"]):
@@ -160,6 +188,43 @@ def get_suite_config(wildcards):
 
 def jwt_input_file():
     return repo_path(JWT["input"])
+
+
+# What a suite's cells read from a dataset (results/data/<name>/, rule prepare_dataset).
+DATASET_FILE = {"jwt": "records.jsonl", "tokensize": "payloads.jsonl", "transfer": "body.json"}
+
+
+def bench_input(suite, name):
+    """(input file, input_kind) of a suite's cells on an input."""
+    if name == CLAIMS_INPUT:
+        return jwt_input_file(), "claims"
+    kind = "claims" if suite == "transfer" else "records"
+    return f"results/data/{name}/{DATASET_FILE[suite]}", kind
+
+
+def get_spec_inputs(wildcards):
+    inputs = {"key_manifest": KEY_MANIFEST}
+    if wildcards.input in DATASETS:
+        inputs["data"] = bench_input(wildcards.suite, wildcards.input)[0]
+    return inputs
+
+
+def get_dataset_inputs(wildcards):
+    """What preparing a dataset reads: its dropped file, the Kaggle client, or the generator."""
+    dataset = DATASETS[wildcards.dataset]
+    source = DATASET_SOURCES[wildcards.dataset]
+    inputs = {"code": [str(SCRIPTS / "prepare_dataset.py")]}
+    if source == "kaggle":
+        download = prepare_dataset.kaggle_download_path(SOURCE, dataset)
+        if download.is_file():
+            inputs["download"] = str(download)
+        elif prepare_dataset.kaggle_credentials():
+            inputs["client"] = ".envs/kaggle/.installed"
+    if source in ("kaggle", "file") and prepare_dataset.dropped_path(SOURCE, dataset).is_file():
+        inputs["dropped"] = str(prepare_dataset.dropped_path(SOURCE, dataset))
+    if dataset["synthetic"]:
+        inputs["code"].append(str(SCRIPTS / "synthetic_datasets.py"))
+    return inputs
 
 
 def runtime_of(language):
@@ -197,16 +262,24 @@ def get_build_args(wildcards):
     }
 
 
+def raw_files(extension):
+    return [
+        f"results/raw/{language}/{suite}/{name}.{extension}"
+        for language in LANGUAGES
+        for suite, name in BENCH_JOBS
+    ]
+
+
 def get_raw_samples(wildcards=None):
-    return expand(
-        "results/raw/{language}/{suite}.csv", language=LANGUAGES, suite=SUITES
-    )
+    return raw_files("csv")
 
 
 def get_raw_metadata(wildcards=None):
-    return expand(
-        "results/raw/{language}/{suite}.json", language=LANGUAGES, suite=SUITES
-    )
+    return raw_files("json")
+
+
+def get_dataset_facts(wildcards=None):
+    return [f"results/data/{name}/dataset.json" for name in DATASETS]
 
 
 def get_report_inputs(wildcards):

@@ -68,6 +68,10 @@ def coerce_command_line_scalars(instance, schema):
 
 def fill_defaults(instance, schema):
     """Insert the schema's defaults for absent keys, recursively (copies, never shares)."""
+    if isinstance(instance, list):
+        for item in instance:
+            fill_defaults(item, schema.get("items", {}))
+        return
     if not isinstance(instance, dict):
         return
     for name, subschema in schema.get("properties", {}).items():
@@ -97,6 +101,7 @@ def validate(config, schema_file, known_languages):
                 f" no driver workflow/scripts/{language}/run"
                 f" (known: {', '.join(sorted(known_languages))})"
             )
+    problems += dataset_problems(config)
     if problems:
         raise ConfigError(
             "invalid configuration:\n  " + "\n  ".join(problems)
@@ -104,6 +109,25 @@ def validate(config, schema_file, known_languages):
     filled = copy.deepcopy(config)
     fill_defaults(filled, schema)
     return filled
+
+
+def dataset_problems(config):
+    """What the schema cannot say about `datasets`: unique names, sizes for stand-ins."""
+    problems, seen = [], {}
+    datasets = config.get("datasets")
+    claims = (config.get("suites") or {}).get("jwt", {}).get("input", "data/fixtures/claims-001.json")
+    for index, dataset in enumerate(datasets if isinstance(datasets, list) else []):
+        if not isinstance(dataset, dict) or not isinstance(dataset.get("name"), str):
+            continue
+        name = dataset["name"]
+        if name in seen:
+            problems.append(f"config key 'datasets[{index}].name': {name!r} is also datasets[{seen[name]}]")
+        seen.setdefault(name, index)
+        if isinstance(claims, str) and name == Path(claims).stem:
+            problems.append(f"config key 'datasets[{index}].name': {name!r} is the name of suites.jwt.input")
+        if dataset.get("synthetic") and "expected_bytes" not in dataset:
+            problems.append(f"config key 'datasets[{index}].expected_bytes': needed to size the synthetic stand-in")
+    return problems
 
 
 def driver_languages(scripts_dir):

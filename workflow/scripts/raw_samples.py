@@ -75,3 +75,12 @@ def read(path):
 
 def cell_key(row):
     return (row["language"], row["suite"], row["operation"], row["algorithm"], row["key_bits"], row["input"])
+
+
+# A transfer cell's one trial yields rows of three operations (workflow/scripts/README.md).
+TRANSFER_OPERATIONS = ["request-response", "sign", "verify"]
+
+
+def operations_written(suite, operation):
+    """The operations whose rows a spec cell of `operation` produces."""
+    return TRANSFER_OPERATIONS if suite == "transfer" else [operation]

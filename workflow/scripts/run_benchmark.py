@@ -31,12 +31,12 @@ def now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
-def keep_partial(samples, language, suite):
+def keep_partial(samples, job_name):
     """Copy a failed run's CSV aside, where nothing will remove it."""
     if not Path(samples).exists():
         return None
     stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
-    kept = Path("results/failed") / f"{language}-{suite}-{stamp}.csv"
+    kept = Path("results/failed") / f"{job_name.replace('/', '-')}-{stamp}.csv"
     kept.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(samples, kept)
     return kept
@@ -60,15 +60,16 @@ def failed_rows(spec, versions):
     rows = []
     for cell in spec["cells"]:
         size = Path(cell["input_file"]).stat().st_size if cell.get("input_file") else 0
-        rows.append({
-            "language": spec["language"],
-            "implementation": versions.get("implementation") or "unknown",
-            "implementation_version": versions.get("implementation_version") or "unknown",
-            "suite": spec["suite"], "operation": cell["operation"],
-            "algorithm": cell["algorithm"], "key_bits": cell["key_bits"],
-            "input": cell["input"], "input_bytes": size, "sample": 0, "iterations": 0,
-            "elapsed_ns": 0, "output_bytes": 0, "status": "failed",
-        })  # fmt: skip
+        for operation in raw_samples.operations_written(spec["suite"], cell["operation"]):
+            rows.append({
+                "language": spec["language"],
+                "implementation": versions.get("implementation") or "unknown",
+                "implementation_version": versions.get("implementation_version") or "unknown",
+                "suite": spec["suite"], "operation": operation,
+                "algorithm": cell["algorithm"], "key_bits": cell["key_bits"],
+                "input": cell["input"], "input_bytes": size, "sample": 0, "iterations": 0,
+                "elapsed_ns": 0, "output_bytes": 0, "status": "failed",
+            })  # fmt: skip
     return rows
 
 
@@ -80,7 +81,8 @@ def write_rows(path, rows):
 
 
 def run_job(snake):
-    language, suite = snake.wildcards.language, snake.wildcards.suite
+    language, suite, input_name = snake.wildcards.language, snake.wildcards.suite, snake.wildcards.input
+    job_name = f"{language}/{suite}/{input_name}"
     spec_path, samples = snake.input.spec, snake.output.samples
     spec = json.loads(Path(spec_path).read_text())
     versions = json.loads(Path(snake.input.versions).read_text())
@@ -107,11 +109,11 @@ def run_job(snake):
                 shutil.move(driver_out, samples)
                 driver_runner.reclaim(samples)
             except (RuntimeError, OSError, raw_samples.RawSamplesError) as error:
-                kept = keep_partial(driver_out, language, suite)
+                kept = keep_partial(driver_out, job_name)
                 failure = f"{error}" + (f"; what was measured is kept in {kept}" if kept else "")
-                print(f"FAILED: {failure}; every cell of {language}/{suite} is recorded as failed",
+                print(f"FAILED: {failure}; every cell of {job_name} is recorded as failed",
                       file=log, flush=True)  # fmt: skip
-                print(f"jwtbench: {language}/{suite}: {failure}", file=sys.stderr)
+                print(f"jwtbench: {job_name}: {failure}", file=sys.stderr)
                 rows = failed_rows(spec, versions)
                 write_rows(samples, rows)
     finally:
@@ -121,6 +123,7 @@ def run_job(snake):
     metadata = {
         "language": language,
         "suite": suite,
+        "input": input_name,
         "runner": runner.describe(),
         "started": started,
         "ended": ended,

@@ -1,0 +1,36 @@
+# Datasets: each one found (Kaggle, data/raw/<name>.csv, or a synthetic stand-in),
+# validated, and written once as the canonical payloads every language reads.
+
+
+rule install_kaggle_client:
+    input:
+        SOURCE / "envs" / "kaggle" / "requirements.txt",
+    output:
+        ".envs/kaggle/.installed",
+    log:
+        "logs/install_kaggle_client/install_kaggle_client.log",
+    params:
+        installer=SOURCE / "envs" / "kaggle" / "install",
+    run:
+        shell("{params.installer} .envs/kaggle > {log} 2>&1")
+
+
+rule prepare_dataset:
+    input:
+        unpack(get_dataset_inputs),
+    output:
+        source="results/data/{dataset}/source.csv",
+        payloads="results/data/{dataset}/payloads.jsonl",
+        records="results/data/{dataset}/records.jsonl",
+        body="results/data/{dataset}/body.json",
+        facts="results/data/{dataset}/dataset.json",
+    log:
+        "logs/prepare_dataset/{dataset}.log",
+    params:
+        repo=str(SOURCE),
+        dataset=lambda wildcards: DATASETS[wildcards.dataset],
+        source=lambda wildcards: DATASET_SOURCES[wildcards.dataset],
+        records_per_cell=JWT["records_per_cell"],
+        kaggle_bin=".envs/kaggle/bin/kaggle",
+    run:
+        prepare_dataset.run_job(job(input, output, params, log, wildcards))
