@@ -136,8 +136,14 @@ if (!file.exists(provenance_path)) {
 prov <- jsonlite::fromJSON(provenance_path, simplifyVector = TRUE, simplifyDataFrame = TRUE)
 run_config <- field(prov, "run", "config") %||% list()
 
-summary_cells <- read_result_csv("summary.csv", input_columns$summary)
-ratios <- read_result_csv("ratios.csv", input_columns$ratios)
+# Seed 001's sections are about suite jwt on the claims file; the datasets' cells (suites
+# jwt and transfer, seed 000) are reported in their own section (R/seed000.R).
+all_summary_cells <- read_result_csv("summary.csv", input_columns$summary)
+all_ratios <- read_result_csv("ratios.csv", input_columns$ratios)
+claims_input <- tools::file_path_sans_ext(basename(
+  field(run_config, "suites", "jwt", "input") %||% "claims-001.json"))
+summary_cells <- all_summary_cells[suite == "jwt" & input == claims_input]
+ratios <- all_ratios[suite == "jwt" & input == claims_input]
 interop_rows <- read_result_csv(file.path("verify", "matrix.csv"), input_columns$matrix)
 crosscheck <- read_result_csv("crosscheck.csv", input_columns$crosscheck, optional = TRUE)
 # Optional: the cold-start suite, and (under a container engine) container against native.

@@ -61,7 +61,8 @@ execution_sentence <- function(engine, cpus, prov, images = TRUE) {
   paste0("Execution: **", md_escape(engine$name), "**, ", cpu_text, ".")
 }
 
-# provenance.json's failed_jobs ("lang/suite: reason") as a table.
+# provenance.json's failed_jobs ("lang/suite/input: reason") as a table; `suite` is
+# "suite/input", as the job is named.
 failed_jobs_table <- function(prov) {
   listed <- as.character(unlist(field(prov, "failed_jobs")))
   job <- sub(":.*$", "", listed)

@@ -25,7 +25,7 @@ untimed_cells <- function(cells, config, failed_jobs = NULL) {
   d <- cells[status != "ok" | is.na(median_ns),
              .(language = as.character(language), operation = as.character(operation),
                variant = as.character(variant), status = as.character(status), samples,
-               suite = as.character(suite))]
+               suite = paste0(suite, "/", input))]
   missing <- absent_cells(cells, config)
   if (nrow(missing)) d <- rbind(d, missing[, .(language, operation, variant, status = "no row",
                                                samples = NA_real_, suite = NA_character_)])

@@ -20,6 +20,7 @@ rule collect_provenance:
         metadata=get_raw_metadata,
         versions=expand("results/versions/{language}.json", language=LANGUAGES),
         images=get_all_images,
+        datasets=get_dataset_facts,
     output:
         "results/provenance.json",
     log:
@@ -30,3 +31,23 @@ rule collect_provenance:
         engine=ENGINE.as_dict(),
     run:
         collect_provenance.run_job(job(input, output, params, log))
+
+
+rule reproduce_seed000:
+    input:
+        samples=get_seed000_samples,
+        datasets=get_dataset_facts,
+    output:
+        rates="results/seed000/rates.csv",
+        tokensize="results/seed000/tokensize.csv",
+        transfer="results/seed000/transfer.csv",
+        ratios="results/seed000/ratios.csv",
+        verdicts="results/seed000/verdicts.csv",
+    log:
+        "logs/reproduce_seed000/reproduce_seed000.log",
+    params:
+        languages=LANGUAGES,
+        datasets=list(DATASETS),
+        statistics=config["statistics"],
+    run:
+        seed000.run_job(job(input, output, params, log))

@@ -26,6 +26,7 @@ import generate_keys  # noqa: E402
 import prepare_dataset  # noqa: E402
 import render_report  # noqa: E402
 import run_benchmark  # noqa: E402
+import seed000  # noqa: E402
 import variants  # noqa: E402
 import verify_tokens  # noqa: E402
 import write_bench_spec  # noqa: E402
@@ -191,7 +192,11 @@ def jwt_input_file():
 
 
 # What a suite's cells read from a dataset (results/data/<name>/, rule prepare_dataset).
-DATASET_FILE = {"jwt": "records.jsonl", "tokensize": "payloads.jsonl", "transfer": "body.json"}
+DATASET_FILE = {
+    "jwt": "records.jsonl",
+    "tokensize": "payloads.jsonl",
+    "transfer": "body.json",
+}
 
 
 def bench_input(suite, name):
@@ -220,7 +225,10 @@ def get_dataset_inputs(wildcards):
             inputs["download"] = str(download)
         elif prepare_dataset.kaggle_credentials():
             inputs["client"] = ".envs/kaggle/.installed"
-    if source in ("kaggle", "file") and prepare_dataset.dropped_path(SOURCE, dataset).is_file():
+    if (
+        source in ("kaggle", "file")
+        and prepare_dataset.dropped_path(SOURCE, dataset).is_file()
+    ):
         inputs["dropped"] = str(prepare_dataset.dropped_path(SOURCE, dataset))
     if dataset["synthetic"]:
         inputs["code"].append(str(SCRIPTS / "synthetic_datasets.py"))
@@ -282,6 +290,19 @@ def get_dataset_facts(wildcards=None):
     return [f"results/data/{name}/dataset.json" for name in DATASETS]
 
 
+# Seed 000 is reproduced when its datasets are measured by any dataset suite.
+SEED000 = any(name in DATASETS for suite, name in BENCH_JOBS)
+
+
+def get_seed000_samples(wildcards=None):
+    return [
+        f"results/raw/{language}/{suite}/{name}.csv"
+        for language in LANGUAGES
+        for suite, name in BENCH_JOBS
+        if name in DATASETS
+    ]
+
+
 def get_report_inputs(wildcards):
     inputs = {
         "summary": "results/summary.csv",
@@ -299,6 +320,12 @@ def get_report_inputs(wildcards):
         inputs["compare_native"] = "results/container_vs_native.csv"
     if COLDSTART:
         inputs["coldstart"] = "results/coldstart.csv"
+    if SEED000:
+        inputs["seed000"] = [
+            f"results/seed000/{name}.csv"
+            for name in ("rates", "tokensize", "transfer", "ratios", "verdicts")
+        ]
+        inputs["datasets"] = get_dataset_facts()
     return inputs
 
 

@@ -1,7 +1,8 @@
-"""Raw samples of every (language, suite) to results/summary.csv and results/ratios.csv.
+"""Raw samples of every (language, suite, input) to results/summary.csv and results/ratios.csv.
 
-One summary row per cell (workflow/schemas/summary.schema.yaml); ratios of cells measured
-in the same run by the same language, with bootstrap CIs (ratios.schema.yaml).
+One summary row per timed cell (workflow/schemas/summary.schema.yaml); ratios of cells
+measured in the same run by the same language, with bootstrap CIs (ratios.schema.yaml).
+Suite tokensize measures sizes, not time: its cells are summarised by seed000.py instead.
 """
 
 import csv
@@ -24,11 +25,16 @@ def columns(schema):
     return yaml.safe_load((SCHEMAS / schema).read_text())["x-columns"]
 
 
+UNTIMED_SUITES = ("tokensize",)
+
+
 def group_cells(paths):
     """{cell key: rows}, in the order cells first appear."""
     cells = {}
     for path in paths:
         for row in raw_samples.read(path):
+            if row["suite"] in UNTIMED_SUITES:
+                continue
             cells.setdefault(raw_samples.cell_key(row), []).append(row)
     return cells
 

@@ -114,8 +114,19 @@ def engine_facts(engine):
     return facts
 
 
+DATASET_FACTS = ("title", "source", "synthetic", "path", "generator", "seed", "kaggle", "bytes", "sha256",
+                 "expected_bytes", "expected_sha256", "records", "record_bytes", "records_per_cell", "warnings")  # fmt: skip
+
+
+def dataset_facts(path):
+    """Where a dataset came from (real or synthetic), its checksum and size: results/data/<name>/dataset.json."""
+    facts = json.loads(Path(path).read_text())
+    return {key: facts.get(key) for key in DATASET_FACTS}
+
+
 def run_job(snake):
     config = snake.params.config
+    datasets = {Path(p).parent.name: p for p in snake.input.datasets}
     config_text = json.dumps(config, sort_keys=True, separators=(",", ":"))
     jobs = [json.loads(Path(p).read_text()) for p in snake.input.metadata]
     started = min(job["started"] for job in jobs)
@@ -142,7 +153,11 @@ def run_job(snake):
         "images": {Path(p).stem: json.loads(Path(p).read_text()) for p in snake.input.images},
         "languages": languages,
         "jobs": jobs,
-        "failed_jobs": [f"{job['language']}/{job['suite']}: {job['failure']}" for job in jobs if job.get("failure")],
+        "failed_jobs": [
+            f"{job['language']}/{job['suite']}/{job.get('input', '')}: {job['failure']}"
+            for job in jobs if job.get("failure")
+        ],
+        "datasets": {name: dataset_facts(path) for name, path in datasets.items()},
         "tools": {
             "snakemake": snakemake.__version__,
             "python": platform.python_version(),

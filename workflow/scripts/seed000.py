@@ -1,0 +1,281 @@
+"""Seed 000 reproduced: our measurements in the paper's terms, and a verdict per claim.
+
+From the raw samples of suites jwt (on the datasets), tokensize and transfer, writes to
+results/seed000/:
+  rates.csv      mean time and requests per second per (language, dataset, variant,
+                 operation): the paper's metrics, beside its figures in the report
+  tokensize.csv  token bytes per (language, dataset, variant): records, mean, min, max
+  transfer.csv   one row per transfer trial: seconds, MB/s, sign and verify seconds
+  ratios.csv     HS512-vs-RS512 ratios per (language, dataset) with bootstrap CIs
+  verdicts.csv   per claim (report/published/seed000_claims.csv), language and dataset,
+                 and overall per claim and language: holds / does not hold / inconclusive
+
+Every verdict is computed from the data, by the criteria in CLAIMS below. MB is 10^6
+bytes. Ratios are taken within one language and one run, never across machines.
+"""
+
+import csv
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import raw_samples  # noqa: E402
+import sample_statistics as stats  # noqa: E402
+import variants  # noqa: E402
+
+HMAC, RSA = "HS512", "RS512-2048"
+SIGNS_AT_MOST = 10.0  # "HMAC signs up to 10x faster"
+SIMILAR_WITHIN = 0.10  # "decode rates similar": HS512/RS512 within +-10%
+SIZE_DIFFERENCE = 256  # "HMAC tokens 256 bytes smaller"
+HOLDS, FAILS, OPEN = "holds", "does not hold", "inconclusive"
+
+
+def read_rows(paths):
+    rows = []
+    for path in paths:
+        rows.extend(raw_samples.read(path))
+    return rows
+
+
+def variant_of(row):
+    return variants.name_of(row["algorithm"], row["key_bits"])
+
+
+def group(rows, *fields):
+    groups = defaultdict(list)
+    for row in rows:
+        groups[tuple(variant_of(row) if f == "variant" else row[f] for f in fields)].append(row)
+    return groups
+
+
+def timed(rows):
+    return [row for row in rows if row["status"] in ("ok", "timeout") and row["iterations"] > 0]
+
+
+# --- the paper's metrics -------------------------------------------------------------
+
+
+def rates(rows, datasets):
+    out = []
+    cells = group([r for r in rows if r["suite"] == "jwt" and r["input"] in datasets],
+                  "language", "input", "variant", "operation")  # fmt: skip
+    for (language, dataset, variant, operation), cell in cells.items():
+        samples = timed(cell)
+        entry = {"language": language, "dataset": dataset, "variant": variant,
+                 "operation": operation, "status": cell[0]["status"], "samples": len(samples)}  # fmt: skip
+        if samples:
+            mean_s = sum(r["elapsed_ns"] for r in samples) / sum(r["iterations"] for r in samples) / 1e9
+            median_s = statistics.median(r["elapsed_ns"] / r["iterations"] for r in samples) / 1e9
+            entry.update(mean_s=mean_s, rps=1 / mean_s, median_s=median_s,
+                         record_bytes=cell[0]["input_bytes"], token_bytes=cell[0]["output_bytes"])  # fmt: skip
+        out.append(entry)
+    return out
+
+
+def token_sizes(rows):
+    out = []
+    for (language, dataset, variant), cell in group(
+        [r for r in rows if r["suite"] == "tokensize"], "language", "input", "variant"
+    ).items():
+        sizes = [r["output_bytes"] for r in timed(cell)]
+        entry = {"language": language, "dataset": dataset, "variant": variant,
+                 "status": cell[0]["status"], "records": len(sizes)}  # fmt: skip
+        if sizes:
+            entry.update(mean_bytes=statistics.fmean(sizes), min_bytes=min(sizes), max_bytes=max(sizes),
+                         mean_record_bytes=statistics.fmean(r["input_bytes"] for r in timed(cell)))  # fmt: skip
+        out.append(entry)
+    return out
+
+
+def transfer_trials(rows):
+    by_trial = defaultdict(dict)
+    for row in timed([r for r in rows if r["suite"] == "transfer"]):
+        key = (row["language"], row["input"], variant_of(row), row["sample"])
+        by_trial[key][row["operation"]] = row
+    out = []
+    for (language, dataset, variant, trial), ops in sorted(by_trial.items()):
+        whole = ops.get("request-response")
+        if whole is None:
+            continue
+        seconds = whole["elapsed_ns"] / 1e9
+        out.append({
+            "language": language, "dataset": dataset, "variant": variant, "trial": trial,
+            "body_bytes": whole["input_bytes"], "token_bytes": whole["output_bytes"],
+            "request_response_s": seconds, "mb_per_s": whole["output_bytes"] / 1e6 / seconds,
+            "sign_s": ops["sign"]["elapsed_ns"] / 1e9 if "sign" in ops else "",
+            "verify_s": ops["verify"]["elapsed_ns"] / 1e9 if "verify" in ops else "",
+            "status": whole["status"],
+        })  # fmt: skip
+    return out
+
+
+# --- ratios and verdicts -------------------------------------------------------------
+
+
+def per_op_samples(rows, language, dataset, variant, operation):
+    return [r["elapsed_ns"] / r["iterations"] for r in timed(rows)
+            if (r["language"], r["input"], variant_of(r), r["operation"]) == (language, dataset, variant, operation)]  # fmt: skip
+
+
+def ratio_row(settings, claim, language, dataset, numerator, denominator, what):
+    if not numerator or not denominator:
+        return None
+    rng = stats.generator(settings["seed"], "seed000", claim, language, dataset)
+    ratio, low, high = stats.ratio_ci(numerator, denominator, settings["confidence"],
+                                      settings["bootstrap_resamples"], rng)  # fmt: skip
+    return {"claim": claim, "language": language, "dataset": dataset, "ratio": ratio,
+            "ci_low": low, "ci_high": high, "what": what}  # fmt: skip
+
+
+def ratios(rows, trials, languages, datasets, settings):
+    jwt_rows = [r for r in rows if r["suite"] == "jwt"]
+    out = []
+    for language in languages:
+        for dataset in datasets:
+            def ns(variant, operation):
+                return per_op_samples(jwt_rows, language, dataset, variant, operation)
+
+            def mbps(variant):
+                return [t["mb_per_s"] for t in trials
+                        if (t["language"], t["dataset"], t["variant"]) == (language, dataset, variant)]  # fmt: skip
+
+            for row in (
+                ratio_row(settings, "sign_speed", language, dataset, ns(RSA, "sign"), ns(HMAC, "sign"),
+                          "RS512 sign time / HS512 sign time (how many times faster HMAC signs)"),
+                ratio_row(settings, "verify_speed", language, dataset, ns(HMAC, "verify"), ns(RSA, "verify"),
+                          "HS512 verify time / RS512 verify time (how many times faster RSA verifies)"),
+                ratio_row(settings, "decode_similar", language, dataset, ns(HMAC, "decode"), ns(RSA, "decode"),
+                          "HS512 decode time / RS512 decode time"),
+                ratio_row(settings, "transfer_rate", language, dataset, mbps(HMAC), mbps(RSA),
+                          "HS512 MB/s / RS512 MB/s (median trial)"),
+            ):  # fmt: skip
+                if row:
+                    out.append(row)
+    return out
+
+
+def judge_ratio(claim, low, high):
+    """(verdict, reason) of a ratio's CI against the claim's criterion."""
+    if claim == "sign_speed":
+        if low > 1 and high <= SIGNS_AT_MOST:
+            return HOLDS, f"HMAC faster, by at most {SIGNS_AT_MOST:g}x"
+        if high < 1:
+            return FAILS, "RSA signs faster"
+        if low > SIGNS_AT_MOST:
+            return FAILS, f"HMAC faster by more than the claimed {SIGNS_AT_MOST:g}x"
+        return OPEN, f"CI overlaps 1 or {SIGNS_AT_MOST:g}"
+    if claim in ("verify_speed", "transfer_rate"):
+        faster = "RSA verifies" if claim == "verify_speed" else "HMAC transfers"
+        if low > 1:
+            return HOLDS, f"{faster} faster"
+        if high < 1:
+            return FAILS, f"{'HMAC verifies' if claim == 'verify_speed' else 'RSA transfers'} faster"
+        return OPEN, "CI overlaps 1"
+    if claim == "decode_similar":
+        band = (1 / (1 + SIMILAR_WITHIN), 1 + SIMILAR_WITHIN)
+        if band[0] <= low and high <= band[1]:
+            return HOLDS, f"within +-{SIMILAR_WITHIN:.0%}"
+        if high < band[0] or low > band[1]:
+            return FAILS, f"differ by more than {SIMILAR_WITHIN:.0%}"
+        return OPEN, f"CI crosses the +-{SIMILAR_WITHIN:.0%} band"
+    raise ValueError(claim)
+
+
+def size_verdicts(rows, languages, datasets):
+    """Token size: RS512-2048 minus HS512, record by record, from the measured sizes."""
+    sizes = {(r["language"], r["input"], variant_of(r), r["sample"]): r["output_bytes"]
+             for r in timed([r for r in rows if r["suite"] == "tokensize"])}  # fmt: skip
+    out = []
+    for language in languages:
+        for dataset in datasets:
+            records = sorted(s for (lang, ds, v, s) in sizes if (lang, ds, v) == (language, dataset, HMAC))
+            differences = [sizes[language, dataset, RSA, s] - sizes[language, dataset, HMAC, s]
+                           for s in records if (language, dataset, RSA, s) in sizes]  # fmt: skip
+            if not differences:
+                continue
+            low, high = min(differences), max(differences)
+            mean = statistics.fmean(differences)
+            exact = low == high == SIZE_DIFFERENCE
+            out.append({
+                "claim": "token_size", "language": language, "dataset": dataset,
+                "verdict": HOLDS if exact else FAILS,
+                "ratio": mean, "ci_low": low, "ci_high": high,
+                "reason": (f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {len(differences)} records"
+                           if exact else f"differences range {low}..{high} bytes over {len(differences)} records"),
+                "what": "RS512-2048 token bytes - HS512 token bytes per record (mean; min and max as the interval)",
+            })  # fmt: skip
+    return out
+
+
+def verdicts(ratio_rows, size_rows):
+    detail = []
+    for row in ratio_rows:
+        verdict, reason = judge_ratio(row["claim"], row["ci_low"], row["ci_high"])
+        detail.append({**row, "verdict": verdict, "reason": reason})
+    detail += size_rows
+    overall = []
+    for (claim, language), rows in group_by(detail, "claim", "language").items():
+        found = {r["verdict"] for r in rows}
+        verdict = found.pop() if len(found) == 1 else OPEN
+        low = min(r["ratio"] for r in rows)
+        high = max(r["ratio"] for r in rows)
+        reason = rows[0]["reason"] if verdict != OPEN or len(rows) == 1 else "differs between datasets"
+        overall.append({"claim": claim, "language": language, "dataset": "all", "verdict": verdict,
+                        "ratio": statistics.fmean(r["ratio"] for r in rows), "ci_low": low, "ci_high": high,
+                        "reason": reason, "what": rows[0]["what"] + "; overall: mean, with the datasets' range"})  # fmt: skip
+    return detail + overall
+
+
+def group_by(rows, *fields):
+    groups = defaultdict(list)
+    for row in rows:
+        groups[tuple(row[f] for f in fields)].append(row)
+    return groups
+
+
+COLUMNS = {
+    "rates": ["language", "dataset", "variant", "operation", "status", "samples", "mean_s", "rps",
+              "median_s", "record_bytes", "token_bytes"],
+    "tokensize": ["language", "dataset", "variant", "status", "records", "mean_bytes", "min_bytes",
+                  "max_bytes", "mean_record_bytes"],
+    "transfer": ["language", "dataset", "variant", "trial", "body_bytes", "token_bytes",
+                 "request_response_s", "mb_per_s", "sign_s", "verify_s", "status"],
+    "ratios": ["claim", "language", "dataset", "ratio", "ci_low", "ci_high", "what"],
+    "verdicts": ["claim", "language", "dataset", "verdict", "ratio", "ci_low", "ci_high", "reason", "what"],
+}  # fmt: skip
+
+
+def write(path, name, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, COLUMNS[name], lineterminator="\n", restval="", extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+
+
+def main(raw_paths, languages, datasets, settings, outputs, log):
+    rows = read_rows(raw_paths)
+    trials = transfer_trials(rows)
+    ratio_rows = ratios(rows, trials, languages, datasets, settings)
+    tables = {
+        "rates": rates(rows, datasets),
+        "tokensize": token_sizes(rows),
+        "transfer": trials,
+        "ratios": ratio_rows,
+        "verdicts": verdicts(ratio_rows, size_verdicts(rows, languages, datasets)),
+    }
+    for name, table in tables.items():
+        write(outputs[name], name, table)
+        print(f"{outputs[name]}: {len(table)} rows", file=log)
+    for row in tables["verdicts"]:
+        if row["dataset"] == "all":
+            print(f"{row['claim']} ({row['language']}): {row['verdict']}, {row['reason']}", file=log)
+
+
+def run_job(job):
+    outputs = {name: getattr(job.output, name) for name in COLUMNS}
+    with open(job.log[0], "w") as log:
+        main(job.input.samples, job.params.languages, job.params.datasets, job.params.statistics, outputs, log)
