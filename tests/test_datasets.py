@@ -150,14 +150,14 @@ def dataset(name="netflix-titles", **extra):
 
 def test_source_order_kaggle_then_dropped_file_then_synthetic(tmp_path, monkeypatch, no_kaggle):
     repo = tmp_path / "repo"
-    assert prepare_dataset.choose_source(repo, dataset()) == "synthetic"
+    assert prepare_dataset.choose_source(repo / "data", dataset()) == "synthetic"
     (repo / "data" / "raw").mkdir(parents=True)
     write(repo / "data" / "raw", "x\n1\n", "netflix-titles.csv")
-    assert prepare_dataset.choose_source(repo, dataset()) == "file"
+    assert prepare_dataset.choose_source(repo / "data", dataset()) == "file"
     monkeypatch.setenv("KAGGLE_USERNAME", "someone")
     monkeypatch.setenv("KAGGLE_KEY", FAKE_KEY)
-    assert prepare_dataset.choose_source(repo, dataset()) == "kaggle"
-    assert prepare_dataset.choose_source(repo, dataset(kaggle=None)) == "file"
+    assert prepare_dataset.choose_source(repo / "data", dataset()) == "kaggle"
+    assert prepare_dataset.choose_source(repo / "data", dataset(kaggle=None)) == "file"
 
 
 def test_kaggle_json_counts_as_credentials(tmp_path, monkeypatch, no_kaggle):
@@ -187,7 +187,7 @@ def test_a_failed_download_falls_back_and_never_logs_the_key(tmp_path, monkeypat
     client = fake_kaggle_client(tmp_path, 'echo "401 Unauthorized for $KAGGLE_USERNAME with $KAGGLE_KEY" >&2\nexit 1\n')
     out = tmp_path / "out"
     with open(tmp_path / "log", "w") as log:
-        facts = prepare_dataset.prepare(tmp_path / "repo", dataset(), "kaggle", 8, out, client, log)
+        facts = prepare_dataset.prepare(tmp_path / "data", dataset(), "kaggle", 8, out, client, log)
     assert facts["source"] == "synthetic" and facts["synthetic"] and facts["planned_source"] == "kaggle"
     assert "falling back" in facts["warnings"][0] and "[redacted]" in facts["warnings"][0]
     for path in [tmp_path / "log", *out.iterdir()]:
@@ -204,9 +204,9 @@ def test_a_kaggle_download_is_used_and_unzipped(tmp_path, monkeypatch, no_kaggle
               " && python3 -m zipfile -c netflix_titles.csv.zip netflix_titles.csv && rm netflix_titles.csv\n")  # fmt: skip
     client = fake_kaggle_client(tmp_path, script)
     with open(tmp_path / "log", "w") as log:
-        facts = prepare_dataset.prepare(tmp_path / "repo", dataset(), "kaggle", 8, tmp_path / "out", client, log)
+        facts = prepare_dataset.prepare(tmp_path / "data", dataset(), "kaggle", 8, tmp_path / "out", client, log)
     assert facts["source"] == "kaggle" and not facts["synthetic"] and facts["records"] == 1
-    assert facts["path"] == "data/kaggle/netflix-titles/netflix_titles.csv"
+    assert facts["path"] == str(tmp_path / "data" / "kaggle" / "netflix-titles" / "netflix_titles.csv")
     assert facts["warnings"] and "expected" in facts["warnings"][0]  # 30 kB expected, a few bytes found
 
 
@@ -215,7 +215,7 @@ def test_a_dropped_file_with_the_wrong_checksum_is_refused(tmp_path, no_kaggle):
     (repo / "data" / "raw").mkdir(parents=True)
     (repo / "data" / "raw" / "netflix-titles.csv").write_bytes(synthetic_datasets.generate("netflix-titles", 2000, 0))
     with open(tmp_path / "log", "w") as log, pytest.raises(prepare_dataset.DatasetError, match=r"data/raw/netflix-titles.csv: SHA-256 is [0-9a-f]{64}, the config .* expects 0{64}"):
-        prepare_dataset.prepare(repo, dataset(sha256="0" * 64), "file", 8, tmp_path / "out", "kaggle", log)
+        prepare_dataset.prepare(repo / "data", dataset(sha256="0" * 64), "file", 8, tmp_path / "out", "kaggle", log)
 
 
 def test_a_dropped_file_is_used_as_is(tmp_path, no_kaggle):
@@ -224,7 +224,7 @@ def test_a_dropped_file_is_used_as_is(tmp_path, no_kaggle):
     data = synthetic_datasets.generate("netflix-titles", 30_000, 9)
     (repo / "data" / "raw" / "netflix-titles.csv").write_bytes(data)
     with open(tmp_path / "log", "w") as log:
-        facts = prepare_dataset.prepare(repo, dataset(), "file", 8, tmp_path / "out", "kaggle", log)
+        facts = prepare_dataset.prepare(repo / "data", dataset(), "file", 8, tmp_path / "out", "kaggle", log)
     assert facts["source"] == "file" and not facts["synthetic"] and not facts["warnings"]
     assert (tmp_path / "out" / "source.csv").read_bytes() == data
     assert facts["records"] == len(list(csv.reader(io.StringIO(data.decode())))) - 1

@@ -66,9 +66,10 @@ JWT_VARIANTS = [variants.parse(name) for name in JWT["algorithms"]]
 KEY_MANIFEST = "keys/manifest.json"
 CLAIMS_INPUT = Path(JWT["input"]).stem
 DATASETS = {dataset["name"]: dataset for dataset in config["datasets"]}
+DATA_DIR = SOURCE / config["data_dir"]
 try:
     DATASET_SOURCES = {
-        name: prepare_dataset.choose_source(SOURCE, dataset)
+        name: prepare_dataset.choose_source(DATA_DIR, dataset)
         for name, dataset in DATASETS.items()
     }
 except prepare_dataset.DatasetError as error:
@@ -220,16 +221,14 @@ def get_dataset_inputs(wildcards):
     source = DATASET_SOURCES[wildcards.dataset]
     inputs = {"code": [str(SCRIPTS / "prepare_dataset.py")]}
     if source == "kaggle":
-        download = prepare_dataset.kaggle_download_path(SOURCE, dataset)
+        download = prepare_dataset.kaggle_download_path(DATA_DIR, dataset)
         if download.is_file():
             inputs["download"] = str(download)
         elif prepare_dataset.kaggle_credentials():
             inputs["client"] = ".envs/kaggle/.installed"
-    if (
-        source in ("kaggle", "file")
-        and prepare_dataset.dropped_path(SOURCE, dataset).is_file()
-    ):
-        inputs["dropped"] = str(prepare_dataset.dropped_path(SOURCE, dataset))
+    dropped = prepare_dataset.dropped_path(DATA_DIR, dataset)
+    if source in ("kaggle", "file") and dropped.is_file():
+        inputs["dropped"] = str(dropped)
     if dataset["synthetic"]:
         inputs["code"].append(str(SCRIPTS / "synthetic_datasets.py"))
     return inputs

@@ -27,7 +27,7 @@ rule prepare_dataset:
     log:
         "logs/prepare_dataset/{dataset}.log",
     params:
-        repo=str(SOURCE),
+        data_dir=str(DATA_DIR),
         dataset=lambda wildcards: DATASETS[wildcards.dataset],
         source=lambda wildcards: DATASET_SOURCES[wildcards.dataset],
         records_per_cell=JWT["records_per_cell"],

@@ -1,8 +1,9 @@
 """One dataset, from wherever it is found, to the canonical payloads every driver uses.
 
 Where from (`choose_source`, decided when the workflow is parsed; see the `datasets` key
-in config/schemas/config.schema.yaml): Kaggle, a file dropped at data/raw/<name>.csv,
-or the synthetic stand-in. A Kaggle download that fails falls through to the next.
+in config/schemas/config.schema.yaml): Kaggle (downloads kept in <data_dir>/kaggle/), a
+file dropped at <data_dir>/raw/<name>.csv (data_dir: config key, default data/), or the
+synthetic stand-in. A Kaggle download that fails falls through to the next.
 
 Outputs in results/data/<name>/:
   source.csv      the exact bytes used (validated first: UTF-8, header, fields per row)
@@ -69,25 +70,25 @@ def scrub(text):
     return text
 
 
-def kaggle_download_path(repo, dataset):
-    return Path(repo) / "data" / "kaggle" / dataset["name"] / dataset["kaggle"]["file"]
+def kaggle_download_path(data_dir, dataset):
+    return Path(data_dir) / "kaggle" / dataset["name"] / dataset["kaggle"]["file"]
 
 
-def dropped_path(repo, dataset):
-    return Path(repo) / "data" / "raw" / f"{dataset['name']}.csv"
+def dropped_path(data_dir, dataset):
+    return Path(data_dir) / "raw" / f"{dataset['name']}.csv"
 
 
-def choose_source(repo, dataset):
+def choose_source(data_dir, dataset):
     """'kaggle', 'file' or 'synthetic': the first that applies (see the module doc)."""
-    if dataset.get("kaggle") and (kaggle_credentials() or kaggle_download_path(repo, dataset).is_file()):
+    if dataset.get("kaggle") and (kaggle_credentials() or kaggle_download_path(data_dir, dataset).is_file()):
         return "kaggle"
-    if dropped_path(repo, dataset).is_file():
+    if dropped_path(data_dir, dataset).is_file():
         return "file"
     if dataset.get("synthetic"):
         return "synthetic"
     raise DatasetError(
         f"dataset {dataset['name']}: no Kaggle credentials, no file at "
-        f"{dropped_path(repo, dataset)}, and no synthetic stand-in (datasets[].synthetic)"
+        f"{dropped_path(data_dir, dataset)}, and no synthetic stand-in (datasets[].synthetic)"
     )
 
 
@@ -118,13 +119,21 @@ def sha256_of(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def acquire(repo, dataset, planned, kaggle_bin, log):
+def shown(path):
+    """A path as the user knows it: relative to the working directory when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def acquire(data_dir, dataset, planned, kaggle_bin, log):
     """(bytes, facts) of the dataset from the planned source or the ones after it."""
     facts = {"planned_source": planned, "warnings": []}
     order = ["kaggle", "file", "synthetic"]
     for source in order[order.index(planned):]:
         if source == "kaggle":
-            path = kaggle_download_path(repo, dataset)
+            path = kaggle_download_path(data_dir, dataset)
             try:
                 if not path.is_file():
                     download_from_kaggle(kaggle_bin, dataset, path, log)
@@ -132,11 +141,11 @@ def acquire(repo, dataset, planned, kaggle_bin, log):
                 facts["warnings"].append(f"{error}; falling back to the next source")
                 print(f"warning: {error}", file=log, flush=True)
                 continue
-            facts.update(source="kaggle", path=str(path.relative_to(repo)))
+            facts.update(source="kaggle", path=shown(path))
             return path.read_bytes(), facts
-        if source == "file" and dropped_path(repo, dataset).is_file():
-            path = dropped_path(repo, dataset)
-            facts.update(source="file", path=str(path.relative_to(repo)))
+        if source == "file" and dropped_path(data_dir, dataset).is_file():
+            path = dropped_path(data_dir, dataset)
+            facts.update(source="file", path=shown(path))
             return path.read_bytes(), facts
         if source == "synthetic" and dataset.get("synthetic"):
             data = synthetic_datasets.generate(dataset["synthetic"], dataset["expected_bytes"], dataset["seed"])
@@ -229,10 +238,10 @@ def check_real_file(data, dataset, facts, where):
         )
 
 
-def prepare(repo, dataset, planned, records_per_cell, out_dir, kaggle_bin, log):
+def prepare(data_dir, dataset, planned, records_per_cell, out_dir, kaggle_bin, log):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    data, facts = acquire(Path(repo), dataset, planned, kaggle_bin, log)
+    data, facts = acquire(Path(data_dir), dataset, planned, kaggle_bin, log)
     where = facts["path"] or f"synthetic {dataset['synthetic']} (seed {dataset['seed']})"
     if facts["source"] != "synthetic":
         check_real_file(data, dataset, facts, where)
@@ -259,7 +268,7 @@ def prepare(repo, dataset, planned, records_per_cell, out_dir, kaggle_bin, log):
 def run_job(job):
     with open(job.log[0], "w") as log:
         try:
-            facts = prepare(job.params.repo, job.params.dataset, job.params.source,
+            facts = prepare(job.params.data_dir, job.params.dataset, job.params.source,
                             job.params.records_per_cell, Path(job.output.payloads).parent,
                             job.params.kaggle_bin, log)  # fmt: skip
         except DatasetError as error:
