@@ -1,79 +1,114 @@
 'use strict';
-// `bench --spec FILE --out FILE`: runs the spec's cells and writes the raw-sample CSV
-// (workflow/scripts/README.md "bench" and "Timing rules";
-// workflow/schemas/raw_samples.schema.yaml for the columns).
+// `bench --spec FILE --out FILE`: validates the spec, prepares and checks every cell, then
+// runs its suite: jwt here (warm-up, calibration, interleaved sampling), tokensize in
+// tokensize.js, transfer in transfer.js (workflow/scripts/README.md "bench", the suites
+// and "Timing rules"; workflow/schemas/raw_samples.schema.yaml for the columns).
 
-const fs = require('node:fs');
-const { checkAlgorithm } = require('./checks');
+const { checkAlgorithm, signAndCheckPool } = require('./checks');
 const { dependencyVersion } = require('./deps');
 const {
-  InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject,
+  InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
   loadKey,
 } = require('./inputs');
 const { jwt, signOptions, verifyOptions } = require('./jwt_ops');
+const { LANGUAGE, IMPLEMENTATION, openCsv, stderr, label, grouped } = require('./output');
 
 const SPEC_FORMAT = 'jwtbench-spec/1';
-const LANGUAGE = 'node';
-const IMPLEMENTATION = 'jsonwebtoken';
-const SUITES = { jwt: ['sign', 'verify', 'decode'] };
-const CSV_COLUMNS = [
-  'language', 'implementation', 'implementation_version', 'suite', 'operation', 'algorithm',
-  'key_bits', 'input', 'input_bytes', 'sample', 'iterations', 'elapsed_ns', 'output_bytes',
-  'status',
-];
+const INPUT_KINDS = ['claims', 'records'];
+const SUITES = {
+  jwt: { operations: ['sign', 'verify', 'decode'], inputKinds: INPUT_KINDS },
+  tokensize: { operations: ['sign'], inputKinds: ['records'] },
+  transfer: { operations: ['request-response'], inputKinds: ['claims'] },
+};
 const MAX_BATCH = 1e9;
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 // ---------------------------------------------------------------------------------------
 // Spec
 
+/**
+ * Validates a number in `obj` (spec section `section`); returns it, or undefined when an
+ * optional one is absent.
+ */
+function specNumber(obj, section, name, { ok, what, required = true }, fail) {
+  const v = obj[name];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || !ok(v)) fail(`"${section}.${name}" must be ${what}`);
+  return v;
+}
+
+const NON_NEGATIVE = { ok: (v) => v >= 0, what: 'a number >= 0' };
+const POSITIVE = { ok: (v) => v > 0, what: 'a number > 0' };
+const COUNT = { ok: (v) => Number.isInteger(v) && v >= 1, what: 'an integer >= 1' };
+
+/**
+ * Suite jwt uses every timing field; tokensize and transfer only max_cell_seconds (the
+ * others are checked when present).
+ */
+function loadTiming(spec, fail) {
+  const t = spec.timing;
+  if (!isObject(t)) fail('"timing" must be an object');
+  const required = spec.suite === 'jwt';
+  const number = (name, rule) => specNumber(t, 'timing', name, { ...rule, required }, fail);
+  return {
+    warmup_seconds: number('warmup_seconds', NON_NEGATIVE),
+    samples: number('samples', COUNT),
+    target_sample_seconds: number('target_sample_seconds', POSITIVE),
+    max_cell_seconds: specNumber(t, 'timing', 'max_cell_seconds', POSITIVE, fail),
+  };
+}
+
+function loadTransfer(spec, fail) {
+  const t = spec.transfer;
+  if (!isObject(t)) fail('"transfer" must be an object (suite transfer needs it)');
+  return {
+    trials: specNumber(t, 'transfer', 'trials', COUNT, fail),
+    warmup_trials: specNumber(t, 'transfer', 'warmup_trials',
+      { ok: (v) => Number.isInteger(v) && v >= 0, what: 'an integer >= 0' }, fail),
+    request_timeout_seconds: specNumber(t, 'transfer', 'request_timeout_seconds', POSITIVE, fail),
+  };
+}
+
+function loadCell(cell, i, suite, fail) {
+  const at = `cells[${i}]`;
+  if (!isObject(cell)) fail(`${at} must be an object`);
+  const string = (name) => {
+    if (typeof cell[name] !== 'string' || cell[name] === '') fail(`${at}.${name} must be a non-empty string`);
+    return cell[name];
+  };
+  const { operations, inputKinds } = SUITES[suite];
+  const operation = string('operation');
+  if (!operations.includes(operation)) fail(`${at}.operation must be one of ${operations.join(', ')} (suite ${suite})`);
+  const algorithm = string('algorithm');
+  if (!JWS_ALGORITHMS.includes(algorithm)) fail(`${at}.algorithm must be one of ${JWS_ALGORITHMS.join(', ')}`);
+  if (!Number.isInteger(cell.key_bits) || cell.key_bits < 1) fail(`${at}.key_bits must be an integer >= 1`);
+  const inputKind = cell.input_kind ?? 'claims';
+  if (!INPUT_KINDS.includes(inputKind)) fail(`${at}.input_kind must be "claims" or "records"`);
+  if (!inputKinds.includes(inputKind)) fail(`${at}.input_kind must be "${inputKinds.join('" or "')}" in suite ${suite}`);
+  return {
+    index: i, suite, operation, algorithm, key_bits: cell.key_bits,
+    private_key: string('private_key'), public_key: string('public_key'),
+    input: string('input'), input_file: string('input_file'), input_kind: inputKind,
+  };
+}
+
 function loadSpec(file) {
   const { value: spec } = readJsonObject(file, '--spec');
-  const where = `--spec ${file}`;
-  const fail = (msg) => { throw new InputError(`${where}: ${msg}`); };
+  const fail = (msg) => { throw new InputError(`--spec ${file}: ${msg}`); };
 
   if (spec.format !== SPEC_FORMAT) fail(`"format" must be "${SPEC_FORMAT}"`);
   if (spec.language !== undefined && spec.language !== LANGUAGE) {
     fail(`"language" is "${spec.language}", this is the ${LANGUAGE} driver`);
   }
-  if (!Object.hasOwn(SUITES, spec.suite)) fail(`"suite" must be one of ${Object.keys(SUITES).join(', ')}`);
-
-  const t = spec.timing;
-  if (t === null || typeof t !== 'object' || Array.isArray(t)) fail('"timing" must be an object');
-  const number = (name, ok, what) => {
-    if (typeof t[name] !== 'number' || !Number.isFinite(t[name]) || !ok(t[name])) {
-      fail(`"timing.${name}" must be ${what}`);
-    }
-    return t[name];
-  };
-  const timing = {
-    warmup_seconds: number('warmup_seconds', (v) => v >= 0, 'a number >= 0'),
-    samples: number('samples', (v) => Number.isInteger(v) && v >= 1, 'an integer >= 1'),
-    target_sample_seconds: number('target_sample_seconds', (v) => v > 0, 'a number > 0'),
-    max_cell_seconds: number('max_cell_seconds', (v) => v > 0, 'a number > 0'),
-  };
-
+  if (typeof spec.suite !== 'string' || !Object.hasOwn(SUITES, spec.suite)) {
+    fail(`"suite" must be one of ${Object.keys(SUITES).join(', ')}`);
+  }
+  const timing = loadTiming(spec, fail);
+  const transfer = spec.suite === 'transfer' ? loadTransfer(spec, fail) : undefined;
   if (!Array.isArray(spec.cells)) fail('"cells" must be an array');
-  const cells = spec.cells.map((cell, i) => {
-    const at = `cells[${i}]`;
-    if (cell === null || typeof cell !== 'object' || Array.isArray(cell)) fail(`${at} must be an object`);
-    const string = (name) => {
-      if (typeof cell[name] !== 'string' || cell[name] === '') fail(`${at}.${name} must be a non-empty string`);
-      return cell[name];
-    };
-    const operation = string('operation');
-    if (!SUITES[spec.suite].includes(operation)) {
-      fail(`${at}.operation must be one of ${SUITES[spec.suite].join(', ')}`);
-    }
-    const algorithm = string('algorithm');
-    if (!JWS_ALGORITHMS.includes(algorithm)) fail(`${at}.algorithm must be one of ${JWS_ALGORITHMS.join(', ')}`);
-    if (!Number.isInteger(cell.key_bits) || cell.key_bits < 1) fail(`${at}.key_bits must be an integer >= 1`);
-    return {
-      index: i, suite: spec.suite, operation, algorithm, key_bits: cell.key_bits,
-      private_key: string('private_key'), public_key: string('public_key'),
-      input: string('input'), input_file: string('input_file'),
-    };
-  });
-  return { timing, cells };
+  const cells = spec.cells.map((cell, i) => loadCell(cell, i, spec.suite, fail));
+  return { suite: spec.suite, timing, transfer, cells };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -88,6 +123,31 @@ function keyBitsOf(key) {
   if (details.namedCurve) return curveBits[details.namedCurve] ?? null;
   if (key.asymmetricKeyType === 'ed25519') return 256;
   return null;
+}
+
+/** The mean of non-negative integers rounded to the nearest integer, halves up (exact). */
+function roundedMean(values) {
+  const sum = values.reduce((total, v) => total + v, 0);
+  return Math.floor((2 * sum + values.length) / (2 * values.length));
+}
+
+/**
+ * A cell's input, parsed: {inputBytes, claims} for claims; for records also `records`
+ * ([{bytes, claims}]), with `claims` the first record's (for the checks) and inputBytes
+ * the records' mean size.
+ */
+function readInput(cell, origin) {
+  if (cell.input_kind === 'records') {
+    const records = readRecords(cell.input_file, origin);
+    return {
+      records, claims: records[0].claims, inputBytes: roundedMean(records.map((r) => r.bytes)),
+    };
+  }
+  const { bytes, value } = readJsonObject(cell.input_file, origin);
+  if (cell.suite === 'transfer' && (typeof value.dataset !== 'string' || !Array.isArray(value.records))) {
+    throw new InputError(`${origin} ${cell.input_file} is not a transfer body ({"dataset": NAME, "records": [...]})`);
+  }
+  return { inputBytes: bytes.length, claims: value };
 }
 
 function prepareAll(spec, specFile) {
@@ -108,10 +168,8 @@ function prepareAll(spec, specFile) {
 
   return spec.cells.map((cell) => {
     const origin = (field) => `${field} of cells[${cell.index}] in --spec ${specFile}:`;
-    if (!inputCache.has(cell.input_file)) {
-      const { bytes, value } = readJsonObject(cell.input_file, origin('input_file'));
-      inputCache.set(cell.input_file, { inputBytes: bytes.length, claims: value });
-    }
+    const inputId = `${cell.input_kind}\0${cell.input_file}`;
+    if (!inputCache.has(inputId)) inputCache.set(inputId, readInput(cell, origin('input_file')));
     const signingKey = keyOf('private', cell.algorithm, cell.private_key, origin('private_key'));
     const verificationKey = keyOf('public', cell.algorithm, cell.public_key, origin('public_key'));
     for (const [field, key] of [['private_key', signingKey], ['public_key', verificationKey]]) {
@@ -122,7 +180,7 @@ function prepareAll(spec, specFile) {
     }
     return {
       ...cell,
-      ...inputCache.get(cell.input_file),
+      ...inputCache.get(inputId),
       signingKey,
       verificationKey,
       verificationKeyBytes: bytesOf(cell.public_key, origin('public_key')),
@@ -162,6 +220,48 @@ function decodeBatch(n, s) {
     const claims = jwt.decode(s.token);
     acc = (acc + (typeof claims === 'object' && claims !== null ? 1 : 0)) | 0;
   }
+  return acc;
+}
+
+// Records: call i takes record i (or its pooled token) and the position wraps around; it
+// is kept in the state, so it carries over from batch to batch.
+
+function signRecordsBatch(n, s) {
+  const { claims, options, key } = s;
+  let i = s.position;
+  let acc = 0;
+  for (let k = 0; k < n; k++) {
+    const token = jwt.sign(claims[i], key, options[i]);
+    acc = (acc + token.length) | 0;
+    if (++i === claims.length) i = 0;
+  }
+  s.position = i;
+  return acc;
+}
+
+function verifyRecordsBatch(n, s) {
+  const { tokens, key, options } = s;
+  let i = s.position;
+  let acc = 0;
+  for (let k = 0; k < n; k++) {
+    const claims = jwt.verify(tokens[i], key, options);
+    acc = (acc + (typeof claims === 'object' && claims !== null ? 1 : 0)) | 0;
+    if (++i === tokens.length) i = 0;
+  }
+  s.position = i;
+  return acc;
+}
+
+function decodeRecordsBatch(n, s) {
+  const { tokens } = s;
+  let i = s.position;
+  let acc = 0;
+  for (let k = 0; k < n; k++) {
+    const claims = jwt.decode(tokens[i]);
+    acc = (acc + (typeof claims === 'object' && claims !== null ? 1 : 0)) | 0;
+    if (++i === tokens.length) i = 0;
+  }
+  s.position = i;
   return acc;
 }
 
@@ -241,7 +341,7 @@ function batchState(cell, token) {
   switch (cell.operation) {
     case 'sign':
       return [signBatch, {
-        claims: cell.claims, key: cell.signingKey, options: signOptions(cell.algorithm),
+        claims: cell.claims, key: cell.signingKey, options: signOptions(cell.algorithm, cell.claims),
         outputBytes: Buffer.byteLength(token),
       }];
     case 'verify':
@@ -256,26 +356,26 @@ function batchState(cell, token) {
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// Output
-
-function csvField(value) {
-  const s = String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+/** Batch and state of a records cell; outputBytes is the pool's mean token size. */
+function recordsBatchState(cell, tokens) {
+  const outputBytes = roundedMean(tokens.map((t) => Buffer.byteLength(t)));
+  const position = 0;
+  switch (cell.operation) {
+    case 'sign': {
+      const claims = cell.records.map((r) => r.claims);
+      const options = claims.map((c) => signOptions(cell.algorithm, c));
+      return [signRecordsBatch, { claims, options, key: cell.signingKey, position, outputBytes }];
+    }
+    case 'verify':
+      return [verifyRecordsBatch, {
+        tokens, key: cell.verificationKey, options: verifyOptions(cell.algorithm), position, outputBytes,
+      }];
+    case 'decode':
+      return [decodeRecordsBatch, { tokens, position, outputBytes }];
+    default:
+      throw new Error(`no batch for operation ${cell.operation}`);
+  }
 }
-
-function csvRow(cell, version, { sample, iterations, elapsedNs, outputBytes, status }) {
-  return [
-    LANGUAGE, IMPLEMENTATION, version, cell.suite, cell.operation, cell.algorithm,
-    cell.key_bits, cell.input, cell.inputBytes, sample, iterations, elapsedNs, outputBytes, status,
-  ].map(csvField).join(',') + '\n';
-}
-
-function label(cell) {
-  return /^(RS|PS)/.test(cell.algorithm) ? `${cell.algorithm}-${cell.key_bits}` : cell.algorithm;
-}
-
-const grouped = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 function medianNsPerOp(samples) {
   const perOp = samples.map((s) => Number(s.elapsedNs) / s.iterations).sort((a, b) => a - b);
@@ -283,71 +383,67 @@ function medianNsPerOp(samples) {
   return perOp.length % 2 ? perOp[mid] : (perOp[mid - 1] + perOp[mid]) / 2;
 }
 
-function stderr(line) {
-  fs.writeSync(2, `${line}\n`);
+// ---------------------------------------------------------------------------------------
+// Checks, shared by every suite
+
+/**
+ * Rule 2's checks on the cell's claims (the first record for records); for jwt on
+ * records, the token pool too. {status, reason} or {status: 'ok', token[, tokens]}.
+ */
+function checkCell(cell) {
+  const check = checkAlgorithm({ alg: cell.algorithm, ...cell });
+  // A transfer body's token can be tens of MB: the cell signs its own when it runs.
+  if (check.status === 'ok' && cell.suite === 'transfer') return { status: 'ok' };
+  if (check.status !== 'ok' || cell.suite !== 'jwt' || !cell.records) return check;
+  const pool = signAndCheckPool({ alg: cell.algorithm, ...cell });
+  return pool.status === 'ok' ? { ...check, tokens: pool.tokens } : pool;
 }
 
-// ---------------------------------------------------------------------------------------
-
-function runBench(specFile, outFile) {
-  const spec = loadSpec(specFile);
-  const { timing } = spec;
-  const cells = prepareAll(spec, specFile);
-  const version = dependencyVersion('jsonwebtoken');
-
-  let fd;
-  try {
-    fd = fs.openSync(outFile, 'w');
-  } catch (err) {
-    throw new InputError(`cannot write --out ${outFile}: ${err.code || err.message}`);
-  }
-  // Every row goes straight to the file (no buffering in this process), so a crash loses
-  // nothing already measured.
-  fs.writeSync(fd, `${CSV_COLUMNS.join(',')}\n`);
-  const writeRow = (cell, fields) => fs.writeSync(fd, csvRow(cell, version, fields));
-  const writeUntimed = (cell, status, elapsedNs = 0n) => writeRow(cell, {
-    sample: 0, iterations: 0, elapsedNs, outputBytes: 0, status,
-  });
-  const head = (cell) => `[${cell.index + 1}/${cells.length}] ${cell.operation} ${label(cell)}`;
-  const counts = { ok: 0, unsupported: 0, failed: 0, timeout: 0 };
-
-  // 1. Checks, once per algorithm, key pair and input, before anything is timed.
+/**
+ * Checks once per algorithm, key pair and input, before anything is timed; a cell that
+ * does not pass gets its untimed row now. Returns [{cell, check}] of the cells that passed.
+ */
+function checkCells(cells, run) {
   const checked = new Map();
   const passed = [];
   for (const cell of cells) {
     const checkId = JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
-    if (!checked.has(checkId)) checked.set(checkId, checkAlgorithm({ alg: cell.algorithm, ...cell }));
+    if (!checked.has(checkId)) checked.set(checkId, checkCell(cell));
     const check = checked.get(checkId);
     if (check.status === 'ok') {
-      passed.push({ cell, token: check.token });
+      passed.push({ cell, check });
     } else {
-      writeUntimed(cell, check.status);
-      counts[check.status] += 1;
-      stderr(`${head(cell)}: ${check.status} (${check.reason})`);
+      run.finish(cell, check.status, `${check.status} (${check.reason})`);
     }
   }
+  return passed;
+}
 
-  // 2. Warm-up and calibration, cell by cell.
+// ---------------------------------------------------------------------------------------
+// Suite jwt
+
+function timeJwt(passed, run) {
+  const { timing, out } = run;
+
+  // Warm-up and calibration, cell by cell.
   const timed = [];
-  for (const { cell, token } of passed) {
+  for (const { cell, check } of passed) {
     let timer;
     try {
-      const [batch, state] = batchState(cell, token);
+      const [batch, state] = cell.records ? recordsBatchState(cell, check.tokens) : batchState(cell, check.token);
       timer = warmUpAndCalibrate(batch, state, timing);
     } catch (err) {
-      writeUntimed(cell, 'failed');
-      counts.failed += 1;
-      stderr(`${head(cell)}: failed while timing (${err.message})`);
+      run.finish(cell, 'failed', `failed while timing (${err.message})`);
       continue;
     }
     timed.push({ cell, timer });
     const note = !timer.timeout ? ''
       : timer.spentNs >= timer.limitNs ? ` (timeout: max_cell_seconds used up by warm-up and calibration)`
         : ` (timeout: ${timing.samples} samples will not fit in max_cell_seconds)`;
-    stderr(`${head(cell)}: batch of ${timer.n}${note}`);
+    stderr(`${run.head(cell)}: batch of ${timer.n}${note}`);
   }
 
-  // 3. Sampling in interleaved rounds: round k takes sample k of every cell still wanting one.
+  // Sampling in interleaved rounds: round k takes sample k of every cell still wanting one.
   // A cell that stops wanting samples never wants one again, so rounds end early once
   // no cell took one.
   for (let k = 1; k <= timing.samples; k++) {
@@ -361,15 +457,13 @@ function runBench(specFile, outFile) {
       } catch (err) {
         if (timer.samples.length > 0) {
           // Its rows so far are written with status ok/timeout; a cell cannot mix statuses.
-          throw new Error(`${head(cell)} threw in round ${k}, after ${timer.samples.length} samples: ${err.message}`);
+          throw new Error(`${run.head(cell)} threw in round ${k}, after ${timer.samples.length} samples: ${err.message}`);
         }
         entry.failed = true; // nothing written for it yet: the cell is failed
-        writeUntimed(cell, 'failed');
-        counts.failed += 1;
-        stderr(`${head(cell)}: failed while timing (${err.message})`);
+        run.finish(cell, 'failed', `failed while timing (${err.message})`);
         continue;
       }
-      writeRow(cell, {
+      out.writeRow(cell, {
         sample: k, iterations: timer.n, elapsedNs, outputBytes: timer.state.outputBytes,
         status: timer.timeout ? 'timeout' : 'ok',
       });
@@ -382,21 +476,55 @@ function runBench(specFile, outFile) {
     stderr(`round ${k}/${timing.samples} done`);
   }
 
-  // 4. Summary; a timeout cell without any sample gets one row with the time it spent.
+  // Summary; a timeout cell without any sample gets one row with the time it spent.
   for (const { cell, timer, failed } of timed) {
     if (failed) continue;
     const status = timer.timeout ? 'timeout' : 'ok';
-    counts[status] += 1;
     if (timer.samples.length === 0) {
-      writeUntimed(cell, 'timeout', timer.spentNs);
-      stderr(`${head(cell)}: timeout after ${grouped(Number(timer.spentNs))} ns, no sample taken`);
+      out.writeUntimed(cell, 'timeout', timer.spentNs);
+      run.finish(cell, status, `timeout after ${grouped(Number(timer.spentNs))} ns, no sample taken`, false);
     } else {
-      stderr(`${head(cell)}: ${grouped(medianNsPerOp(timer.samples))} ns/op ` +
-        `(${timer.samples.length} samples x ${timer.n})${timer.timeout ? ' timeout' : ''}`);
+      run.finish(cell, status, `${grouped(medianNsPerOp(timer.samples))} ns/op ` +
+        `(${timer.samples.length} samples x ${timer.n})${timer.timeout ? ' timeout' : ''}`, false);
     }
   }
-  fs.closeSync(fd);
-  stderr(`done: ${cells.length} cells (${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}); sink ${sink}`);
+}
+
+// ---------------------------------------------------------------------------------------
+
+/**
+ * The run's shared context for the suites: the spec's timing, the CSV (`out`), a
+ * progress prefix per cell (`head`), and `finish(cell, status, note, untimed = true)`,
+ * which counts the cell's status, logs the note and, if `untimed`, writes its untimed row.
+ */
+function startRun(spec, cells, outFile) {
+  const out = openCsv(outFile, dependencyVersion(IMPLEMENTATION));
+  const counts = { ok: 0, unsupported: 0, failed: 0, timeout: 0 };
+  const head = (cell) => `[${cell.index + 1}/${cells.length}] ${cell.operation} ${label(cell)}`;
+  return {
+    timing: spec.timing,
+    out,
+    head,
+    counts,
+    finish(cell, status, note, untimed = true) {
+      if (untimed) out.writeUntimed(cell, status);
+      counts[status] += 1;
+      stderr(`${head(cell)}: ${note}`);
+    },
+  };
+}
+
+async function runBench(specFile, outFile) {
+  const spec = loadSpec(specFile);
+  const cells = prepareAll(spec, specFile);
+  const run = startRun(spec, cells, outFile);
+  const passed = checkCells(cells, run);
+  if (spec.suite === 'jwt') timeJwt(passed, run);
+  else if (spec.suite === 'tokensize') sink = (sink + require('./tokensize').runTokensize(passed, run)) | 0;
+  else await require('./transfer').runTransfer(passed, spec.transfer, run);
+  run.out.close();
+  const counts = Object.entries(run.counts).map(([k, v]) => `${k} ${v}`).join(', ');
+  stderr(`done: ${cells.length} cells (${counts}); sink ${sink}`);
 }
 
 module.exports = { runBench, loadSpec };

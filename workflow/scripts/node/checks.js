@@ -65,7 +65,7 @@ function rejects(token, alg, verificationKey) {
 function checkAlgorithm({ alg, signingKey, verificationKey, verificationKeyBytes, claims }) {
   let token;
   try {
-    token = jwt.sign(claims, signingKey, signOptions(alg));
+    token = jwt.sign(claims, signingKey, signOptions(alg, claims));
   } catch (err) {
     if (isUnsupportedAlgorithmError(err)) {
       return { status: 'unsupported', reason: `jsonwebtoken rejects algorithm ${alg}: ${err.message}` };
@@ -106,4 +106,35 @@ function checkAlgorithm({ alg, signingKey, verificationKey, verificationKeyBytes
   return { status: 'ok', token };
 }
 
-module.exports = { checkAlgorithm, flipSignatureBit, unsignedToken, otherAlgorithmToken };
+/**
+ * Suite jwt on records: signs every record once (the token pool) and checks that each
+ * token verifies with the pinned algorithm and yields exactly its record's claims.
+ * Returns {status: 'ok', tokens} | {status: 'failed', reason}.
+ */
+function signAndCheckPool({ alg, signingKey, verificationKey, records }) {
+  const tokens = [];
+  for (const [i, { claims }] of records.entries()) {
+    const at = `record ${i + 1}`;
+    let token;
+    try {
+      token = jwt.sign(claims, signingKey, signOptions(alg, claims));
+    } catch (err) {
+      return { status: 'failed', reason: `sign of ${at} threw: ${err.message}` };
+    }
+    let verified;
+    try {
+      verified = jwt.verify(token, verificationKey, verifyOptions(alg));
+    } catch (err) {
+      return { status: 'failed', reason: `the token of ${at} does not verify: ${err.message}` };
+    }
+    if (!isDeepStrictEqual(verified, claims)) {
+      return { status: 'failed', reason: `verify of ${at}'s token did not yield its claims` };
+    }
+    tokens.push(token);
+  }
+  return { status: 'ok', tokens };
+}
+
+module.exports = {
+  checkAlgorithm, signAndCheckPool, flipSignatureBit, unsignedToken, otherAlgorithmToken,
+};

@@ -63,7 +63,8 @@ function err(text) {
 
 function versions() {
   const { dependencyVersion, loadedPackages } = require('./deps');
-  require('./jwt_ops'); // load the library exactly as sign/verify/bench do
+  require('./jwt_ops'); // load the libraries exactly as sign/verify/bench do
+  require('./transfer'); // express, for suite transfer
   const loaded = loadedPackages();
   const version = dependencyVersion('jsonwebtoken');
   const shared = process.config.variables.node_shared_openssl;
@@ -87,7 +88,7 @@ function sign({ alg, key, payload }) {
   const { value: claims } = readJsonObject(payload, '--payload');
   let token;
   try {
-    token = jwt.sign(claims, privateKey, signOptions(alg));
+    token = jwt.sign(claims, privateKey, signOptions(alg, claims));
   } catch (e) {
     if (isUnsupportedAlgorithmError(e)) {
       err(`sign: jsonwebtoken does not support ${alg} (${e.message})`);
@@ -118,8 +119,8 @@ function verify({ alg, key, token }) {
   return EXIT.ok;
 }
 
-function bench({ spec, out: outFile }) {
-  require('./bench').runBench(spec, outFile);
+async function bench({ spec, out: outFile }) {
+  await require('./bench').runBench(spec, outFile);
   return EXIT.ok;
 }
 
@@ -129,19 +130,20 @@ function coldstart({ hmac, rsa, payload }) {
   const { jwt, signOptions } = require('./jwt_ops');
   const { value: claims } = readJsonObject(payload, '--payload');
   const tokens = [['HS256', hmac], ['RS256', rsa]].map(
-    ([alg, file]) => jwt.sign(claims, loadSigningKey(alg, file, `--${alg === 'HS256' ? 'hmac' : 'rsa'}`), signOptions(alg)));
+    ([alg, file]) => jwt.sign(claims, loadSigningKey(alg, file, `--${alg === 'HS256' ? 'hmac' : 'rsa'}`), signOptions(alg, claims)));
   out(`${tokens.join('\n')}\n`);
   return EXIT.ok;
 }
 
 // ---------------------------------------------------------------------------------------
 
-function main(argv) {
+/** Resolves to the exit status; only `bench` of suite transfer has anything to await. */
+async function main(argv) {
   const [command, ...args] = argv;
   try {
     if (command === undefined) throw new InputError(`missing subcommand\n${USAGE}`);
     if (!Object.hasOwn(COMMANDS, command)) throw new InputError(`unknown subcommand "${command}"\n${USAGE}`);
-    return COMMANDS[command].run(parseFlags(command, args));
+    return await COMMANDS[command].run(parseFlags(command, args));
   } catch (e) {
     if (e instanceof InputError || e instanceof MissingDependency) {
       err(`error: ${e.message}`);

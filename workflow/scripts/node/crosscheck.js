@@ -73,7 +73,8 @@ async function main() {
   const jwt = requireDependency('jsonwebtoken');
   const key = loadKey(alg, keyFile);
   const claims = loadClaims(payload);
-  const options = { algorithm: alg };
+  // Sign exactly the claims, as the driver does: without an `iat`, jsonwebtoken must not add one.
+  const options = Object.hasOwn(claims, 'iat') ? { algorithm: alg } : { algorithm: alg, noTimestamp: true };
 
   try {
     jwt.sign(claims, key, options);

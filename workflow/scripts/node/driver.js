@@ -5,12 +5,12 @@
 
 const fs = require('node:fs');
 
-let status;
-try {
-  status = require('./cli').main(process.argv.slice(2));
-} catch (err) {
-  // A bug, not an input problem: keep it apart from the contract's exit statuses 0-3.
+// A bug, not an input problem: keep it apart from the contract's exit statuses 0-3.
+function internalError(err) {
   fs.writeSync(2, `internal error: ${err && err.stack ? err.stack : err}\n`);
-  status = 70;
+  return 70;
 }
-process.exitCode = status;
+
+Promise.resolve()
+  .then(() => require('./cli').main(process.argv.slice(2)))
+  .then((status) => { process.exitCode = status; }, (err) => { process.exitCode = internalError(err); });

@@ -1,7 +1,7 @@
 'use strict';
 // Reading the driver's input files: keys (into node:crypto KeyObjects), JSON payloads,
-// tokens. Every problem is an InputError (exit status 2) whose message names the file and
-// where it came from (a flag or a spec field), never the file's contents.
+// JSON Lines records, tokens. Every problem is an InputError (exit status 2) whose message
+// names the file and where it came from (a flag or a spec field), never the file's contents.
 
 const fs = require('node:fs');
 const crypto = require('node:crypto');
@@ -27,18 +27,45 @@ function readBytes(file, origin) {
   }
 }
 
-function readJsonObject(file, origin) {
-  const bytes = readBytes(file, origin);
+/** Parses `text` as a JSON object; `where` names it in errors ("file" or "file line 3"). */
+function parseJsonObject(text, where) {
   let value;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
-    throw new InputError(`${origin} ${file} is not valid JSON: ${err.message}`);
+    throw new InputError(`${where} is not valid JSON: ${err.message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InputError(`${origin} ${file} is not a JSON object`);
+    throw new InputError(`${where} is not a JSON object`);
   }
-  return { bytes, value };
+  return value;
+}
+
+function readJsonObject(file, origin) {
+  const bytes = readBytes(file, origin);
+  return { bytes, value: parseJsonObject(bytes.toString('utf8'), `${origin} ${file}`) };
+}
+
+/**
+ * JSON Lines records (workflow/scripts/README.md, "Inputs: claims and records"): one JSON
+ * object per line, every line ending in \n, no blank lines. Returns [{bytes, claims}],
+ * `bytes` being the line's size without its \n.
+ */
+function readRecords(file, origin) {
+  const data = readBytes(file, origin);
+  const where = `${origin} ${file}`;
+  if (data.length === 0) throw new InputError(`${where} is empty (JSON Lines records expected)`);
+  if (data[data.length - 1] !== 0x0a) throw new InputError(`${where} does not end with a newline`);
+  const records = [];
+  for (let start = 0; start < data.length;) {
+    const end = data.indexOf(0x0a, start);
+    const line = records.length + 1;
+    if (end === start) throw new InputError(`${where} line ${line} is blank`);
+    const claims = parseJsonObject(data.toString('utf8', start, end), `${where} line ${line}`);
+    records.push({ bytes: end - start, claims });
+    start = end + 1;
+  }
+  return records;
 }
 
 // Node's parse errors carry an OpenSSL reason or code, never the key bytes; keep only that.
@@ -77,6 +104,6 @@ function readToken(file, origin) {
 }
 
 module.exports = {
-  InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject,
+  InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
   loadKey, loadSigningKey, loadVerificationKey, readToken,
 };

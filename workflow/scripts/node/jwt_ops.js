@@ -1,7 +1,7 @@
 'use strict';
 // The library under test, jsonwebtoken, called as its ordinary API is:
-//   jwt.sign(claims, keyObject, {algorithm}), jwt.verify(token, keyObject, {algorithms: [alg]}),
-//   jwt.decode(token)
+//   jwt.sign(claims, keyObject, {algorithm[, noTimestamp]}),
+//   jwt.verify(token, keyObject, {algorithms: [alg]}), jwt.decode(token)
 // plus how we tell "jsonwebtoken lacks this algorithm" from any other error.
 
 const crypto = require('node:crypto');
@@ -17,8 +17,13 @@ function isUnsupportedAlgorithmError(err) {
   return err instanceof Error && err.message === UNSUPPORTED_ALGORITHM_MESSAGE;
 }
 
-function signOptions(alg) {
-  return { algorithm: alg };
+/**
+ * Options that make jwt.sign sign exactly `claims`: jsonwebtoken adds an `iat` unless told
+ * not to, so noTimestamp is set when the claims have none. With an `iat` it is left out,
+ * since noTimestamp would delete that claim.
+ */
+function signOptions(alg, claims) {
+  return Object.hasOwn(claims, 'iat') ? { algorithm: alg } : { algorithm: alg, noTimestamp: true };
 }
 
 function verifyOptions(alg) {
@@ -39,7 +44,7 @@ function libraryLacksAlgorithm(alg) {
   ];
   for (const key of probes) {
     try {
-      jwt.sign({}, key, signOptions(alg));
+      jwt.sign({}, key, signOptions(alg, {}));
     } catch (err) {
       if (isUnsupportedAlgorithmError(err)) return true;
     }

@@ -63,7 +63,11 @@ def must_reject(case, token, what):
 
 
 def check(case, public_key_file):
-    """Raise CheckFailed unless `case` signs, verifies, rejects forgeries and decodes."""
+    """Raise CheckFailed unless `case` signs, verifies, rejects forgeries and decodes.
+
+    The checks of rule 2 take the first input and its token; a pool of tokens signed
+    from records must then verify, each to its own record.
+    """
     try:
         claims = verify(case.token, case.verifying_key, case.alg)
     except jwt.InvalidTokenError as exc:
@@ -75,3 +79,16 @@ def check(case, public_key_file):
     must_reject(case, other_algorithm_token(case, public_key_file), "a token naming another alg")
     if decode(case.token) != case.claims:
         raise CheckFailed(f"{case.alg}: decode returned other claims than were signed")
+    check_pool(case)
+
+
+def check_pool(case):
+    """Every further pooled token verifies, algorithm pinned, to exactly its claims."""
+    further = zip(case.inputs.claims[1:], case.tokens[1:])
+    for number, (claims, token) in enumerate(further, 2):
+        try:
+            verified = verify(token, case.verifying_key, case.alg)
+        except jwt.InvalidTokenError as exc:
+            raise CheckFailed(f"{case.alg}: own token for record {number} rejected: {exc}") from exc
+        if verified != claims:
+            raise CheckFailed(f"{case.alg}: verify returned other claims than record {number}'s")

@@ -17,17 +17,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import jwt  # noqa: E402
 
+import transfer  # noqa: E402
 from correctness import CheckFailed, check  # noqa: E402
 from jwt_algorithms import (  # noqa: E402
     AlgorithmUnderTest,
+    InputError,
     UnsupportedAlgorithm,
     ensure_supported,
+    load_inputs,
     load_signing_key,
     load_verifying_key,
+    rounded_mean,
     sign,
     verify,
 )
-from timing import Budget, CellTiming  # noqa: E402
+from spec import UsageError, load_spec, read_file  # noqa: E402
+from timing import Budget, CellTiming, clock, each_timed  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
 IMPLEMENTATION = "pyjwt"
@@ -36,17 +41,6 @@ COLUMNS = [
     "algorithm", "key_bits", "input", "input_bytes", "sample", "iterations",
     "elapsed_ns", "output_bytes", "status",
 ]  # fmt: skip
-
-
-class UsageError(Exception):
-    pass
-
-
-def read_file(path, what):
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror}") from exc
 
 
 def versions():
@@ -93,21 +87,8 @@ def command_coldstart(args):
     return 0
 
 
-def load_spec(path):
-    try:
-        spec = json.loads(read_file(path, "spec"))
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"spec {path} is not JSON: line {exc.lineno}: {exc.msg}") from exc
-    for key in ("suite", "timing", "cells"):
-        if key not in spec:
-            raise UsageError(f"spec {path} lacks key {key!r}")
-    if spec["suite"] != "jwt":
-        raise UsageError(f"spec {path}: suite {spec['suite']!r} is not one this driver runs")
-    return spec
-
-
 class CellWriter:
-    """Raw-sample CSV; every row is flushed as soon as it is measured."""
+    """Raw-sample CSV; every row is flushed as soon as it is written."""
 
     def __init__(self, handle, suite):
         self.handle = handle
@@ -115,9 +96,9 @@ class CellWriter:
         self.writer.writerow(COLUMNS)
         self.suite = suite
 
-    def row(self, cell, input_bytes, status, sample=0, batch=0, elapsed=0, output_bytes=0):
+    def row(self, cell, input_bytes, status, sample=0, batch=0, elapsed=0, output_bytes=0, operation=None):
         self.writer.writerow(
-            ["python", IMPLEMENTATION, jwt.__version__, self.suite, cell["operation"],
+            ["python", IMPLEMENTATION, jwt.__version__, self.suite, operation or cell["operation"],
              cell["algorithm"], cell["key_bits"], cell["input"], input_bytes,
              sample, batch, elapsed, output_bytes, status]
         )  # fmt: skip
@@ -128,63 +109,39 @@ def label(index, count, cell):
     return f"[{index}/{count}] {cell['operation']} {cell['algorithm']}-{cell['key_bits']}"
 
 
-def bench(spec, out_path):
-    """Check every cell, warm up and calibrate each, then sample in interleaved rounds.
-
-    Each round takes one sample of every timed cell, so a slow spell of the machine
-    lands on one sample of many cells rather than on many samples of one cell.
-    """
-    budget = Budget.from_spec(spec["timing"])
-    cells = spec["cells"]
-    prepared = {}  # (alg, key files, input) -> AlgorithmUnderTest, or (status, reason)
-    timed = []  # (cell, case, CellTiming)
-    with open(out_path, "w", newline="") as handle:
-        out = CellWriter(handle, spec["suite"])
-        for index, cell in enumerate(cells, 1):
-            input_bytes = len(read_file(cell["input_file"], "input"))
-            key = (cell["algorithm"], cell["private_key"], cell["public_key"], cell["input_file"])
-            if key not in prepared:
-                prepared[key] = prepare_and_check(cell)
-            case = prepared[key]
-            if isinstance(case, tuple):
-                status, reason = case
-                print(f"{label(index, len(cells), cell)}: {status}: {reason}", file=sys.stderr, flush=True)
-                out.row(cell, input_bytes, status)
-                continue
-            timing = CellTiming(case.operation(cell["operation"]), budget)
-            timing.warm_up_and_calibrate()
-            print(f"{label(index, len(cells), cell)}: batch of {timing.batch}"
-                  f"{' (will time out)' if timing.timed_out else ''}", file=sys.stderr, flush=True)  # fmt: skip
-            timed.append((cell, case, input_bytes, timing))
-
-        for round_number in range(1, budget.samples + 1):
-            sampled = [entry for entry in timed if entry[3].wants_sample()]
-            if not sampled:  # a cell that stops wanting samples never starts again
-                break
-            for cell, case, input_bytes, timing in sampled:
-                elapsed = timing.take_sample()
-                status = "timeout" if timing.timed_out else "ok"
-                out.row(cell, input_bytes, status, round_number, timing.batch, elapsed, len(case.token))
-            print(f"round {round_number}/{budget.samples} done", file=sys.stderr, flush=True)
-
-        sink = 0
-        for index, (cell, case, input_bytes, timing) in enumerate(timed, 1):
-            sink ^= timing.sink
-            if not timing.elapsed_ns:
-                out.row(cell, input_bytes, "timeout", elapsed=timing.spent_ns)
-                summary = f"timeout: no sample within {budget.max_cell_seconds} s"
-            else:
-                per_op = sorted(timing.elapsed_ns)[len(timing.elapsed_ns) // 2] / timing.batch
-                status = "timeout" if timing.timed_out else "ok"
-                summary = f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch})"
-            print(f"{label(index, len(timed), cell)}: {summary}", file=sys.stderr)
-    print(f"done: {len(cells)} cells, {len(timed)} timed (sink {sink})", file=sys.stderr)
+def progress(text):
+    print(text, file=sys.stderr, flush=True)
 
 
-def prepare_and_check(cell):
+def input_key(cell):
+    return cell["input_file"], cell["input_kind"]
+
+
+def load_all_inputs(spec):
+    """Every cell's inputs, read and parsed before anything is timed, once per file."""
+    loaded = {}
+    for cell in spec["cells"]:
+        if input_key(cell) not in loaded:
+            loaded[input_key(cell)] = load_cell_inputs(*input_key(cell), spec["suite"])
+    return loaded
+
+
+def load_cell_inputs(path, kind, suite):
+    try:
+        inputs = load_inputs(path, kind)
+        if suite == "transfer":
+            transfer.check_body(inputs.claims[0], path)
+    except OSError as exc:
+        raise UsageError(f"cannot read input {path}: {exc.strerror}") from exc
+    except InputError as exc:
+        raise UsageError(f"input {exc}") from exc
+    return inputs
+
+
+def prepare_and_check(cell, inputs, pool_size=None):
     try:
         case = AlgorithmUnderTest.prepare(
-            cell["algorithm"], cell["private_key"], cell["public_key"], cell["input_file"]
+            cell["algorithm"], cell["private_key"], cell["public_key"], inputs, pool_size
         )
         check(case, cell["public_key"])
     except UnsupportedAlgorithm as exc:
@@ -196,6 +153,151 @@ def prepare_and_check(cell):
     except Exception as exc:  # a library error before timing is a failed cell, not a crash
         return ("failed", f"{type(exc).__name__}: {exc}")
     return case
+
+
+def bench_jwt(spec, out):
+    """Check every cell, warm up and calibrate each, then sample in interleaved rounds.
+
+    Each round takes one sample of every timed cell, so a slow spell of the machine
+    lands on one sample of many cells rather than on many samples of one cell.
+    """
+    budget = Budget.from_spec(spec["timing"])
+    cells = spec["cells"]
+    inputs = load_all_inputs(spec)
+    # One case per algorithm, key pair and input: its token pool serves all its cells.
+    prepared = {}
+    timed = []  # (cell, case, CellTiming)
+    for index, cell in enumerate(cells, 1):
+        key = (cell["algorithm"], cell["private_key"], cell["public_key"], *input_key(cell))
+        if key not in prepared:
+            prepared[key] = prepare_and_check(cell, inputs[input_key(cell)])
+        case = prepared[key]
+        if isinstance(case, tuple):
+            status, reason = case
+            progress(f"{label(index, len(cells), cell)}: {status}: {reason}")
+            out.row(cell, inputs[input_key(cell)].mean_bytes, status)
+            continue
+        timing = CellTiming(case.calls(cell["operation"]), budget)
+        timing.warm_up_and_calibrate()
+        progress(f"{label(index, len(cells), cell)}: batch of {timing.batch}"
+                 f"{' (will time out)' if timing.timed_out else ''}")  # fmt: skip
+        timed.append((cell, case, timing))
+
+    for round_number in range(1, budget.samples + 1):
+        sampled = [entry for entry in timed if entry[2].wants_sample()]
+        if not sampled:  # a cell that stops wanting samples never starts again
+            break
+        for cell, case, timing in sampled:
+            elapsed = timing.take_sample()
+            status = "timeout" if timing.timed_out else "ok"
+            input_bytes, output_bytes = case.inputs.mean_bytes, case.output_bytes
+            out.row(cell, input_bytes, status, round_number, timing.batch, elapsed, output_bytes)
+        progress(f"round {round_number}/{budget.samples} done")
+
+    sink = 0
+    for index, (cell, case, timing) in enumerate(timed, 1):
+        sink ^= timing.sink
+        if not timing.elapsed_ns:
+            out.row(cell, case.inputs.mean_bytes, "timeout", elapsed=timing.spent_ns)
+            summary = f"timeout: no sample within {budget.max_cell_seconds} s"
+        else:
+            per_op = sorted(timing.elapsed_ns)[len(timing.elapsed_ns) // 2] / timing.batch
+            status = "timeout" if timing.timed_out else "ok"
+            summary = f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch})"
+        progress(f"{label(index, len(timed), cell)}: {summary}")
+    progress(f"done: {len(cells)} cells, {len(timed)} timed (sink {sink})")
+
+
+def bench_tokensize(spec, out):
+    """Per cell: sign every record once, in file order, each call timed on its own.
+
+    The cell's rows are written when it ends: status ok, or timeout when
+    max_cell_seconds ran out first (then only the records signed so far).
+    """
+    limit_ns = float(spec["timing"]["max_cell_seconds"]) * 1e9
+    cells = spec["cells"]
+    loaded = load_all_inputs(spec)
+    for index, cell in enumerate(cells, 1):
+        name = label(index, len(cells), cell)
+        inputs = loaded[input_key(cell)]
+        case = prepare_and_check(cell, inputs, pool_size=1)  # the checks sign the first record
+        if isinstance(case, tuple):
+            status, reason = case
+            progress(f"{name}: {status}: {reason}")
+            out.row(cell, inputs.mean_bytes, status)
+            continue
+        signed = sign_each_record(case, limit_ns, lambda text: progress(f"{name}: {text}"))
+        status = "ok" if len(signed) == len(inputs.claims) else "timeout"
+        for number, (elapsed, token_bytes) in enumerate(signed, 1):
+            out.row(cell, inputs.sizes[number - 1], status, number, 1, elapsed, token_bytes)
+        progress(f"{name}: {status}: {len(signed)} of {len(inputs.claims)} records, mean token "
+                 f"{rounded_mean([token_bytes for _, token_bytes in signed]):,} bytes")  # fmt: skip
+
+
+def sign_each_record(case, limit_ns, report):
+    """[(elapsed ns, token bytes)] for the records in file order, each call timed on its
+    own; stops after the first call that ends past limit_ns (at least one record)."""
+    total = len(case.inputs.claims)
+    every = -(-total // 10)  # progress at least every 10%
+    signed = []
+    start = clock()
+    for number, (elapsed, token) in enumerate(each_timed(case.sign_calls()), 1):
+        signed.append((elapsed, len(token)))
+        if number % every == 0 or number == total:
+            report(f"{number}/{total} records signed")
+        if clock() - start >= limit_ns:
+            break
+    return signed
+
+
+def bench_transfer(spec, out):
+    """Per cell: a server on 127.0.0.1, checked, then warm-up and timed trials; three rows
+    per timed trial (request-response, sign, verify), written when the cell ends."""
+    settings = transfer.TransferSettings.from_spec(spec["transfer"])
+    max_cell_seconds = float(spec["timing"]["max_cell_seconds"])
+    cells = spec["cells"]
+    loaded = load_all_inputs(spec)
+    for index, cell in enumerate(cells, 1):
+        name = label(index, len(cells), cell)
+        inputs = loaded[input_key(cell)]
+        input_bytes = inputs.mean_bytes  # one object: the file's size
+        case = prepare_and_check(cell, inputs)
+        if isinstance(case, tuple):
+            write_untimed_trials(out, cell, input_bytes, *case, name)
+            continue
+        try:
+            trials, timed_out, spent_ns = transfer.run_cell(
+                case, settings, max_cell_seconds, lambda text: progress(f"{name}: {text}")
+            )
+        except transfer.TransferFailed as exc:
+            write_untimed_trials(out, cell, input_bytes, "failed", str(exc), name)
+            continue
+        status = "timeout" if timed_out else "ok"
+        for number, result in enumerate(trials, 1):
+            for operation, elapsed in result.rows():
+                out.row(cell, input_bytes, status, number, 1, elapsed, result.token_bytes, operation)
+        if not trials:
+            for operation in transfer.OPERATIONS:
+                out.row(cell, input_bytes, status, elapsed=spent_ns, operation=operation)
+        progress(f"{name}: {status}: {len(trials)} of {settings.trials} trials")
+
+
+def write_untimed_trials(out, cell, input_bytes, status, reason, name):
+    progress(f"{name}: {status}: {reason}")
+    for operation in transfer.OPERATIONS:
+        out.row(cell, input_bytes, status, operation=operation)
+
+
+SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer}
+
+
+def bench(spec, out_path):
+    try:
+        handle = open(out_path, "w", newline="")
+    except OSError as exc:
+        raise UsageError(f"cannot write --out {out_path}: {exc.strerror}") from exc
+    with handle:
+        SUITES[spec["suite"]](spec, CellWriter(handle, spec["suite"]))
 
 
 def command_bench(args):

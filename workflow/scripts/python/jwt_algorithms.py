@@ -5,6 +5,7 @@ is plain bytes. Whether PyJWT implements an algorithm is asked of PyJWT itself.
 """
 
 import functools
+import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,10 @@ from cryptography.hazmat.primitives.serialization import (
 
 class UnsupportedAlgorithm(Exception):
     """The library has no implementation of the algorithm."""
+
+
+class InputError(Exception):
+    """An input file that is not what its input_kind says."""
 
 
 def is_hmac(alg):
@@ -54,33 +59,103 @@ def decode(token):
     return jwt.decode(token, options={"verify_signature": False})
 
 
+def rounded_mean(values):
+    """The mean of non-negative integers, rounded to the nearest integer (halves up)."""
+    return (2 * sum(values) + len(values)) // (2 * len(values))
+
+
+def parse_object(raw, where):
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
+        raise InputError(f"{where}: not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: not a JSON object")
+    return value
+
+
+@dataclass
+class Inputs:
+    """The parsed claims a cell's calls take in turn, and the size of each in bytes."""
+
+    claims: list
+    sizes: list
+
+    @property
+    def mean_bytes(self):
+        return rounded_mean(self.sizes)
+
+
+def load_inputs(path, kind):
+    """`claims`: the file is one JSON object. `records`: JSON Lines, one object a line,
+    each record's bytes being its line without the newline. OSError if unreadable."""
+    data = Path(path).read_bytes()
+    if kind == "claims":
+        return Inputs([parse_object(data, path)], [len(data)])
+    lines = data.split(b"\n")
+    if lines[-1] == b"":  # the last line's newline
+        lines.pop()
+    if not lines:
+        raise InputError(f"{path}: no records")
+    claims = []
+    for number, line in enumerate(lines, 1):
+        if not line:
+            raise InputError(f"{path}:{number}: blank line")
+        claims.append(parse_object(line, f"{path}:{number}"))
+    return Inputs(claims, [len(line) for line in lines])
+
+
 @dataclass
 class AlgorithmUnderTest:
-    """One algorithm with its parsed keys and payload, ready for timing."""
+    """One algorithm with its parsed keys and inputs, and a pool of tokens signed untimed.
+
+    `tokens[i]` is `inputs.claims[i]` signed; the checks use the first input and token.
+    """
 
     alg: str
-    claims: dict
-    input_bytes: int
+    inputs: Inputs
     signing_key: object
     verifying_key: object
-    token: str
+    tokens: list
 
     @classmethod
-    def prepare(cls, alg, private_key_file, public_key_file, input_file):
+    def prepare(cls, alg, private_key_file, public_key_file, inputs, pool_size=None):
+        """Parse the keys and sign the first `pool_size` inputs (default: all) once."""
         ensure_supported(alg)
-        raw = Path(input_file).read_bytes()
-        claims = json.loads(raw)
         signing_key = load_signing_key(alg, private_key_file)
         verifying_key = load_verifying_key(alg, public_key_file)
-        token = sign(claims, signing_key, alg)
-        return cls(alg, claims, len(raw), signing_key, verifying_key, token)
+        tokens = [sign(claims, signing_key, alg) for claims in inputs.claims[:pool_size]]
+        return cls(alg, inputs, signing_key, verifying_key, tokens)
 
-    def operation(self, name):
-        """A zero-argument callable performing `name` once, bound to prepared objects."""
+    @property
+    def claims(self):
+        return self.inputs.claims[0]
+
+    @property
+    def token(self):
+        return self.tokens[0]
+
+    @functools.cached_property
+    def output_bytes(self):
+        return rounded_mean([len(token) for token in self.tokens])
+
+    def sign_calls(self):
+        """One zero-argument call per input, signing it, in input order."""
+        return [functools.partial(sign, claims, self.signing_key, self.alg) for claims in self.inputs.claims]
+
+    def calls(self, name):
+        """An endless iterator of zero-argument calls performing `name` once each.
+
+        With one input it repeats one call bound to the prepared objects; with records
+        it goes through them in order and wraps around, so the position carries over
+        from batch to batch.
+        """
         if name == "sign":
-            return functools.partial(sign, self.claims, self.signing_key, self.alg)
-        if name == "verify":
-            return functools.partial(verify, self.token, self.verifying_key, self.alg)
-        if name == "decode":
-            return functools.partial(decode, self.token)
-        raise ValueError(f"unknown jwt operation {name!r}")
+            calls = self.sign_calls()
+        elif name == "verify":
+            calls = [functools.partial(verify, token, self.verifying_key, self.alg) for token in self.tokens]
+        elif name == "decode":
+            calls = [functools.partial(decode, token) for token in self.tokens]
+        else:
+            raise ValueError(f"unknown jwt operation {name!r}")
+        return itertools.repeat(calls[0]) if len(calls) == 1 else itertools.cycle(calls)

@@ -2,6 +2,7 @@
 
 import time
 from dataclasses import dataclass, field
+from itertools import islice
 
 clock = time.perf_counter_ns
 
@@ -23,20 +24,29 @@ class Budget:
         )
 
 
-def run_batch(operation, n):
-    """Time n calls; return (elapsed ns, folded result sizes)."""
+def run_batch(calls, n):
+    """Time the next n of `calls` (an endless iterator of zero-argument calls); return
+    (elapsed ns, folded result sizes)."""
     sink = 0
     start = clock()
-    for _ in range(n):
-        sink += len(operation())
+    for call in islice(calls, n):
+        sink += len(call())
     return clock() - start, sink
+
+
+def each_timed(calls):
+    """Make each call in turn, timed on its own; yield (elapsed ns, its result)."""
+    for call in calls:
+        start = clock()
+        result = call()
+        yield clock() - start, result
 
 
 @dataclass
 class CellTiming:
     """One cell's calibrated batch and the time it has used so far."""
 
-    operation: object
+    calls: object  # an endless iterator of zero-argument calls
     budget: Budget
     batch: int = 1
     spent_ns: int = 0
@@ -56,14 +66,14 @@ class CellTiming:
         start = clock()
         warm_until = start + self.budget.warmup_seconds * 1e9
         while True:  # at least one call
-            elapsed = self._fold(run_batch(self.operation, 1))
+            elapsed = self._fold(run_batch(self.calls, 1))
             if clock() >= warm_until or clock() - start > self.limit_ns:
                 break
         # Double the batch until it lasts a tenth of the target, then scale it up.
         target_ns = self.budget.target_sample_seconds * 1e9
         n = 1
         while clock() - start <= self.limit_ns:
-            elapsed = self._fold(run_batch(self.operation, n))
+            elapsed = self._fold(run_batch(self.calls, n))
             if elapsed >= target_ns / 10:
                 n = max(1, round(n * target_ns / elapsed))
                 break
@@ -80,7 +90,7 @@ class CellTiming:
         return not self.timed_out or self.spent_ns < self.limit_ns
 
     def take_sample(self):
-        elapsed = self._fold(run_batch(self.operation, self.batch))
+        elapsed = self._fold(run_batch(self.calls, self.batch))
         self.elapsed_ns.append(elapsed)
         self.spent_ns += elapsed
         return elapsed

@@ -1,0 +1,75 @@
+'use strict';
+// The raw-sample CSV (workflow/schemas/raw_samples.schema.yaml) and progress on stderr.
+
+const fs = require('node:fs');
+const { InputError } = require('./inputs');
+
+const LANGUAGE = 'node';
+const IMPLEMENTATION = 'jsonwebtoken';
+const CSV_COLUMNS = [
+  'language', 'implementation', 'implementation_version', 'suite', 'operation', 'algorithm',
+  'key_bits', 'input', 'input_bytes', 'sample', 'iterations', 'elapsed_ns', 'output_bytes',
+  'status',
+];
+// A transfer cell measures three operations, each with its own rows.
+const TRANSFER_OPERATIONS = ['request-response', 'sign', 'verify'];
+
+function operationsOf(cell) {
+  return cell.suite === 'transfer' ? TRANSFER_OPERATIONS : [cell.operation];
+}
+
+function csvField(value) {
+  const s = String(value);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** `fields` may override the cell's operation and input_bytes (tokensize, transfer). */
+function csvRow(cell, version, fields) {
+  const { sample, iterations, elapsedNs, outputBytes, status } = fields;
+  return [
+    LANGUAGE, IMPLEMENTATION, version, cell.suite, fields.operation ?? cell.operation,
+    cell.algorithm, cell.key_bits, cell.input, fields.inputBytes ?? cell.inputBytes, sample,
+    iterations, elapsedNs, outputBytes, status,
+  ].map(csvField).join(',') + '\n';
+}
+
+/**
+ * Opens --out and writes the header. Every row goes straight to the file (no buffering in
+ * this process), so a crash loses nothing already written.
+ */
+function openCsv(outFile, version) {
+  let fd;
+  try {
+    fd = fs.openSync(outFile, 'w');
+  } catch (err) {
+    throw new InputError(`cannot write --out ${outFile}: ${err.code || err.message}`);
+  }
+  fs.writeSync(fd, `${CSV_COLUMNS.join(',')}\n`);
+  const writeRow = (cell, fields) => fs.writeSync(fd, csvRow(cell, version, fields));
+  return {
+    writeRow,
+    /** The row of a cell that was not timed (one per operation), sample 0. */
+    writeUntimed(cell, status, elapsedNs = 0n) {
+      for (const operation of operationsOf(cell)) {
+        writeRow(cell, { operation, sample: 0, iterations: 0, elapsedNs, outputBytes: 0, status });
+      }
+    },
+    close: () => fs.closeSync(fd),
+  };
+}
+
+function stderr(line) {
+  fs.writeSync(2, `${line}\n`);
+}
+
+function label(cell) {
+  return /^(RS|PS)/.test(cell.algorithm) ? `${cell.algorithm}-${cell.key_bits}` : cell.algorithm;
+}
+
+const grouped = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+const ms = (ns) => (Number(ns) / 1e6).toFixed(1);
+
+module.exports = {
+  LANGUAGE, IMPLEMENTATION, TRANSFER_OPERATIONS, openCsv, stderr, label, grouped, ms,
+};

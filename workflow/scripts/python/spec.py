@@ -1,0 +1,126 @@
+"""Reading a bench spec and checking it against the contract (workflow/scripts/README.md).
+
+Every problem is a UsageError naming the spec file and the field.
+"""
+
+import json
+from pathlib import Path
+
+
+class UsageError(Exception):
+    pass
+
+
+# suite -> (operations its cells may name, input kinds its cells may take)
+SUITES = {
+    "jwt": (("sign", "verify", "decode"), ("claims", "records")),
+    "tokensize": (("sign",), ("records",)),
+    "transfer": (("request-response",), ("claims",)),
+}
+CELL_TEXT_FIELDS = ("operation", "algorithm", "private_key", "public_key", "input", "input_file")
+# field -> (its bound, whether the bound itself is allowed)
+TIMING_FIELDS = {
+    "warmup_seconds": (0, True),
+    "samples": (1, True),
+    "target_sample_seconds": (0, False),
+    "max_cell_seconds": (0, False),
+}
+# the timing fields each suite needs (the others are checked when present)
+TIMING_USED = {
+    "jwt": tuple(TIMING_FIELDS),
+    "tokensize": ("max_cell_seconds",),
+    "transfer": ("max_cell_seconds",),
+}
+TRANSFER_FIELDS = {"trials": (1, True), "warmup_trials": (0, True), "request_timeout_seconds": (0, False)}
+INTEGER_FIELDS = ("samples", "trials", "warmup_trials")
+
+
+def read_file(path, what):
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror}") from exc
+
+
+def one_of(values):
+    return ", ".join(values)
+
+
+def is_number(value, integer=False):
+    kinds = int if integer else (int, float)
+    return isinstance(value, kinds) and not isinstance(value, bool)
+
+
+def check_object(value, name):
+    if not isinstance(value, dict):
+        raise UsageError(f"{name} is not a JSON object")
+
+
+def check_numbers(section, name, fields, required):
+    """Each of `required` is present; every field of `fields` present is a number in range."""
+    check_object(section, name)
+    for field in required:
+        if field not in section:
+            raise UsageError(f"{name} lacks {field!r}")
+    for field, (bound, inclusive) in fields.items():
+        if field not in section:
+            continue
+        value = section[field]
+        if not is_number(value, integer=field in INTEGER_FIELDS):
+            kind = "an integer" if field in INTEGER_FIELDS else "a number"
+            raise UsageError(f"{name}.{field} = {value!r} is not {kind}")
+        if value < bound or (value == bound and not inclusive):
+            relation = ">=" if inclusive else ">"
+            raise UsageError(f"{name}.{field} = {value!r} must be {relation} {bound}")
+
+
+def check_cell(cell, name, suite):
+    """Check one cell; fill in the default input_kind."""
+    check_object(cell, name)
+    operations, input_kinds = SUITES[suite]
+    for field in (*CELL_TEXT_FIELDS, "key_bits"):
+        if field not in cell:
+            raise UsageError(f"{name} lacks {field!r}")
+    for field in CELL_TEXT_FIELDS:
+        if not isinstance(cell[field], str) or not cell[field]:
+            raise UsageError(f"{name}.{field} = {cell[field]!r} is not a non-empty string")
+    if not is_number(cell["key_bits"], integer=True) or cell["key_bits"] < 1:
+        raise UsageError(f"{name}.key_bits = {cell['key_bits']!r} is not a positive integer")
+    if cell["operation"] not in operations:
+        raise UsageError(
+            f"{name}.operation {cell['operation']!r} is not one of suite {suite}'s: {one_of(operations)}"
+        )
+    given = repr(cell["input_kind"]) if "input_kind" in cell else "absent (so 'claims')"
+    cell.setdefault("input_kind", "claims")
+    if cell["input_kind"] not in input_kinds:
+        raise UsageError(f"{name}.input_kind {given} is not one of suite {suite}'s: {one_of(input_kinds)}")
+
+
+def check_spec(spec, where):
+    check_object(spec, where)
+    for field in ("suite", "timing", "cells"):
+        if field not in spec:
+            raise UsageError(f"{where} lacks {field!r}")
+    suite = spec["suite"]
+    if suite not in SUITES:
+        raise UsageError(f"{where}: suite {suite!r} is not one this driver runs ({one_of(SUITES)})")
+    check_numbers(spec["timing"], f"{where}: timing", TIMING_FIELDS, TIMING_USED[suite])
+    if suite == "transfer":
+        if "transfer" not in spec:
+            raise UsageError(f"{where} lacks 'transfer' (suite transfer needs it)")
+        check_numbers(spec["transfer"], f"{where}: transfer", TRANSFER_FIELDS, tuple(TRANSFER_FIELDS))
+    cells = spec["cells"]
+    if not isinstance(cells, list) or not cells:
+        raise UsageError(f"{where}: cells is not a non-empty list")
+    for index, cell in enumerate(cells):
+        check_cell(cell, f"{where}: cells[{index}]", suite)
+
+
+def load_spec(path):
+    """The spec at `path`, checked, with every cell's input_kind filled in."""
+    try:
+        spec = json.loads(read_file(path, "spec"))
+    except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
+        raise UsageError(f"spec {path} is not JSON: {exc}") from exc
+    check_spec(spec, f"spec {path}")
+    return spec
