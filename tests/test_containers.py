@@ -178,17 +178,17 @@ def test_a_benchmark_container_is_locked_down(smoke, engine, tmp_path):
 
 def test_native_and_container_runs_write_the_same_columns(smoke, tmp_path):
     native = tmp_path / "native"
-    result = snakemake(native, "results/raw/python/jwt.csv",
-                       "--config", "execution={engine: native}", "suites={jwt: {algorithms: [HS256]}}")  # fmt: skip
+    result = snakemake(native, "results/raw/python/jwt/claims-001.csv",
+                       "--config", "execution={engine: native}", "suites={jwt: {algorithms: [HS256], on_datasets: false}}")  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     headers = []
-    for path in (native / "results/raw/python/jwt.csv", smoke / "results/raw/python/jwt.csv"):
+    for path in (native / "results/raw/python/jwt/claims-001.csv", smoke / "results/raw/python/jwt/claims-001.csv"):
         with open(path) as handle:
             headers.append(next(csv.reader(handle)))
         raw_samples.read(path)
     assert headers[0] == headers[1] == raw_samples.COLUMNS
-    native_meta = read_json(native / "results/raw/python/jwt.json")
-    container_meta = read_json(smoke / "results/raw/python/jwt.json")
+    native_meta = read_json(native / "results/raw/python/jwt/claims-001.json")
+    container_meta = read_json(smoke / "results/raw/python/jwt/claims-001.json")
     assert native_meta["runner"].startswith("native") and not container_meta["runner"].startswith("native")
     assert set(native_meta) == set(container_meta)
 
@@ -256,9 +256,9 @@ def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypat
     partial = "python,pyjwt,9,jwt,sign,HS256,256,claims,12,1,10,1000,100,ok"
     driver = fake_driver(tmp_path, f'out=$5\nprintf "%s\\n%s\\n" "{header}" "{partial}" > "$out"\nexit 1\n')
     job = SimpleNamespace(
-        wildcards=SimpleNamespace(language="python", suite="jwt"),
+        wildcards=SimpleNamespace(language="python", suite="jwt", input="claims"),
         input=SimpleNamespace(spec="spec.json", versions="versions.json", key_manifest="keys/manifest.json"),
-        output=SimpleNamespace(samples="results/raw/python/jwt.csv", metadata="results/raw/python/jwt.json"),
+        output=SimpleNamespace(samples="results/raw/python/jwt/claims.csv", metadata="results/raw/python/jwt/claims.json"),
         params=SimpleNamespace(driver=driver, cpus=""), log=[str(tmp_path / "bench.log")],
     )  # fmt: skip
     run_benchmark.run_job(job)
@@ -266,9 +266,9 @@ def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypat
     assert [(r["operation"], r["status"], r["sample"]) for r in rows] == [("sign", "failed", 0), ("verify", "failed", 0)]
     metadata = read_json(tmp_path / job.output.metadata)
     assert metadata["exit_code"] == 1 and "exited 1" in metadata["failure"]
-    kept = list((tmp_path / "results/failed").glob("python-jwt-*.csv"))
+    kept = list((tmp_path / "results/failed").glob("python-jwt-claims-*.csv"))
     assert len(kept) == 1 and partial in kept[0].read_text()
-    assert not list((tmp_path / "results/raw/python").glob(".jwt-*")), "scratch directory left behind"
+    assert not list((tmp_path / "results/raw/python/jwt").glob(".jwt-*")), "scratch directory left behind"
 
 
 def test_the_podman_settings_are_used_only_when_needed(engine):

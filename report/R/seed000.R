@@ -63,7 +63,7 @@ seed000_dataset_table <- function(facts, transfer) {
   d[, .(dataset = title,
         source = ifelse(synthetic, "**synthetic** stand-in", source),
         "CSV size" = paste0(fmt_num(bytes / 1e6, 3), " MB"),
-        "paper's size" = paste0(fmt_num(expected_bytes / 1.024e6, 2), " MB"),
+        "size asked for" = paste0(fmt_num(expected_bytes / 1.024e6, 2), " MB"),
         records = fmt_int(records),
         "mean record (bytes)" = fmt_num(mean_record, 3),
         "transfer body" = ifelse(is.na(body_bytes), "\u2013", paste0(fmt_num(body_bytes / 1e6, 3), " MB")))]
@@ -80,7 +80,9 @@ synthetic_warning <- function(facts) {
     "dataset's columns and kinds of values, sized like the paper's, every value invented. ",
     "Token and body sizes therefore differ from the paper's; the verdicts rest on ratios ",
     "measured within this run, which the data's content barely moves.",
-    if (length(reasons)) paste0(" Recorded: ", md_escape(paste(reasons, collapse = "; ")), "."))
+    if (length(reasons)) paste0(" Why (from `dataset.json`, first of ", length(reasons), "): `",
+                                gsub("`", "'", substr(reasons[1], 1, 240)),
+                                if (nchar(reasons[1]) > 240) "…", "`."))
 }
 
 claim_labels <- c(sign_speed = "HMAC signs up to 10x faster than RSA",
