@@ -242,3 +242,29 @@ plot_seed000_transfer <- function(transfer, published, facts, langs) {
     scale_colour_manual(values = c(paper = "grey45", lang_colours), breaks = c("paper", langs), name = NULL) +
     labs(x = NULL, y = "MB/s per trial (log scale)")
 }
+
+# Every algorithm's req/s per dataset and operation, one column per language.
+seed000_all_rates_table <- function(rates, facts, langs) {
+  d <- rates[!is.na(rps)]
+  if (!nrow(d)) return(NULL)
+  d[, variant := factor(variant, levels = variant_levels)]
+  wide <- dcast(d, dataset + operation + variant ~ language, value.var = "rps", fun.aggregate = function(x) x[1])
+  wide[, op_order := match(operation, c("sign", "verify", "decode"))]
+  setorder(wide, dataset, op_order, variant)
+  out <- wide[, .(dataset = dataset_title(facts, dataset), operation, variant = as.character(variant))]
+  for (lang in intersect(langs, names(wide))) out[[paste0(lang, ": req/s")]] <- fmt_ops(wide[[lang]])
+  out
+}
+
+# Token bytes of every algorithm signed in suite tokensize, mean (min-max) per language.
+seed000_all_tokens_table <- function(tokens, facts, langs) {
+  d <- tokens[records > 0]
+  if (!nrow(d)) return(NULL)
+  d[, text := paste0(fmt_num(mean_bytes, 4), " (", fmt_int(min_bytes), "\u2013", fmt_int(max_bytes), ")")]
+  d[, variant := factor(variant, levels = variant_levels)]
+  wide <- dcast(d, dataset + variant ~ language, value.var = "text", fun.aggregate = function(x) x[1])
+  setorder(wide, dataset, variant)
+  out <- wide[, .(dataset = dataset_title(facts, dataset), variant = as.character(variant))]
+  for (lang in intersect(langs, names(wide))) out[[paste0(lang, ": bytes")]] <- wide[[lang]]
+  out
+}
