@@ -228,3 +228,14 @@ def test_a_dropped_file_is_used_as_is(tmp_path, no_kaggle):
     assert facts["source"] == "file" and not facts["synthetic"] and not facts["warnings"]
     assert (tmp_path / "out" / "source.csv").read_bytes() == data
     assert facts["records"] == len(list(csv.reader(io.StringIO(data.decode())))) - 1
+
+
+def test_drivers_never_see_kaggle_credentials(monkeypatch):
+    import container_engine
+    import driver_runner
+
+    monkeypatch.setenv("KAGGLE_USERNAME", "canary-user")
+    monkeypatch.setenv("KAGGLE_KEY", FAKE_KEY)
+    runner = driver_runner.DriverRunner("python", "run", container_engine.Engine("native", "native", "test"))
+    env = runner.environ()
+    assert "KAGGLE_KEY" not in env and "KAGGLE_USERNAME" not in env and env["JWTBENCH_ENVS"]

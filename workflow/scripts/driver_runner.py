@@ -120,7 +120,9 @@ class DriverRunner:
         return self.engine.in_containers
 
     def environ(self):
-        env = self.engine.environ()
+        """The environment a driver (or the engine running it) starts with: the workflow's,
+        without credentials no driver needs (Kaggle's, read only by prepare_dataset.py)."""
+        env = {k: v for k, v in self.engine.environ().items() if not k.startswith("KAGGLE_")}
         env["JWTBENCH_ENVS"] = self.envs_dir
         return env
 
