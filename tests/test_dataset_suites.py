@@ -56,6 +56,10 @@ def test_jwt_on_records(language, data, keys, driver_env, tmp_path):
         assert {r["input_bytes"] for r in cell_rows} == {mean_bytes}, cell
     token_bytes = {v: cells["sign", v][0]["output_bytes"] for v in config["algorithms"]}
     assert token_bytes["RS512-2048"] - token_bytes["HS512"] == 256
+    # A batch of at least one pass through the records is a whole number of passes.
+    for cell_rows in cells.values():
+        batch = cell_rows[0]["iterations"]
+        assert batch < len(lines) or batch % len(lines) == 0, (cell_rows[0]["operation"], batch)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -356,6 +356,14 @@ function batchState(cell, token) {
   }
 }
 
+/**
+ * A records cell's batch, once it holds at least one pass through the records, rounded to
+ * the nearest whole number of passes: every sample then times the same mix of records.
+ */
+function wholePasses(n, count) {
+  return n < count ? n : Math.max(1, Math.round(n / count)) * count;
+}
+
 /** Batch and state of a records cell; outputBytes is the pool's mean token size. */
 function recordsBatchState(cell, tokens) {
   const outputBytes = roundedMean(tokens.map((t) => Buffer.byteLength(t)));
@@ -432,6 +440,7 @@ function timeJwt(passed, run) {
     try {
       const [batch, state] = cell.records ? recordsBatchState(cell, check.tokens) : batchState(cell, check.token);
       timer = warmUpAndCalibrate(batch, state, timing);
+      if (cell.records) timer.n = wholePasses(timer.n, cell.records.length);
     } catch (err) {
       run.finish(cell, 'failed', `failed while timing (${err.message})`);
       continue;
