@@ -271,3 +271,15 @@ seed000_all_tokens_table <- function(tokens, facts, langs) {
   for (lang in intersect(langs, names(wide))) out[[paste0(lang, ": bytes")]] <- wide[[lang]]
   out
 }
+
+# How precise the per-record cells are (summary.csv rows of jwt on the datasets).
+seed000_precision_sentence <- function(cells, targets) {
+  d <- cells[status == "ok" & !is.na(ci_halfwidth_pct)]
+  if (!nrow(d)) return("No per-record cell was timed.")
+  within <- vapply(targets, function(x) mean(d$ci_halfwidth_pct <= x) * 100, numeric(1))
+  by_lang <- d[, .(median = median(ci_halfwidth_pct)), keyby = language]
+  paste0("Precision of these per-record cells (", confidence_pct, "% CI half-width as a share of the ",
+         "median, from `summary.csv`): ", fmt_list(paste0(fmt_pct(within, 0), " within ", fmt_num(targets), "%")),
+         " of ", fmt_int(nrow(d)), " cells; median per language ",
+         fmt_list(by_lang[, paste0(language, " ", fmt_pct(median, 1))]), ".")
+}
