@@ -32,6 +32,13 @@ LANGUAGES = sorted(config_validation.driver_languages(SCRIPTS))
 PLANTED_KAGGLE = {"KAGGLE_USERNAME": "jwtbench-canary-user", "KAGGLE_KEY": "f4k3k4gg13k3y0c4n4ry5ecret9d41e07"}
 
 
+def smoke_env():
+    """The smoke run's environment: ours, with the planted Kaggle credentials. Every later
+    run in the smoke's directory uses it too (credentials decide where datasets come from)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
+    return {**env, **PLANTED_KAGGLE}
+
+
 def snakemake(workdir, *args, timeout=1800, env=None):
     """Run the workflow in `workdir` with the smoke config; CompletedProcess."""
     command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir),
@@ -69,8 +76,7 @@ def run_driver(language, env, *args):
 def smoke(workdir):
     """The whole pipeline on the smoke config, in the session's working directory (engine
     auto: in containers wherever podman or docker works), with fake Kaggle credentials."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
-    result = snakemake(workdir, env={**env, **PLANTED_KAGGLE})
+    result = snakemake(workdir, env=smoke_env())
     (workdir / "smoke-output.txt").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     return workdir

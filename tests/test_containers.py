@@ -15,7 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, snakemake
+from conftest import LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, smoke_env, snakemake
 
 import build_image
 import container_engine
@@ -78,7 +78,7 @@ def test_provenance_lists_engine_and_images(smoke):
 
 
 def test_second_run_has_nothing_to_do(smoke):
-    result = snakemake(smoke)
+    result = snakemake(smoke, env=smoke_env())
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Nothing to be done" in result.stdout + result.stderr
 

@@ -173,8 +173,7 @@ def key_names():
     """Keys the run's variants use, plus those cold start and the comparisons sign with."""
     extra = {
         variants.parse(name).key_name
-        for suite in ("tokensize", "transfer")
-        if suite in SUITES
+        for suite in {suite for suite, _ in BENCH_JOBS} & {"tokensize", "transfer"}
         for name in config["suites"][suite]["algorithms"]
     }
     if COLDSTART:
