@@ -273,7 +273,7 @@ seed000_all_tokens_table <- function(tokens, facts, langs) {
 }
 
 # How precise the per-record cells are (summary.csv rows of jwt on the datasets).
-seed000_precision_sentence <- function(cells, targets) {
+seed000_precision_sentence <- function(cells, targets, confidence_pct) {
   d <- cells[status == "ok" & !is.na(ci_halfwidth_pct)]
   if (!nrow(d)) return("No per-record cell was timed.")
   within <- vapply(targets, function(x) mean(d$ci_halfwidth_pct <= x) * 100, numeric(1))
