@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from conftest import LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
