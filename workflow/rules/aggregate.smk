@@ -36,7 +36,6 @@ rule collect_provenance:
 rule reproduce_seed000:
     input:
         samples=get_seed000_samples,
-        datasets=get_dataset_facts,
     output:
         rates="results/seed000/rates.csv",
         tokensize="results/seed000/tokensize.csv",

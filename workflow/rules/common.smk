@@ -293,12 +293,7 @@ SEED000 = any(name in DATASETS for suite, name in BENCH_JOBS)
 
 
 def get_seed000_samples(wildcards=None):
-    return [
-        f"results/raw/{language}/{suite}/{name}.csv"
-        for language in LANGUAGES
-        for suite, name in BENCH_JOBS
-        if name in DATASETS
-    ]
+    return [path for path in raw_files("csv") if Path(path).stem in DATASETS]
 
 
 def get_report_inputs(wildcards):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import aggregate_samples  # noqa: E402
 import raw_samples  # noqa: E402
 import sample_statistics as stats  # noqa: E402
 import variants  # noqa: E402
@@ -115,45 +116,44 @@ def transfer_trials(rows):
 # --- ratios and verdicts -------------------------------------------------------------
 
 
-def per_op_samples(rows, language, dataset, variant, operation):
-    return [r["elapsed_ns"] / r["iterations"] for r in timed(rows)
-            if (r["language"], r["input"], variant_of(r), r["operation"]) == (language, dataset, variant, operation)]  # fmt: skip
+# Each ratio claim: (numerator, denominator) as (variant, measure), and what it measures.
+# A measure is a jwt operation (per-sample ns/op) or "MB/s" (per transfer trial).
+RATIOS = (
+    ("sign_speed", (RSA, "sign"), (HMAC, "sign"),
+     "RS512 sign time / HS512 sign time (how many times faster HMAC signs)"),
+    ("verify_speed", (HMAC, "verify"), (RSA, "verify"),
+     "HS512 verify time / RS512 verify time (how many times faster RSA verifies)"),
+    ("decode_similar", (HMAC, "decode"), (RSA, "decode"), "HS512 decode time / RS512 decode time"),
+    ("transfer_rate", (HMAC, "MB/s"), (RSA, "MB/s"), "HS512 MB/s / RS512 MB/s (median trial)"),
+)  # fmt: skip
 
 
-def ratio_row(settings, claim, language, dataset, numerator, denominator, what):
-    if not numerator or not denominator:
-        return None
-    rng = stats.generator(settings["seed"], "seed000", claim, language, dataset)
-    ratio, low, high = stats.ratio_ci(numerator, denominator, settings["confidence"],
-                                      settings["bootstrap_resamples"], rng)  # fmt: skip
-    return {"claim": claim, "language": language, "dataset": dataset, "ratio": ratio,
-            "ci_low": low, "ci_high": high, "what": what}  # fmt: skip
+def measures(rows, trials):
+    """{(language, dataset, variant, measure): samples} for the ratios."""
+    found = {
+        key: aggregate_samples.ns_per_op(timed(cell))
+        for key, cell in group([r for r in rows if r["suite"] == "jwt"], "language", "input", "variant", "operation").items()
+    }  # fmt: skip
+    for trial in trials:
+        found.setdefault((trial["language"], trial["dataset"], trial["variant"], "MB/s"), []).append(trial["mb_per_s"])
+    return found
 
 
 def ratios(rows, trials, languages, datasets, settings):
-    jwt_rows = [r for r in rows if r["suite"] == "jwt"]
+    samples = measures(rows, trials)
     out = []
     for language in languages:
         for dataset in datasets:
-            def ns(variant, operation):
-                return per_op_samples(jwt_rows, language, dataset, variant, operation)
-
-            def mbps(variant):
-                return [t["mb_per_s"] for t in trials
-                        if (t["language"], t["dataset"], t["variant"]) == (language, dataset, variant)]  # fmt: skip
-
-            for row in (
-                ratio_row(settings, "sign_speed", language, dataset, ns(RSA, "sign"), ns(HMAC, "sign"),
-                          "RS512 sign time / HS512 sign time (how many times faster HMAC signs)"),
-                ratio_row(settings, "verify_speed", language, dataset, ns(HMAC, "verify"), ns(RSA, "verify"),
-                          "HS512 verify time / RS512 verify time (how many times faster RSA verifies)"),
-                ratio_row(settings, "decode_similar", language, dataset, ns(HMAC, "decode"), ns(RSA, "decode"),
-                          "HS512 decode time / RS512 decode time"),
-                ratio_row(settings, "transfer_rate", language, dataset, mbps(HMAC), mbps(RSA),
-                          "HS512 MB/s / RS512 MB/s (median trial)"),
-            ):  # fmt: skip
-                if row:
-                    out.append(row)
+            for claim, top, bottom, what in RATIOS:
+                numerator = samples.get((language, dataset, *top))
+                denominator = samples.get((language, dataset, *bottom))
+                if not numerator or not denominator:
+                    continue
+                rng = stats.generator(settings["seed"], "seed000", claim, language, dataset)
+                ratio, low, high = stats.ratio_ci(numerator, denominator, settings["confidence"],
+                                                  settings["bootstrap_resamples"], rng)  # fmt: skip
+                out.append({"claim": claim, "language": language, "dataset": dataset, "ratio": ratio,
+                            "ci_low": low, "ci_high": high, "what": what})  # fmt: skip
     return out
 
 
@@ -217,7 +217,7 @@ def verdicts(ratio_rows, size_rows):
         detail.append({**row, "verdict": verdict, "reason": reason})
     detail += size_rows
     overall = []
-    for (claim, language), rows in group_by(detail, "claim", "language").items():
+    for (claim, language), rows in group(detail, "claim", "language").items():
         found = {r["verdict"] for r in rows}
         verdict = found.pop() if len(found) == 1 else OPEN
         low = min(r["ratio"] for r in rows)
@@ -237,13 +237,6 @@ def size_reason(rows):
     if all(r["verdict"] == HOLDS for r in rows):
         return f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {records:,} records of {len(rows)} datasets"
     return f"not {SIZE_DIFFERENCE} bytes on every record: " + "; ".join(r["reason"] for r in rows if r["verdict"] != HOLDS)
-
-
-def group_by(rows, *fields):
-    groups = defaultdict(list)
-    for row in rows:
-        groups[tuple(row[f] for f in fields)].append(row)
-    return groups
 
 
 COLUMNS = {

@@ -194,39 +194,11 @@ function prepareAll(spec, specFile) {
 
 let sink = 0;
 
+// Call i takes input i (its claims, or its pooled token) and the position wraps around;
+// it is kept in the state, so it carries over from batch to batch. A claims cell is one
+// input; a records cell one per record.
+
 function signBatch(n, s) {
-  let acc = 0;
-  let token = '';
-  for (let i = 0; i < n; i++) {
-    token = jwt.sign(s.claims, s.key, s.options);
-    acc = (acc + token.length) | 0;
-  }
-  s.outputBytes = Buffer.byteLength(token);
-  return acc;
-}
-
-function verifyBatch(n, s) {
-  let acc = 0;
-  for (let i = 0; i < n; i++) {
-    const claims = jwt.verify(s.token, s.key, s.options);
-    acc = (acc + (typeof claims === 'object' && claims !== null ? 1 : 0)) | 0;
-  }
-  return acc;
-}
-
-function decodeBatch(n, s) {
-  let acc = 0;
-  for (let i = 0; i < n; i++) {
-    const claims = jwt.decode(s.token);
-    acc = (acc + (typeof claims === 'object' && claims !== null ? 1 : 0)) | 0;
-  }
-  return acc;
-}
-
-// Records: call i takes record i (or its pooled token) and the position wraps around; it
-// is kept in the state, so it carries over from batch to batch.
-
-function signRecordsBatch(n, s) {
   const { claims, options, key } = s;
   let i = s.position;
   let acc = 0;
@@ -239,7 +211,7 @@ function signRecordsBatch(n, s) {
   return acc;
 }
 
-function verifyRecordsBatch(n, s) {
+function verifyBatch(n, s) {
   const { tokens, key, options } = s;
   let i = s.position;
   let acc = 0;
@@ -252,7 +224,7 @@ function verifyRecordsBatch(n, s) {
   return acc;
 }
 
-function decodeRecordsBatch(n, s) {
+function decodeBatch(n, s) {
   const { tokens } = s;
   let i = s.position;
   let acc = 0;
@@ -337,25 +309,6 @@ function takeSample(timer) {
   return elapsedNs;
 }
 
-function batchState(cell, token) {
-  switch (cell.operation) {
-    case 'sign':
-      return [signBatch, {
-        claims: cell.claims, key: cell.signingKey, options: signOptions(cell.algorithm, cell.claims),
-        outputBytes: Buffer.byteLength(token),
-      }];
-    case 'verify':
-      return [verifyBatch, {
-        token, key: cell.verificationKey, options: verifyOptions(cell.algorithm),
-        outputBytes: Buffer.byteLength(token),
-      }];
-    case 'decode':
-      return [decodeBatch, { token, outputBytes: Buffer.byteLength(token) }];
-    default:
-      throw new Error(`no batch for operation ${cell.operation}`);
-  }
-}
-
 /**
  * A records cell's batch, once it holds at least one pass through the records, rounded to
  * the nearest whole number of passes: every sample then times the same mix of records.
@@ -364,22 +317,25 @@ function wholePasses(n, count) {
   return n < count ? n : Math.max(1, Math.round(n / count)) * count;
 }
 
-/** Batch and state of a records cell; outputBytes is the pool's mean token size. */
-function recordsBatchState(cell, tokens) {
+/**
+ * Batch and state of a cell, from its checked tokens (one for claims, the pool for
+ * records); outputBytes is their mean size.
+ */
+function batchState(cell, tokens) {
   const outputBytes = roundedMean(tokens.map((t) => Buffer.byteLength(t)));
   const position = 0;
   switch (cell.operation) {
     case 'sign': {
-      const claims = cell.records.map((r) => r.claims);
+      const claims = cell.records ? cell.records.map((r) => r.claims) : [cell.claims];
       const options = claims.map((c) => signOptions(cell.algorithm, c));
-      return [signRecordsBatch, { claims, options, key: cell.signingKey, position, outputBytes }];
+      return [signBatch, { claims, options, key: cell.signingKey, position, outputBytes }];
     }
     case 'verify':
-      return [verifyRecordsBatch, {
+      return [verifyBatch, {
         tokens, key: cell.verificationKey, options: verifyOptions(cell.algorithm), position, outputBytes,
       }];
     case 'decode':
-      return [decodeRecordsBatch, { tokens, position, outputBytes }];
+      return [decodeBatch, { tokens, position, outputBytes }];
     default:
       throw new Error(`no batch for operation ${cell.operation}`);
   }
@@ -438,7 +394,7 @@ function timeJwt(passed, run) {
   for (const { cell, check } of passed) {
     let timer;
     try {
-      const [batch, state] = cell.records ? recordsBatchState(cell, check.tokens) : batchState(cell, check.token);
+      const [batch, state] = batchState(cell, cell.records ? check.tokens : [check.token]);
       timer = warmUpAndCalibrate(batch, state, timing);
       if (cell.records) timer.n = wholePasses(timer.n, cell.records.length);
     } catch (err) {

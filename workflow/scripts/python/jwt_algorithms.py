@@ -146,9 +146,8 @@ class AlgorithmUnderTest:
     def calls(self, name):
         """An endless iterator of zero-argument calls performing `name` once each.
 
-        With one input it repeats one call bound to the prepared objects; with records
-        it goes through them in order and wraps around, so the position carries over
-        from batch to batch.
+        The calls go through the inputs (one for claims, one per record) in order and
+        wrap around, so the position carries over from batch to batch.
         """
         if name == "sign":
             calls = self.sign_calls()
@@ -158,4 +157,4 @@ class AlgorithmUnderTest:
             calls = [functools.partial(decode, token) for token in self.tokens]
         else:
             raise ValueError(f"unknown jwt operation {name!r}")
-        return itertools.repeat(calls[0]) if len(calls) == 1 else itertools.cycle(calls)
+        return itertools.cycle(calls)
