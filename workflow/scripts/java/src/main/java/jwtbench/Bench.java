@@ -1,0 +1,139 @@
+package jwtbench;
+
+import java.security.Key;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+
+/**
+ * `bench --spec FILE --out FILE`: reads the spec, prepares every cell (files read and keys
+ * parsed once), runs the checks once per algorithm, key pair and input, then hands the cells
+ * that passed to their suite: {@link JwtSuite}, {@link TokensizeSuite} or {@link TransferSuite}.
+ */
+final class Bench {
+  private Bench() {}
+
+  /** A cell with its parsed input and keys, before the checks. */
+  record Prepared(Spec.Cell cell, Input input, Key signingKey, Key verifyingKey, byte[] verifyingKeyBytes) {}
+
+  /** A cell that passed its checks: the library bound to its keys, its token(s). */
+  record Ready(Spec.Cell cell, Input input, Checks.Passed checks) {}
+
+  /**
+   * What the suites share: the spec, the CSV, a progress prefix per cell and the count of
+   * cells by status.
+   */
+  static final class Run {
+    final Spec spec;
+    final RawSamples out;
+    private final Map<String, Integer> counts = new LinkedHashMap<>();
+
+    Run(Spec spec, RawSamples out) {
+      this.spec = spec;
+      this.out = out;
+      for (String status : List.of("ok", "unsupported", "failed", "timeout")) {
+        counts.put(status, 0);
+      }
+    }
+
+    String head(Spec.Cell cell) {
+      return "[" + (cell.index() + 1) + "/" + spec.cells().size() + "] " + cell.operation() + " " + cell.variant();
+    }
+
+    /** Counts the cell's status and logs the note; writes its untimed row(s) if `untimed`. */
+    void finish(Spec.Cell cell, long inputBytes, String status, String note, boolean untimed) {
+      if (untimed) {
+        out.untimed(cell, inputBytes, status, 0);
+      }
+      counts.merge(status, 1, Integer::sum);
+      Progress.line(head(cell) + ": " + note);
+    }
+
+    String summary() {
+      StringBuilder text = new StringBuilder();
+      counts.forEach((status, n) -> text.append(text.length() == 0 ? "" : ", ").append(status).append(' ').append(n));
+      return text.toString();
+    }
+  }
+
+  static void run(String specFile, String outFile) {
+    Spec spec = Spec.load(specFile);
+    List<Prepared> prepared = prepare(spec, specFile);
+    long sink;
+    try (RawSamples out = new RawSamples(outFile, Versions.implementationVersion())) {
+      Run run = new Run(spec, out);
+      List<Ready> ready = check(prepared, run);
+      sink = switch (spec.suite()) {
+        case "jwt" -> JwtSuite.run(ready, run);
+        case "tokensize" -> TokensizeSuite.run(ready, run);
+        case "transfer" -> TransferSuite.run(ready, run);
+        default -> throw new IllegalStateException("suite " + spec.suite());
+      };
+      Progress.line("done: " + spec.cells().size() + " cells (" + run.summary() + "); sink " + sink);
+    }
+  }
+
+  /** Every file read and every key parsed once, before anything is checked or timed. */
+  private static List<Prepared> prepare(Spec spec, String specFile) {
+    Map<String, Input> inputs = new HashMap<>();
+    Map<String, Key> keys = new HashMap<>();
+    Map<String, byte[]> bytes = new HashMap<>();
+    List<Prepared> prepared = new ArrayList<>();
+    for (Spec.Cell cell : spec.cells()) {
+      String at = " of cells[" + cell.index() + "] in --spec " + specFile + ":";
+      Input input = inputs.computeIfAbsent(cell.inputKind() + "\0" + cell.inputFile(), id -> {
+        String origin = "input_file" + at;
+        if (cell.records()) {
+          return Input.records(cell.inputFile(), origin);
+        }
+        return cell.suite().equals("transfer")
+            ? Input.transferBody(cell.inputFile(), origin) : Input.claims(cell.inputFile(), origin);
+      });
+      boolean hmac = Jws.isHmac(cell.algorithm());
+      Key signing = keys.computeIfAbsent((hmac ? "secret" : "private") + "\0" + cell.privateKey(),
+          id -> Keys.parse(cell.algorithm(), Keys.Role.SIGNING,
+              bytes.computeIfAbsent(cell.privateKey(), f -> Json.readBytes(f, "private_key" + at)),
+              cell.privateKey(), "private_key" + at));
+      byte[] publicBytes = bytes.computeIfAbsent(cell.publicKey(), f -> Json.readBytes(f, "public_key" + at));
+      Key verifying = keys.computeIfAbsent((hmac ? "secret" : "public") + "\0" + cell.publicKey(),
+          id -> Keys.parse(cell.algorithm(), Keys.Role.VERIFYING, publicBytes, cell.publicKey(), "public_key" + at));
+      checkBits(cell, signing, "private_key" + at, cell.privateKey());
+      checkBits(cell, verifying, "public_key" + at, cell.publicKey());
+      prepared.add(new Prepared(cell, input, signing, verifying, publicBytes));
+    }
+    return prepared;
+  }
+
+  private static void checkBits(Spec.Cell cell, Key key, String origin, String file) {
+    OptionalInt bits = Keys.bits(key);
+    if (bits.isPresent() && bits.getAsInt() != cell.keyBits()) {
+      throw new InputError(origin + " " + file + " is a " + bits.getAsInt() + "-bit key, the cell says key_bits "
+          + cell.keyBits());
+    }
+  }
+
+  /**
+   * The checks, once per algorithm, key pair and input, before anything is timed; a cell that
+   * does not pass gets its untimed row now. The cells that passed, in spec order.
+   */
+  private static List<Ready> check(List<Prepared> prepared, Run run) {
+    Map<List<String>, Checks.Outcome> done = new HashMap<>();
+    List<Ready> ready = new ArrayList<>();
+    for (Prepared p : prepared) {
+      Spec.Cell cell = p.cell();
+      List<String> id = List.of(cell.algorithm(), cell.privateKey(), cell.publicKey(), cell.inputKind(), cell.inputFile());
+      boolean pool = cell.suite().equals("jwt") && cell.records();
+      Checks.Outcome outcome = done.computeIfAbsent(id, k -> Checks.run(cell.algorithm(), p.signingKey(),
+          p.verifyingKey(), p.verifyingKeyBytes(), p.input(), pool));
+      if (outcome instanceof Checks.Passed passed) {
+        ready.add(new Ready(cell, p.input(), passed));
+      } else if (outcome instanceof Checks.NotPassed not) {
+        run.finish(cell, p.input().inputBytes, not.status(), not.status() + " (" + not.reason() + ")", true);
+      }
+    }
+    return ready;
+  }
+}

@@ -1,0 +1,187 @@
+package jwtbench;
+
+import io.fusionauth.jwt.domain.JWT;
+import java.security.Key;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * jwtbench's java driver: fusionauth-jwt on the JDK's JCA providers. The command line of the
+ * driver contract (workflow/scripts/README.md):
+ *
+ * <pre>
+ *   versions | sign --alg --key --payload | verify --alg --key --token | bench --spec --out
+ *   | coldstart --hmac --rsa --payload
+ * </pre>
+ *
+ * Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
+ * 70 anything unexpected (one line on stderr, no stack trace: nothing printed may hold key
+ * material).
+ */
+public final class Driver {
+  static final String LANGUAGE = "java";
+  static final int EXIT_OK = 0;
+  static final int EXIT_INVALID = 1;
+  static final int EXIT_USAGE = 2;
+  static final int EXIT_UNSUPPORTED = 3;
+  static final int EXIT_INTERNAL = 70;
+
+  private static final String USAGE = String.join("\n",
+      "usage: run versions",
+      "       run sign   --alg ALG --key FILE --payload FILE",
+      "       run verify --alg ALG --key FILE --token FILE",
+      "       run bench  --spec FILE --out FILE",
+      "       run coldstart --hmac FILE --rsa FILE --payload FILE");
+
+  private static final Map<String, List<String>> COMMANDS = Map.of(
+      "versions", List.of(),
+      "sign", List.of("alg", "key", "payload"),
+      "verify", List.of("alg", "key", "token"),
+      "bench", List.of("spec", "out"),
+      "coldstart", List.of("hmac", "rsa", "payload"));
+
+  private Driver() {}
+
+  public static void main(String[] args) {
+    int status;
+    try {
+      status = run(args);
+    } catch (InputError e) {
+      Progress.line("error: " + e.getMessage());
+      status = EXIT_USAGE;
+    } catch (UnsupportedAlgorithm e) {
+      Progress.line("unsupported: " + e.getMessage());
+      status = EXIT_UNSUPPORTED;
+    } catch (RuntimeException | Error e) {
+      Progress.line("internal error: " + e);
+      status = EXIT_INTERNAL;
+    }
+    // Exits even if a library left a non-daemon thread behind (the HTTP server's dispatcher).
+    System.exit(status);
+  }
+
+  private static int run(String[] args) throws UnsupportedAlgorithm {
+    if (args.length == 0) {
+      throw new InputError("missing subcommand\n" + USAGE);
+    }
+    String command = args[0];
+    if (!COMMANDS.containsKey(command)) {
+      throw new InputError("unknown subcommand \"" + command + "\"\n" + USAGE);
+    }
+    Map<String, String> flags = flags(command, args);
+    return switch (command) {
+      case "versions" -> {
+        Progress.stdout(Versions.json());
+        yield EXIT_OK;
+      }
+      case "sign" -> sign(flags);
+      case "verify" -> verify(flags);
+      case "bench" -> {
+        Bench.run(flags.get("spec"), flags.get("out"));
+        yield EXIT_OK;
+      }
+      case "coldstart" -> coldstart(flags);
+      default -> throw new IllegalStateException(command);
+    };
+  }
+
+  /** `--name value` or `--name=value`; every flag of the command is required, none twice. */
+  private static Map<String, String> flags(String command, String[] args) {
+    List<String> allowed = COMMANDS.get(command);
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 1; i < args.length; i++) {
+      String arg = args[i];
+      if (!arg.startsWith("--") || arg.length() == 2) {
+        throw new InputError(command + ": unexpected argument \"" + arg + "\"\n" + USAGE);
+      }
+      int eq = arg.indexOf('=');
+      String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
+      if (!allowed.contains(name)) {
+        throw new InputError(command + ": unknown flag --" + name + "\n" + USAGE);
+      }
+      if (values.containsKey(name)) {
+        throw new InputError(command + ": flag --" + name + " given twice");
+      }
+      String value;
+      if (eq >= 0) {
+        value = arg.substring(eq + 1);
+      } else if (i + 1 < args.length) {
+        value = args[++i];
+      } else {
+        throw new InputError(command + ": flag --" + name + " needs a value");
+      }
+      if (value.isEmpty()) {
+        throw new InputError(command + ": flag --" + name + " needs a non-empty value");
+      }
+      values.put(name, value);
+    }
+    for (String name : allowed) {
+      if (!values.containsKey(name)) {
+        throw new InputError(command + ": missing flag --" + name + "\n" + USAGE);
+      }
+    }
+    String alg = values.get("alg");
+    if (alg != null && !Jws.CONTRACT_ALGORITHMS.contains(alg)) {
+      throw new InputError(command + ": --alg " + alg + " is not a JWS algorithm name ("
+          + String.join(", ", Jws.CONTRACT_ALGORITHMS) + ")");
+    }
+    return values;
+  }
+
+  private static JWT payload(String file) {
+    Input input = Input.claims(file, "--payload");
+    if (input.refused != null) {
+      throw new InputError("--payload " + file + ": " + input.refused);
+    }
+    return input.first().jwt();
+  }
+
+  /** The library bound to one key; the library refusing the key is an input error. */
+  private static Jws bind(String alg, Key signingKey, Key verifyingKey, String file) throws UnsupportedAlgorithm {
+    try {
+      return Jws.of(alg, signingKey, verifyingKey);
+    } catch (RuntimeException e) {
+      throw new InputError("fusionauth-jwt refused --key " + file + " for " + alg + ": " + e.getMessage());
+    }
+  }
+
+  private static int sign(Map<String, String> flags) throws UnsupportedAlgorithm {
+    String alg = flags.get("alg");
+    Key key = Keys.load(alg, Keys.Role.SIGNING, flags.get("key"), "--key");
+    JWT claims = payload(flags.get("payload"));
+    Progress.stdout(bind(alg, key, null, flags.get("key")).sign(claims));
+    return EXIT_OK;
+  }
+
+  private static int verify(Map<String, String> flags) throws UnsupportedAlgorithm {
+    String alg = flags.get("alg");
+    Key key = Keys.load(alg, Keys.Role.VERIFYING, flags.get("key"), "--key");
+    String token = new String(Json.readBytes(flags.get("token"), "--token"), java.nio.charset.StandardCharsets.UTF_8).strip();
+    Jws jws = bind(alg, null, key, flags.get("key"));
+    JWT claims;
+    try {
+      claims = jws.verify(token);
+    } catch (RuntimeException e) {
+      Progress.line("verify: invalid token " + flags.get("token") + ": " + e.getClass().getSimpleName()
+          + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+      return EXIT_INVALID;
+    }
+    Progress.stdout(Claims.toJson(claims));
+    return EXIT_OK;
+  }
+
+  /**
+   * One whole process's work for suite coldstart: an HS256 token (the HMAC secret) and an
+   * RS256 token (an RSA PKCS#8 PEM), one per line.
+   */
+  private static int coldstart(Map<String, String> flags) throws UnsupportedAlgorithm {
+    JWT claims = payload(flags.get("payload"));
+    Key hmac = Keys.load("HS256", Keys.Role.SIGNING, flags.get("hmac"), "--hmac");
+    Key rsa = Keys.load("RS256", Keys.Role.SIGNING, flags.get("rsa"), "--rsa");
+    String hs256 = bind("HS256", hmac, null, flags.get("hmac")).sign(claims);
+    String rs256 = bind("RS256", rsa, null, flags.get("rsa")).sign(claims);
+    Progress.stdout(hs256 + "\n" + rs256);
+    return EXIT_OK;
+  }
+}

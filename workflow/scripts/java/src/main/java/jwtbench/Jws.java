@@ -1,0 +1,170 @@
+package jwtbench;
+
+import io.fusionauth.jwt.JWTDecoder;
+import io.fusionauth.jwt.JWTEncoder;
+import io.fusionauth.jwt.JWTUtils;
+import io.fusionauth.jwt.Signer;
+import io.fusionauth.jwt.Verifier;
+import io.fusionauth.jwt.domain.Algorithm;
+import io.fusionauth.jwt.domain.JWT;
+import io.fusionauth.jwt.ec.ECSigner;
+import io.fusionauth.jwt.ec.ECVerifier;
+import io.fusionauth.jwt.ed.EdDSASigner;
+import io.fusionauth.jwt.ed.EdDSAVerifier;
+import io.fusionauth.jwt.hmac.HMACSigner;
+import io.fusionauth.jwt.hmac.HMACVerifier;
+import io.fusionauth.jwt.rsa.RSAPSSSigner;
+import io.fusionauth.jwt.rsa.RSAPSSVerifier;
+import io.fusionauth.jwt.rsa.RSASigner;
+import io.fusionauth.jwt.rsa.RSAVerifier;
+import java.security.Key;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import javax.crypto.SecretKey;
+
+/**
+ * fusionauth-jwt's calls, all in one place: one algorithm with its keys made into the library's
+ * Signer and Verifier once, then {@link #sign}, {@link #verify} and {@link #decode} per call.
+ *
+ * <p>Either end may be null (the CLI's sign has no verifying key, its verify no signing key).
+ */
+final class Jws {
+  /** The JWS algorithm names of the driver contract (workflow/scripts/README.md). */
+  static final List<String> CONTRACT_ALGORITHMS = List.of(
+      "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+      "ES256", "ES384", "ES512", "EdDSA");
+
+  private static final JWTEncoder ENCODER = JWT.getEncoder();
+  private static final JWTDecoder DECODER = JWT.getDecoder();
+
+  final Algorithm algorithm;
+  private final Signer signer;
+  private final Verifier verifier;
+
+  private Jws(Algorithm algorithm, Signer signer, Verifier verifier) {
+    this.algorithm = algorithm;
+    this.signer = signer;
+    this.verifier = verifier;
+  }
+
+  static boolean isHmac(String alg) {
+    return alg.startsWith("HS");
+  }
+
+  /**
+   * The library's algorithm for a JWS name. fusionauth-jwt reads and writes a header's "alg" as
+   * the name of its {@link Algorithm} constant, so a name with no constant is one the library
+   * can neither sign nor verify: unsupported. No list of ours decides that.
+   */
+  static Algorithm algorithm(String alg) throws UnsupportedAlgorithm {
+    for (Algorithm candidate : Algorithm.values()) {
+      if (candidate != Algorithm.none && candidate.name().equals(alg)) {
+        return candidate;
+      }
+    }
+    String known = Arrays.stream(Algorithm.values())
+        .filter(a -> a != Algorithm.none)
+        .map(Algorithm::name)
+        .collect(Collectors.joining(", "));
+    throw new UnsupportedAlgorithm("fusionauth-jwt " + Versions.implementationVersion()
+        + " has no JWS algorithm \"" + alg + "\"; the header alg names it signs and verifies are "
+        + known);
+  }
+
+  /**
+   * Signer and (pinned) verifier for `alg`; either key may be null. The library's own
+   * exceptions (a key of the wrong type, an RSA key under 2048 bits) pass through.
+   */
+  static Jws of(String alg, Key signingKey, Key verifyingKey) throws UnsupportedAlgorithm {
+    Algorithm algorithm = algorithm(alg);
+    Signer signer = signingKey == null ? null : signer(algorithm, signingKey);
+    Verifier verifier = verifyingKey == null ? null
+        : new PinnedVerifier(algorithm, verifier(algorithm, verifyingKey));
+    return new Jws(algorithm, signer, verifier);
+  }
+
+  /** The compact JWS of the claims: JWTEncoder.encode, header {"alg": ..., "typ": "JWT"}. */
+  String sign(JWT claims) {
+    return ENCODER.encode(claims, signer);
+  }
+
+  /**
+   * The claims of a token whose signature verifies with this algorithm and key, and whose exp
+   * and nbf hold (JWTDecoder.decode); the library's JWTException otherwise, or another
+   * RuntimeException for a token it cannot parse at all.
+   */
+  JWT verify(String token) {
+    return DECODER.decode(token, verifier);
+  }
+
+  /**
+   * The claims without checking the signature: JWTUtils.decodePayload, the library's decode
+   * without verification (JWTDecoder itself always verifies, and reads only alg none unsigned).
+   */
+  static JWT decode(String token) {
+    return JWTUtils.decodePayload(token);
+  }
+
+  private static Signer signer(Algorithm algorithm, Key key) {
+    return switch (algorithm) {
+      case HS256 -> HMACSigner.newSHA256Signer(secret(key));
+      case HS384 -> HMACSigner.newSHA384Signer(secret(key));
+      case HS512 -> HMACSigner.newSHA512Signer(secret(key));
+      case RS256 -> RSASigner.newSHA256Signer(privateKey(key));
+      case RS384 -> RSASigner.newSHA384Signer(privateKey(key));
+      case RS512 -> RSASigner.newSHA512Signer(privateKey(key));
+      case PS256 -> RSAPSSSigner.newSHA256Signer(privateKey(key));
+      case PS384 -> RSAPSSSigner.newSHA384Signer(privateKey(key));
+      case PS512 -> RSAPSSSigner.newSHA512Signer(privateKey(key));
+      case ES256 -> ECSigner.newSHA256Signer(privateKey(key));
+      case ES384 -> ECSigner.newSHA384Signer(privateKey(key));
+      case ES512 -> ECSigner.newSHA512Signer(privateKey(key));
+      case Ed25519, Ed448 -> EdDSASigner.newSigner(privateKey(key));
+      case none -> throw new IllegalArgumentException("alg none has no signer");
+    };
+  }
+
+  private static Verifier verifier(Algorithm algorithm, Key key) {
+    return switch (algorithm) {
+      case HS256, HS384, HS512 -> HMACVerifier.newVerifier(secret(key));
+      case RS256, RS384, RS512 -> RSAVerifier.newVerifier(publicKey(key));
+      case PS256, PS384, PS512 -> RSAPSSVerifier.newVerifier(publicKey(key));
+      case ES256, ES384, ES512 -> ECVerifier.newVerifier(publicKey(key));
+      case Ed25519, Ed448 -> EdDSAVerifier.newVerifier(publicKey(key));
+      case none -> throw new IllegalArgumentException("alg none has no verifier");
+    };
+  }
+
+  private static byte[] secret(Key key) {
+    return ((SecretKey) key).getEncoded();
+  }
+
+  private static PrivateKey privateKey(Key key) {
+    return (PrivateKey) key;
+  }
+
+  private static PublicKey publicKey(Key key) {
+    return (PublicKey) key;
+  }
+
+  /**
+   * The algorithm pin. A fusionauth-jwt verifier accepts its whole family (HMACVerifier any
+   * HS*, RSAVerifier any RS*, ECVerifier any ES*), and JWTDecoder picks the verifier by
+   * asking canVerify about the header's alg; this one says yes to exactly one alg, so a token
+   * naming any other (none included) finds no verifier and is rejected by the library.
+   */
+  private record PinnedVerifier(Algorithm pinned, Verifier delegate) implements Verifier {
+    @Override
+    public boolean canVerify(Algorithm algorithm) {
+      return algorithm == pinned && delegate.canVerify(algorithm);
+    }
+
+    @Override
+    public void verify(Algorithm algorithm, byte[] message, byte[] signature) {
+      delegate.verify(algorithm, message, signature);
+    }
+  }
+}

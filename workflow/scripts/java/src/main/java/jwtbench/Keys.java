@@ -1,0 +1,83 @@
+package jwtbench;
+
+import io.fusionauth.pem.domain.PEM;
+import java.nio.charset.StandardCharsets;
+import java.security.Key;
+import java.security.interfaces.ECKey;
+import java.security.interfaces.EdECKey;
+import java.security.interfaces.RSAKey;
+import java.util.OptionalInt;
+import javax.crypto.SecretKey;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Key files into JCA key objects, once, before anything is timed: the raw HMAC secret (HS*)
+ * as a SecretKeySpec; a PKCS#8 private or SPKI public key PEM through fusionauth-jwt's own
+ * PEM decoder (which hands back java.security keys from the JDK's KeyFactory).
+ */
+final class Keys {
+  enum Role {
+    SIGNING("PRIVATE KEY", "a PKCS#8 private key PEM"),
+    VERIFYING("PUBLIC KEY", "an SPKI public key PEM");
+
+    final String label;
+    final String what;
+
+    Role(String label, String what) {
+      this.label = label;
+      this.what = what;
+    }
+  }
+
+  private Keys() {}
+
+  /** The key in `bytes` (read from `file`, named by `origin` in errors) for `alg` and `role`. */
+  static Key parse(String alg, Role role, byte[] bytes, String file, String origin) {
+    String where = origin + " " + file;
+    if (Jws.isHmac(alg)) {
+      if (bytes.length == 0) {
+        throw new InputError(where + " is empty (an HMAC secret is expected)");
+      }
+      return new SecretKeySpec(bytes, "HMAC");
+    }
+    String text = new String(bytes, StandardCharsets.US_ASCII);
+    if (!text.contains("-----BEGIN " + role.label + "-----")) {
+      throw new InputError(where + " is not " + role.what + " (no BEGIN " + role.label + " line)");
+    }
+    PEM pem;
+    try {
+      pem = PEM.decode(text);
+    } catch (RuntimeException e) {
+      throw new InputError(where + " is not " + role.what + " (" + e.getClass().getSimpleName() + ")");
+    }
+    Key key = role == Role.SIGNING ? pem.privateKey : pem.publicKey;
+    if (key == null) {
+      throw new InputError(where + " is not " + role.what);
+    }
+    return key;
+  }
+
+  static Key load(String alg, Role role, String file, String origin) {
+    return parse(alg, role, Json.readBytes(file, origin), file, origin);
+  }
+
+  /**
+   * The key's size as the spec's key_bits counts it: the secret's bits, the RSA modulus, the
+   * EC field size, 256 for Ed25519; empty when it cannot be told.
+   */
+  static OptionalInt bits(Key key) {
+    if (key instanceof SecretKey secret) {
+      return OptionalInt.of(secret.getEncoded().length * 8);
+    }
+    if (key instanceof RSAKey rsa) {
+      return OptionalInt.of(rsa.getModulus().bitLength());
+    }
+    if (key instanceof ECKey ec) {
+      return OptionalInt.of(ec.getParams().getCurve().getField().getFieldSize());
+    }
+    if (key instanceof EdECKey ed && "Ed25519".equalsIgnoreCase(ed.getParams().getName())) {
+      return OptionalInt.of(256);
+    }
+    return OptionalInt.empty();
+  }
+}

@@ -1,0 +1,37 @@
+package jwtbench;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/** Lines on stderr (progress, errors) and the bytes of stdout, both UTF-8 whatever the locale. */
+final class Progress {
+  private static final PrintStream ERR =
+      new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+  private static final PrintStream OUT =
+      new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+
+  private Progress() {}
+
+  static void line(String text) {
+    ERR.println(text);
+  }
+
+  /** Writes `text` and a newline to stdout and flushes. */
+  static void stdout(String text) {
+    OUT.print(text);
+    OUT.print('\n');
+    OUT.flush();
+  }
+
+  /** 1234567 -> "1,234,567". */
+  static String grouped(double value) {
+    return String.format(Locale.ROOT, "%,d", Math.round(value));
+  }
+
+  static String ms(long ns) {
+    return String.format(Locale.ROOT, "%,.1f ms", ns / 1e6);
+  }
+}

@@ -1,0 +1,120 @@
+package jwtbench;
+
+import io.fusionauth.jwt.domain.JWT;
+import java.util.List;
+
+/**
+ * One cell's operation as a batch of calls on objects prepared before timing. Calls go
+ * through the cell's claims or tokens in order and wrap around; the position is kept here, so
+ * it carries over from batch to batch (warm-up and calibration included). A cell on one claims
+ * object has arrays of one. Each call's result is folded into the batch's return value, which
+ * the caller folds into a sink printed at the end, so no call is dead code to the JIT.
+ */
+abstract class Workload {
+  /** The output_bytes of the cell's rows: its token's size, or the pool's rounded mean. */
+  final long outputBytes;
+  protected int position;
+
+  Workload(long outputBytes) {
+    this.outputBytes = outputBytes;
+  }
+
+  /** Runs n calls; returns their folded results. */
+  abstract long run(long n);
+
+  static Workload of(Bench.Ready ready) {
+    Checks.Passed checks = ready.checks();
+    List<String> pool = checks.pool();
+    long sum = 0;
+    for (String token : pool) {
+      sum += token.length(); // a compact JWS is ASCII: its length is its size in bytes
+    }
+    long outputBytes = Json.roundedMean(sum, pool.size());
+    String[] tokens = pool.toArray(new String[0]);
+    return switch (ready.cell().operation()) {
+      case "sign" -> {
+        JWT[] claims = ready.input().items.stream().map(Input.Item::jwt).toArray(JWT[]::new);
+        yield new Sign(checks.jws(), claims, outputBytes);
+      }
+      case "verify" -> new Verify(checks.jws(), tokens, outputBytes);
+      case "decode" -> new Decode(tokens, outputBytes);
+      default -> throw new IllegalArgumentException("no workload for " + ready.cell().operation());
+    };
+  }
+
+  /** JWTEncoder.encode of claims i with the cell's signer. */
+  static final class Sign extends Workload {
+    private final Jws jws;
+    private final JWT[] claims;
+
+    Sign(Jws jws, JWT[] claims, long outputBytes) {
+      super(outputBytes);
+      this.jws = jws;
+      this.claims = claims;
+    }
+
+    @Override
+    long run(long n) {
+      long acc = 0;
+      int i = position;
+      for (long k = 0; k < n; k++) {
+        acc += jws.sign(claims[i]).length();
+        if (++i == claims.length) {
+          i = 0;
+        }
+      }
+      position = i;
+      return acc;
+    }
+  }
+
+  /** JWTDecoder.decode of token i, algorithm pinned, signature and exp checked. */
+  static final class Verify extends Workload {
+    private final Jws jws;
+    private final String[] tokens;
+
+    Verify(Jws jws, String[] tokens, long outputBytes) {
+      super(outputBytes);
+      this.jws = jws;
+      this.tokens = tokens;
+    }
+
+    @Override
+    long run(long n) {
+      long acc = 0;
+      int i = position;
+      for (long k = 0; k < n; k++) {
+        acc += jws.verify(tokens[i]).otherClaims.size();
+        if (++i == tokens.length) {
+          i = 0;
+        }
+      }
+      position = i;
+      return acc;
+    }
+  }
+
+  /** JWTUtils.decodePayload of token i: the claims, signature not checked. */
+  static final class Decode extends Workload {
+    private final String[] tokens;
+
+    Decode(String[] tokens, long outputBytes) {
+      super(outputBytes);
+      this.tokens = tokens;
+    }
+
+    @Override
+    long run(long n) {
+      long acc = 0;
+      int i = position;
+      for (long k = 0; k < n; k++) {
+        acc += Jws.decode(tokens[i]).otherClaims.size();
+        if (++i == tokens.length) {
+          i = 0;
+        }
+      }
+      position = i;
+      return acc;
+    }
+  }
+}
