@@ -161,8 +161,13 @@ def env_stamp(language):
 
 
 def env_manifests(wildcards):
+    """The env's files, plus the driver's sources where the install compiles them (src/)."""
     folder = SOURCE / "envs" / wildcards.language
-    return sorted(str(path) for path in folder.iterdir() if path.is_file())
+    sources = SOURCE / "workflow" / "scripts" / wildcards.language / "src"
+    compiled = sorted(path for path in sources.rglob("*") if path.is_file())
+    return sorted(str(path) for path in folder.iterdir() if path.is_file()) + [
+        str(path) for path in compiled
+    ]
 
 
 def get_env_installer(wildcards):

@@ -37,7 +37,7 @@ DEFAULT_MIRROR = "http://deb.debian.org/debian"
 SUITE = "bookworm"
 SKIPPED_PARTS = {"node_modules", "__pycache__", ".pytest_cache"}
 # Registries the image builds fetch from over TLS (pip, npm); apt uses plain http mirrors.
-TLS_REGISTRIES = ["pypi.org", "files.pythonhosted.org", "registry.npmjs.org"]
+TLS_REGISTRIES = ["pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "repo.maven.apache.org"]
 MOZILLA_ROOTS = Path("/usr/share/ca-certificates/mozilla")
 HOST_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
 

@@ -60,6 +60,11 @@ final class Jws {
    * can neither sign nor verify: unsupported. No list of ours decides that.
    */
   static Algorithm algorithm(String alg) throws UnsupportedAlgorithm {
+    if (alg.equals("EdDSA")) {
+      // The contract's EdDSA is Ed25519 (RFC 8037); fusionauth-jwt has no constant "EdDSA"
+      // and writes Ed25519 signatures under the fully-specified name "Ed25519" (RFC 9864).
+      return Algorithm.Ed25519;
+    }
     for (Algorithm candidate : Algorithm.values()) {
       if (candidate != Algorithm.none && candidate.name().equals(alg)) {
         return candidate;
