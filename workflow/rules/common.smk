@@ -76,10 +76,19 @@ except prepare_dataset.DatasetError as error:
     raise WorkflowError(str(error)) from None
 
 
+HASH = config["suites"]["hash"]
+HASH_INPUTS = [name for name in ("cases", "lengths") if HASH[name]]
+
+
 def suite_inputs(suite):
-    """The inputs a bench suite runs on: jwt on the claims file (and the datasets)."""
+    """The inputs a bench suite runs on: jwt on the claims file (and the datasets); hash on
+    its message cases and its length sweep; percall on the claims file."""
     if suite == "jwt":
         return [CLAIMS_INPUT] + (list(DATASETS) if JWT["on_datasets"] else [])
+    if suite == "hash":
+        return HASH_INPUTS
+    if suite == "percall":
+        return [CLAIMS_INPUT]
     return list(DATASETS)
 
 
@@ -92,7 +101,7 @@ wildcard_constraints:
     suite="|".join(SUITES),
     image="|".join(IMAGES),
     dataset="|".join(DATASETS) or "(?!)",
-    input="|".join([CLAIMS_INPUT, *DATASETS]),
+    input="|".join([CLAIMS_INPUT, *DATASETS, *HASH_INPUTS]),
 
 
 def job(input, output, params, log, wildcards=None, threads=1):
@@ -178,7 +187,7 @@ def key_names():
     """Keys the run's variants use, plus those cold start and the comparisons sign with."""
     extra = {
         variants.parse(name).key_name
-        for suite in {suite for suite, _ in BENCH_JOBS} & {"tokensize", "transfer"}
+        for suite in {suite for suite, _ in BENCH_JOBS} & {"tokensize", "transfer", "percall"}
         for name in config["suites"][suite]["algorithms"]
     }
     if COLDSTART:
@@ -205,7 +214,9 @@ DATASET_FILE = {
 
 
 def bench_input(suite, name):
-    """(input file, input_kind) of a suite's cells on an input."""
+    """(input file, input_kind) of a suite's cells on an input (hash messages have none)."""
+    if suite == "hash":
+        return None, None
     if name == CLAIMS_INPUT:
         return jwt_input_file(), "claims"
     kind = "claims" if suite == "transfer" else "records"

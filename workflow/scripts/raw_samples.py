@@ -74,7 +74,8 @@ def read(path):
 
 
 def cell_key(row):
-    return (row["language"], row["suite"], row["operation"], row["algorithm"], row["key_bits"], row["input"])
+    return (row["language"], row["implementation"], row["suite"], row["operation"], row["algorithm"],
+            row["key_bits"], row["input"])  # fmt: skip
 
 
 # A transfer cell's one trial yields rows of three operations (workflow/scripts/README.md).
