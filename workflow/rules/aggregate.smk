@@ -21,6 +21,7 @@ rule collect_provenance:
         versions=expand("results/versions/{language}.json", language=LANGUAGES),
         images=get_all_images,
         datasets=get_dataset_facts,
+        cycle_counter="results/cycle_counter.json",
     output:
         "results/provenance.json",
     log:
@@ -50,3 +51,46 @@ rule reproduce_seed000:
         statistics=config["statistics"],
     run:
         seed000.run_job(job(input, output, params, log))
+
+
+rule reproduce_seed001:
+    input:
+        samples=get_seed001_samples,
+    output:
+        rankings="results/seed001/rankings.csv",
+        verdicts="results/seed001/verdicts.csv",
+    log:
+        "logs/reproduce_seed001/reproduce_seed001.log",
+    params:
+        languages=LANGUAGES,
+        statistics=config["statistics"],
+    run:
+        seed001.run_job(job(input, output, params, log))
+
+
+rule measure_cycle_counter:
+    output:
+        "results/cycle_counter.json",
+    log:
+        "logs/measure_cycle_counter/measure_cycle_counter.log",
+    resources:
+        # It spins one CPU for about a second: never beside a benchmark.
+        bench=1,
+    run:
+        cycle_counter.run_job(job(input, output, params, log))
+
+
+rule reproduce_seed002:
+    input:
+        samples=get_seed002_samples,
+        cycle_counter="results/cycle_counter.json",
+    output:
+        cases="results/seed002/cases.csv",
+        sweep="results/seed002/sweep.csv",
+        verdicts="results/seed002/verdicts.csv",
+    log:
+        "logs/reproduce_seed002/reproduce_seed002.log",
+    params:
+        statistics=config["statistics"],
+    run:
+        seed002.run_job(job(input, output, params, log))

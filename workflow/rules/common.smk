@@ -18,6 +18,7 @@ import aggregate_samples  # noqa: E402
 import collect_provenance  # noqa: E402
 import build_image  # noqa: E402
 import coldstart  # noqa: E402
+import cycle_counter  # noqa: E402
 import compare_native  # noqa: E402
 import config_validation  # noqa: E402
 import container_engine  # noqa: E402
@@ -27,6 +28,8 @@ import prepare_dataset  # noqa: E402
 import render_report  # noqa: E402
 import run_benchmark  # noqa: E402
 import seed000  # noqa: E402
+import seed001  # noqa: E402
+import seed002  # noqa: E402
 import variants  # noqa: E402
 import verify_tokens  # noqa: E402
 import write_bench_spec  # noqa: E402
@@ -187,7 +190,8 @@ def key_names():
     """Keys the run's variants use, plus those cold start and the comparisons sign with."""
     extra = {
         variants.parse(name).key_name
-        for suite in {suite for suite, _ in BENCH_JOBS} & {"tokensize", "transfer", "percall"}
+        for suite in {suite for suite, _ in BENCH_JOBS}
+        & {"tokensize", "transfer", "percall"}
         for name in config["suites"][suite]["algorithms"]
     }
     if COLDSTART:
@@ -312,6 +316,26 @@ def get_seed000_samples(wildcards=None):
     return [path for path in raw_files("csv") if Path(path).stem in DATASETS]
 
 
+SEED001 = any(
+    job in BENCH_JOBS for job in [("jwt", CLAIMS_INPUT), ("percall", CLAIMS_INPUT)]
+)
+SEED002 = any(suite == "hash" for suite, _ in BENCH_JOBS)
+
+
+def get_seed001_samples(wildcards=None):
+    """Raw files of jwt on the claims file (jwtbench's method) and of percall (the seed's)."""
+    return [
+        path
+        for path in raw_files("csv")
+        if Path(path).parent.name in ("jwt", "percall")
+        and Path(path).stem == CLAIMS_INPUT
+    ]
+
+
+def get_seed002_samples(wildcards=None):
+    return [path for path in raw_files("csv") if Path(path).parent.name == "hash"]
+
+
 def get_report_inputs(wildcards):
     inputs = {
         "summary": "results/summary.csv",
@@ -335,6 +359,14 @@ def get_report_inputs(wildcards):
             for name in ("rates", "tokensize", "transfer", "ratios", "verdicts")
         ]
         inputs["datasets"] = get_dataset_facts()
+    if SEED001:
+        inputs["seed001"] = [
+            f"results/seed001/{name}.csv" for name in ("rankings", "verdicts")
+        ]
+    if SEED002:
+        inputs["seed002"] = [
+            f"results/seed002/{name}.csv" for name in ("cases", "sweep", "verdicts")
+        ]
     return inputs
 
 

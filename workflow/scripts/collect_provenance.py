@@ -148,7 +148,7 @@ def run_job(snake):
             "git": git(snake.params.source),
             "config": config,
         },
-        "host": host(),
+        "host": {**host(), "cycle_counter": json.loads(Path(snake.input.cycle_counter).read_text())},
         "engine": engine_facts(snake.params.engine),
         "images": {Path(p).stem: json.loads(Path(p).read_text()) for p in snake.input.images},
         "languages": languages,

@@ -26,12 +26,12 @@ import aggregate_samples  # noqa: E402
 import raw_samples  # noqa: E402
 import sample_statistics as stats  # noqa: E402
 import variants  # noqa: E402
+from verdict_rules import FAILS, HOLDS, OPEN  # noqa: E402
 
 HMAC, RSA = "HS512", "RS512-2048"
 SIGNS_AT_MOST = 10.0  # "HMAC signs up to 10x faster"
 SIMILAR_WITHIN = 0.10  # "decode rates similar": HS512/RS512 within +-10%
 SIZE_DIFFERENCE = 256  # "HMAC tokens 256 bytes smaller"
-HOLDS, FAILS, OPEN = "holds", "does not hold", "inconclusive"
 
 
 def read_rows(paths):
