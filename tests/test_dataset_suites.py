@@ -13,7 +13,8 @@ import synthetic_datasets
 import variants
 import write_bench_spec
 
-TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 30}
+TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 30,
+          "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
 NAME = "netflix-titles"
 
 

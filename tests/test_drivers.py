@@ -128,7 +128,8 @@ def test_bad_input_exits_2_naming_it(language, driver_env, tmp_path):
 def tiny_spec(language, keys, cells, samples=3):
     return {
         "format": "jwtbench-spec/1", "language": language, "suite": "jwt",
-        "timing": {"warmup_seconds": 0.01, "samples": samples, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+        "timing": {"warmup_seconds": 0.01, "samples": samples, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
+                   "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05},
         "cells": cells,
     }  # fmt: skip
 

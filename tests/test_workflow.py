@@ -30,14 +30,15 @@ def dry_run_counts(workdir, engine):
     return {rule: int(count) for rule, count in counts.items() if rule != "total"}
 
 
-# Per language: jwt on the claims file and on the 3 datasets, tokensize and transfer on each.
-BENCH_JOBS = len(LANGUAGES) * (1 + 3 + 3 + 3)
+# Per language: jwt on the claims file and on the 3 datasets, tokensize and transfer on each,
+# hash on its cases and its length sweep, percall on the claims file.
+BENCH_JOBS = len(LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1)
 NATIVE_JOBS = {
     "install_native_env": len(LANGUAGES), "generate_keys": 1, "record_versions": len(LANGUAGES),
     "check_driver": len(LANGUAGES), "check_interop": 1, "prepare_dataset": 3,
     "write_bench_spec": BENCH_JOBS, "run_benchmark": BENCH_JOBS, "run_coldstart": len(LANGUAGES),
     "summarize_coldstart": 1, "aggregate_samples": 1, "collect_provenance": 1, "reproduce_seed000": 1,
-    "crosscheck_harness": 1, "render_report": 1, "all": 1,
+    "reproduce_seed001": 1, "reproduce_seed002": 1, "measure_cycle_counter": 1, "crosscheck_harness": 1, "render_report": 1, "all": 1,
 }  # fmt: skip
 
 
