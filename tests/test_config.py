@@ -21,7 +21,7 @@ def load(name):
 
 def test_default_config_is_valid_and_filled():
     config = validate(load("config.yaml"))
-    assert config["languages"] == ["node", "python"]
+    assert config["languages"] == ["node", "python", "java"]
     assert len(config["suites"]["jwt"]["algorithms"]) == 25
     assert config["statistics"]["confidence"] == 0.95
     assert config["crosscheck"]["activate"] is True
