@@ -66,10 +66,17 @@ function label(cell) {
   return /^(RS|PS)/.test(cell.algorithm) ? `${cell.algorithm}-${cell.key_bits}` : cell.algorithm;
 }
 
+/** The median of numbers (progress lines, warm-up until steady). */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 const grouped = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 const ms = (ns) => (Number(ns) / 1e6).toFixed(1);
 
 module.exports = {
-  LANGUAGE, IMPLEMENTATION, TRANSFER_OPERATIONS, openCsv, stderr, label, grouped, ms,
+  LANGUAGE, IMPLEMENTATION, TRANSFER_OPERATIONS, openCsv, stderr, label, grouped, ms, median,
 };
