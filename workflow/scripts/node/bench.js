@@ -1,12 +1,13 @@
 'use strict';
 // `bench --spec FILE --out FILE`: validates the spec, prepares and checks every cell, then
-// runs its suite: jwt here (warm-up, calibration, warm-up until steady, interleaved
-// sampling), tokensize in tokensize.js, transfer in transfer.js (workflow/scripts/README.md
-// "bench", the suites and "Timing rules"; workflow/schemas/raw_samples.schema.yaml for the
-// columns).
+// runs its suite: jwt and hash here (warm-up, calibration, warm-up until steady,
+// interleaved sampling; hash's cells and calls in hash.js), tokensize in tokensize.js,
+// transfer in transfer.js (workflow/scripts/README.md "bench", the suites and "Timing
+// rules"; workflow/schemas/raw_samples.schema.yaml for the columns).
 
 const { checkAlgorithm, signAndCheckPool } = require('./checks');
 const { dependencyVersion } = require('./deps');
+const hash = require('./hash');
 const {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
   loadKey,
@@ -19,11 +20,12 @@ const {
 const SPEC_FORMAT = 'jwtbench-spec/1';
 const INPUT_KINDS = ['claims', 'records'];
 // `rounds`: the suite is timed by warm-up, calibration and interleaved rounds (rules 3-6),
-// so it needs every timing field.
+// so it needs every timing field. Hash cells have no keys or input file (hash.js).
 const SUITES = {
   jwt: { operations: ['sign', 'verify', 'decode'], inputKinds: INPUT_KINDS, rounds: true },
   tokensize: { operations: ['sign'], inputKinds: ['records'] },
   transfer: { operations: ['request-response'], inputKinds: ['claims'] },
+  hash: { operations: hash.OPERATIONS, rounds: true },
 };
 const MAX_BATCH = 1e9;
 
@@ -48,7 +50,7 @@ const POSITIVE = { ok: (v) => v > 0, what: 'a number > 0' };
 const COUNT = { ok: (v) => Number.isInteger(v) && v >= 1, what: 'an integer >= 1' };
 
 /**
- * Suite jwt uses every timing field (warmup_max_seconds: absent means 0, no
+ * Suites jwt and hash use every timing field (warmup_max_seconds: absent means 0, no
  * warm-up until steady; steady_window and steady_tolerance are needed when it is > 0);
  * tokensize and transfer only max_cell_seconds (the others are checked when present).
  */
@@ -91,6 +93,7 @@ function loadCell(cell, i, suite, fail) {
   const { operations, inputKinds } = SUITES[suite];
   const operation = string('operation');
   if (!operations.includes(operation)) fail(`${at}.operation must be one of ${operations.join(', ')} (suite ${suite})`);
+  if (suite === 'hash') return { index: i, suite, operation, input: string('input'), ...hash.loadHashCell(cell, at, fail) };
   const algorithm = string('algorithm');
   if (!JWS_ALGORITHMS.includes(algorithm)) fail(`${at}.algorithm must be one of ${JWS_ALGORITHMS.join(', ')}`);
   if (!Number.isInteger(cell.key_bits) || cell.key_bits < 1) fail(`${at}.key_bits must be an integer >= 1`);
@@ -162,6 +165,7 @@ function readInput(cell, origin) {
 }
 
 function prepareAll(spec, specFile) {
+  if (spec.suite === 'hash') return spec.cells.map(hash.prepareHashCell);
   const bytesCache = new Map();
   const keyCache = new Map();
   const inputCache = new Map();
@@ -427,6 +431,7 @@ function batchState(cell, tokens) {
  * calibrated batch size (records: whole passes through them).
  */
 function timedCall(cell, check) {
+  if (cell.suite === 'hash') return { ...hash.hashBatch(cell), fit: (n) => n };
   const fit = cell.records ? (n) => wholePasses(n, cell.records.length) : (n) => n;
   return { ...batchState(cell, cell.records ? check.tokens : [check.token]), fit };
 }
@@ -438,9 +443,11 @@ const medianNsPerOp = (samples) => median(samples.map((s) => Number(s.elapsedNs)
 
 /**
  * Rule 2's checks on the cell's claims (the first record for records); for jwt on
- * records, the token pool too. {status, reason} or {status: 'ok', token[, tokens]}.
+ * records, the token pool too; hash.js's for a hash cell. {status, reason} or
+ * {status: 'ok'[, token[, tokens]]}.
  */
 function checkCell(cell) {
+  if (cell.suite === 'hash') return hash.checkHashCell(cell);
   const check = checkAlgorithm({ alg: cell.algorithm, ...cell });
   // A transfer body's token can be tens of MB: the cell signs its own when it runs.
   if (check.status === 'ok' && cell.suite === 'transfer') return { status: 'ok' };
@@ -450,14 +457,16 @@ function checkCell(cell) {
 }
 
 /**
- * Checks once per algorithm, key pair and input, before anything is timed; a cell that
- * does not pass gets its untimed row now. Returns [{cell, check}] of the cells that passed.
+ * Checks once per algorithm, key pair and input (a hash cell: once per cell, each has its
+ * own message), before anything is timed; a cell that does not pass gets its untimed row
+ * now. Returns [{cell, check}] of the cells that passed.
  */
 function checkCells(cells, run) {
   const checked = new Map();
   const passed = [];
   for (const cell of cells) {
-    const checkId = JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
+    const checkId = cell.suite === 'hash' ? cell.index
+      : JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
     if (!checked.has(checkId)) checked.set(checkId, checkCell(cell));
     const check = checked.get(checkId);
     if (check.status === 'ok') {
@@ -470,7 +479,7 @@ function checkCells(cells, run) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Suite jwt: warm-up, calibration, interleaved rounds
+// Suites jwt and hash: warm-up, calibration, interleaved rounds
 
 function timeInRounds(passed, run) {
   const { timing, out } = run;
