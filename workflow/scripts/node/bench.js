@@ -2,8 +2,8 @@
 // `bench --spec FILE --out FILE`: validates the spec, prepares and checks every cell, then
 // runs its suite: jwt and hash here (warm-up, calibration, warm-up until steady,
 // interleaved sampling; hash's cells and calls in hash.js), tokensize in tokensize.js,
-// transfer in transfer.js (workflow/scripts/README.md "bench", the suites and "Timing
-// rules"; workflow/schemas/raw_samples.schema.yaml for the columns).
+// transfer in transfer.js, percall in percall.js (workflow/scripts/README.md "bench", the
+// suites and "Timing rules"; workflow/schemas/raw_samples.schema.yaml for the columns).
 
 const { checkAlgorithm, signAndCheckPool } = require('./checks');
 const { dependencyVersion } = require('./deps');
@@ -26,6 +26,7 @@ const SUITES = {
   tokensize: { operations: ['sign'], inputKinds: ['records'] },
   transfer: { operations: ['request-response'], inputKinds: ['claims'] },
   hash: { operations: hash.OPERATIONS, rounds: true },
+  percall: { operations: ['sign', 'verify', 'decode'], inputKinds: ['claims'] },
 };
 const MAX_BATCH = 1e9;
 
@@ -52,7 +53,8 @@ const COUNT = { ok: (v) => Number.isInteger(v) && v >= 1, what: 'an integer >= 1
 /**
  * Suites jwt and hash use every timing field (warmup_max_seconds: absent means 0, no
  * warm-up until steady; steady_window and steady_tolerance are needed when it is > 0);
- * tokensize and transfer only max_cell_seconds (the others are checked when present).
+ * tokensize, transfer and percall only max_cell_seconds (the others are checked when
+ * present).
  */
 function loadTiming(spec, fail) {
   const t = spec.timing;
@@ -80,6 +82,16 @@ function loadTransfer(spec, fail) {
     warmup_trials: specNumber(t, 'transfer', 'warmup_trials',
       { ok: (v) => Number.isInteger(v) && v >= 0, what: 'an integer >= 0' }, fail),
     request_timeout_seconds: specNumber(t, 'transfer', 'request_timeout_seconds', POSITIVE, fail),
+  };
+}
+
+function loadPercall(spec, fail) {
+  const p = spec.percall;
+  if (!isObject(p)) fail('"percall" must be an object (suite percall needs it)');
+  return {
+    warmup_calls: specNumber(p, 'percall', 'warmup_calls',
+      { ok: (v) => Number.isInteger(v) && v >= 0, what: 'an integer >= 0' }, fail),
+    calls: specNumber(p, 'percall', 'calls', COUNT, fail),
   };
 }
 
@@ -120,9 +132,10 @@ function loadSpec(file) {
   }
   const timing = loadTiming(spec, fail);
   const transfer = spec.suite === 'transfer' ? loadTransfer(spec, fail) : undefined;
+  const percall = spec.suite === 'percall' ? loadPercall(spec, fail) : undefined;
   if (!Array.isArray(spec.cells)) fail('"cells" must be an array');
   const cells = spec.cells.map((cell, i) => loadCell(cell, i, spec.suite, fail));
-  return { suite: spec.suite, timing, transfer, cells };
+  return { suite: spec.suite, timing, transfer, percall, cells };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -402,8 +415,8 @@ function wholePasses(n, count) {
 }
 
 /**
- * Batch and state of a JWT cell, from its checked tokens (one for claims, the pool for
- * records); outputBytes is their mean size.
+ * Batch and state of a JWT cell (suites jwt and percall), from its checked tokens (one for
+ * claims, the pool for records); outputBytes is their mean size.
  */
 function batchState(cell, tokens) {
   const outputBytes = roundedMean(tokens.map((t) => Buffer.byteLength(t)));
@@ -580,6 +593,9 @@ async function runBench(specFile, outFile) {
   const passed = checkCells(cells, run);
   if (SUITES[spec.suite].rounds) {
     timeInRounds(passed, run);
+  } else if (spec.suite === 'percall') {
+    const cellsToCall = passed.map(({ cell, check }) => ({ cell, ...timedCall(cell, check) }));
+    sink = (sink + require('./percall').runPercall(cellsToCall, spec.percall, run)) | 0;
   } else if (spec.suite === 'tokensize') {
     sink = (sink + require('./tokensize').runTokensize(passed, run)) | 0;
   } else {
