@@ -1,24 +1,32 @@
 'use strict';
 // `bench --spec FILE --out FILE`: validates the spec, prepares and checks every cell, then
-// runs its suite: jwt here (warm-up, calibration, interleaved sampling), tokensize in
-// tokensize.js, transfer in transfer.js (workflow/scripts/README.md "bench", the suites
-// and "Timing rules"; workflow/schemas/raw_samples.schema.yaml for the columns).
+// runs its suite: jwt and hash here (warm-up, calibration, warm-up until steady,
+// interleaved sampling; hash's cells and calls in hash.js), tokensize in tokensize.js,
+// transfer in transfer.js, percall in percall.js (workflow/scripts/README.md "bench", the
+// suites and "Timing rules"; workflow/schemas/raw_samples.schema.yaml for the columns).
 
 const { checkAlgorithm, signAndCheckPool } = require('./checks');
 const { dependencyVersion } = require('./deps');
+const hash = require('./hash');
 const {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
   loadKey,
 } = require('./inputs');
 const { jwt, signOptions, verifyOptions } = require('./jwt_ops');
-const { LANGUAGE, IMPLEMENTATION, openCsv, stderr, label, grouped } = require('./output');
+const {
+  LANGUAGE, IMPLEMENTATION, openCsv, stderr, label, grouped, median,
+} = require('./output');
 
 const SPEC_FORMAT = 'jwtbench-spec/1';
 const INPUT_KINDS = ['claims', 'records'];
+// `rounds`: the suite is timed by warm-up, calibration and interleaved rounds (rules 3-6),
+// so it needs every timing field. Hash cells have no keys or input file (hash.js).
 const SUITES = {
-  jwt: { operations: ['sign', 'verify', 'decode'], inputKinds: INPUT_KINDS },
+  jwt: { operations: ['sign', 'verify', 'decode'], inputKinds: INPUT_KINDS, rounds: true },
   tokensize: { operations: ['sign'], inputKinds: ['records'] },
   transfer: { operations: ['request-response'], inputKinds: ['claims'] },
+  hash: { operations: hash.OPERATIONS, rounds: true },
+  percall: { operations: ['sign', 'verify', 'decode'], inputKinds: ['claims'] },
 };
 const MAX_BATCH = 1e9;
 
@@ -43,20 +51,27 @@ const POSITIVE = { ok: (v) => v > 0, what: 'a number > 0' };
 const COUNT = { ok: (v) => Number.isInteger(v) && v >= 1, what: 'an integer >= 1' };
 
 /**
- * Suite jwt uses every timing field; tokensize and transfer only max_cell_seconds (the
- * others are checked when present).
+ * Suites jwt and hash use every timing field (warmup_max_seconds: absent means 0, no
+ * warm-up until steady; steady_window and steady_tolerance are needed when it is > 0);
+ * tokensize, transfer and percall only max_cell_seconds (the others are checked when
+ * present).
  */
 function loadTiming(spec, fail) {
   const t = spec.timing;
   if (!isObject(t)) fail('"timing" must be an object');
-  const required = spec.suite === 'jwt';
-  const number = (name, rule) => specNumber(t, 'timing', name, { ...rule, required }, fail);
-  return {
+  const { rounds = false } = SUITES[spec.suite];
+  const number = (name, rule, required = rounds) => specNumber(t, 'timing', name, { ...rule, required }, fail);
+  const timing = {
     warmup_seconds: number('warmup_seconds', NON_NEGATIVE),
     samples: number('samples', COUNT),
     target_sample_seconds: number('target_sample_seconds', POSITIVE),
     max_cell_seconds: specNumber(t, 'timing', 'max_cell_seconds', POSITIVE, fail),
+    warmup_max_seconds: number('warmup_max_seconds', NON_NEGATIVE, false) ?? 0,
   };
+  const steady = rounds && timing.warmup_max_seconds > 0;
+  timing.steady_window = number('steady_window', COUNT, steady);
+  timing.steady_tolerance = number('steady_tolerance', POSITIVE, steady);
+  return timing;
 }
 
 function loadTransfer(spec, fail) {
@@ -70,6 +85,16 @@ function loadTransfer(spec, fail) {
   };
 }
 
+function loadPercall(spec, fail) {
+  const p = spec.percall;
+  if (!isObject(p)) fail('"percall" must be an object (suite percall needs it)');
+  return {
+    warmup_calls: specNumber(p, 'percall', 'warmup_calls',
+      { ok: (v) => Number.isInteger(v) && v >= 0, what: 'an integer >= 0' }, fail),
+    calls: specNumber(p, 'percall', 'calls', COUNT, fail),
+  };
+}
+
 function loadCell(cell, i, suite, fail) {
   const at = `cells[${i}]`;
   if (!isObject(cell)) fail(`${at} must be an object`);
@@ -80,6 +105,7 @@ function loadCell(cell, i, suite, fail) {
   const { operations, inputKinds } = SUITES[suite];
   const operation = string('operation');
   if (!operations.includes(operation)) fail(`${at}.operation must be one of ${operations.join(', ')} (suite ${suite})`);
+  if (suite === 'hash') return { index: i, suite, operation, input: string('input'), ...hash.loadHashCell(cell, at, fail) };
   const algorithm = string('algorithm');
   if (!JWS_ALGORITHMS.includes(algorithm)) fail(`${at}.algorithm must be one of ${JWS_ALGORITHMS.join(', ')}`);
   if (!Number.isInteger(cell.key_bits) || cell.key_bits < 1) fail(`${at}.key_bits must be an integer >= 1`);
@@ -106,9 +132,10 @@ function loadSpec(file) {
   }
   const timing = loadTiming(spec, fail);
   const transfer = spec.suite === 'transfer' ? loadTransfer(spec, fail) : undefined;
+  const percall = spec.suite === 'percall' ? loadPercall(spec, fail) : undefined;
   if (!Array.isArray(spec.cells)) fail('"cells" must be an array');
   const cells = spec.cells.map((cell, i) => loadCell(cell, i, spec.suite, fail));
-  return { suite: spec.suite, timing, transfer, cells };
+  return { suite: spec.suite, timing, transfer, percall, cells };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -151,6 +178,7 @@ function readInput(cell, origin) {
 }
 
 function prepareAll(spec, specFile) {
+  if (spec.suite === 'hash') return spec.cells.map(hash.prepareHashCell);
   const bytesCache = new Map();
   const keyCache = new Map();
   const inputCache = new Map();
@@ -249,20 +277,90 @@ function timeBatch(batch, n, state) {
 const clampBatch = (n) => Math.min(MAX_BATCH, Math.max(1, Math.round(n)));
 
 /**
- * Warm-up and calibration of one cell (README "Timing rules", steps 3-4). Returns the
- * cell's timer: {batch, state, n, spentNs, limitNs, wanted, timeout, samples: []}, where
- * spentNs (a BigInt) is the cell's own time so far and `timeout` is set when `wanted`
- * batches of n calls cannot fit in what is left of max_cell_seconds (or when warm-up or
- * calibration already used it up, in which case n is what calibration had reached).
+ * The clock of one cell's own time, from its first warm-up batch: `spent()` (a BigInt) and
+ * whether max_cell_seconds is used up.
  */
-function warmUpAndCalibrate(batch, state, timing) {
+function cellClock(timing) {
   const start = process.hrtime.bigint();
-  const spent = () => process.hrtime.bigint() - start;
   const limitNs = BigInt(Math.round(timing.max_cell_seconds * 1e9));
+  const spent = () => process.hrtime.bigint() - start;
+  return { limitNs, spent, usedUp: () => spent() >= limitNs };
+}
+
+/**
+ * Calibration (rule 4): from batch size n, up to five batches towards one that lasts
+ * target_sample_seconds. Returns {n, nsPerOp, usedUp}; when max_cell_seconds ran out, n is
+ * the batch just timed, else the batch size it leads to (through `fit`).
+ */
+function calibrate(cell, n, timing, clock) {
+  const targetNs = timing.target_sample_seconds * 1e9;
+  let nsPerOp;
+  for (let round = 0; round < 5; round++) {
+    const elapsed = Math.max(1, Number(timeBatch(cell.batch, n, cell.state)));
+    if (clock.usedUp()) return { n, nsPerOp: elapsed / n, usedUp: true };
+    nsPerOp = elapsed / n;
+    const ratio = targetNs / elapsed;
+    n = clampBatch(n * Math.min(100, ratio));
+    if (ratio > 0.8 && ratio < 1.25) break;
+  }
+  return { n: cell.fit(n), nsPerOp, usedUp: false };
+}
+
+/**
+ * Warm-up until steady (rule 4, when warmup_max_seconds > 0): untimed windows of
+ * steady_window batches of n calls, each batch timed, until a window's median ns/op is
+ * within steady_tolerance (relative) of the previous window's, or until the cell's time
+ * (from its warm-up on) reaches warmup_max_seconds; a window cut short by that is not
+ * compared. Returns {steady, seconds, change (of the last two windows, or undefined), usedUp}.
+ */
+function warmUntilSteady(cell, n, timing, clock) {
+  const budgetNs = BigInt(Math.round(timing.warmup_max_seconds * 1e9));
+  const result = (steady, change, usedUp = false) => ({ steady, seconds: Number(clock.spent()) / 1e9, change, usedUp });
+  let previous;
+  let change;
+  for (;;) {
+    const window = [];
+    while (window.length < timing.steady_window) {
+      if (clock.spent() >= budgetNs) return result(false, change);
+      window.push(Number(timeBatch(cell.batch, n, cell.state)) / n);
+      if (clock.usedUp()) return result(false, change, true);
+    }
+    const current = median(window);
+    if (previous !== undefined) {
+      change = Math.abs(current - previous) / previous;
+      if (change <= timing.steady_tolerance) return result(true, change);
+    }
+    previous = current;
+  }
+}
+
+/** The stderr note on a cell's warm-up until steady. */
+function steadinessNote({ steady, seconds, change, usedUp }) {
+  const after = `${steady ? '' : 'not '}steady after ${seconds.toFixed(2)} s`;
+  if (steady) return after;
+  const last = change === undefined ? 'fewer than two windows' : `last change ${(100 * change).toFixed(1)}%`;
+  return `${after} (${last}${usedUp ? ', max_cell_seconds used up' : ''})`;
+}
+
+/**
+ * Warm-up, calibration and, when warmup_max_seconds > 0, warm-up until steady and a new
+ * calibration, of one cell (README "Timing rules", steps 3-4). `cell` is {batch, state,
+ * fit}, fit(n) adjusting a calibrated batch size (records: whole passes). Returns the
+ * cell's timer: {batch, state, n, spentNs, limitNs, wanted, timeout, steadiness, samples: []},
+ * where spentNs (a BigInt) is the cell's own time so far, `steadiness` what
+ * warmUntilSteady found (undefined when it did not run) and `timeout` is set when
+ * `wanted` batches of n calls cannot fit in what is left of max_cell_seconds (or when
+ * the phases before already used it up, in which case n is what they had reached).
+ */
+function warmUpAndCalibrate(cell, timing) {
+  const { batch, state, fit } = cell;
+  const clock = cellClock(timing);
+  const { limitNs, spent } = clock;
   const warmupNs = timing.warmup_seconds * 1e9;
   const targetNs = timing.target_sample_seconds * 1e9;
+  let steadiness;
   const timer = (n, timeout) => ({
-    batch, state, n, spentNs: spent(), limitNs, wanted: timing.samples, timeout, samples: [],
+    batch, state, n: fit(n), spentNs: spent(), limitNs, wanted: timing.samples, timeout, steadiness, samples: [],
   });
 
   // Warm-up: batches doubling in size, at least one call, for warmup_seconds. A batch is
@@ -279,20 +377,19 @@ function warmUpAndCalibrate(batch, state, timing) {
     chunk = clampBatch(Math.min(chunk * 2, Math.ceil(room / nsPerOp)));
   }
 
-  // Calibrate: the batch size whose run lasts about target_sample_seconds.
-  let n = clampBatch(targetNs / nsPerOp);
-  for (let round = 0; round < 5; round++) {
-    const elapsed = Math.max(1, Number(timeBatch(batch, n, state)));
-    if (spent() >= limitNs) return timer(n, true);
-    nsPerOp = elapsed / n;
-    const ratio = targetNs / elapsed;
-    n = clampBatch(n * Math.min(100, ratio));
-    if (ratio > 0.8 && ratio < 1.25) break;
+  // Calibrate: the batch size whose run lasts about target_sample_seconds; after warm-up
+  // until steady, again, since the steady code may be faster.
+  let calibrated = calibrate(cell, clampBatch(targetNs / nsPerOp), timing, clock);
+  if (!calibrated.usedUp && timing.warmup_max_seconds > 0) {
+    steadiness = warmUntilSteady(cell, calibrated.n, timing, clock);
+    if (steadiness.usedUp) return timer(calibrated.n, true);
+    calibrated = calibrate(cell, calibrated.n, timing, clock);
   }
+  if (calibrated.usedUp) return timer(calibrated.n, true);
 
   // Can `samples` batches of n still fit in the cell's budget?
-  const projectedNs = Number(spent()) + timing.samples * n * nsPerOp;
-  return timer(n, projectedNs > Number(limitNs));
+  const projectedNs = Number(spent()) + timing.samples * calibrated.n * calibrated.nsPerOp;
+  return timer(calibrated.n, projectedNs > Number(limitNs));
 }
 
 /** Whether the cell takes a sample in this round (README "Timing rules", steps 5-6). */
@@ -318,8 +415,8 @@ function wholePasses(n, count) {
 }
 
 /**
- * Batch and state of a cell, from its checked tokens (one for claims, the pool for
- * records); outputBytes is their mean size.
+ * Batch and state of a JWT cell (suites jwt and percall), from its checked tokens (one for
+ * claims, the pool for records); outputBytes is their mean size.
  */
 function batchState(cell, tokens) {
   const outputBytes = roundedMean(tokens.map((t) => Buffer.byteLength(t)));
@@ -328,33 +425,42 @@ function batchState(cell, tokens) {
     case 'sign': {
       const claims = cell.records ? cell.records.map((r) => r.claims) : [cell.claims];
       const options = claims.map((c) => signOptions(cell.algorithm, c));
-      return [signBatch, { claims, options, key: cell.signingKey, position, outputBytes }];
+      return { batch: signBatch, state: { claims, options, key: cell.signingKey, position, outputBytes } };
     }
     case 'verify':
-      return [verifyBatch, {
-        tokens, key: cell.verificationKey, options: verifyOptions(cell.algorithm), position, outputBytes,
-      }];
+      return {
+        batch: verifyBatch,
+        state: { tokens, key: cell.verificationKey, options: verifyOptions(cell.algorithm), position, outputBytes },
+      };
     case 'decode':
-      return [decodeBatch, { tokens, position, outputBytes }];
+      return { batch: decodeBatch, state: { tokens, position, outputBytes } };
     default:
       throw new Error(`no batch for operation ${cell.operation}`);
   }
 }
 
-function medianNsPerOp(samples) {
-  const perOp = samples.map((s) => Number(s.elapsedNs) / s.iterations).sort((a, b) => a - b);
-  const mid = perOp.length >> 1;
-  return perOp.length % 2 ? perOp[mid] : (perOp[mid - 1] + perOp[mid]) / 2;
+/**
+ * What the timing loops run for a checked cell: {batch, state, fit}, fit(n) adjusting a
+ * calibrated batch size (records: whole passes through them).
+ */
+function timedCall(cell, check) {
+  if (cell.suite === 'hash') return { ...hash.hashBatch(cell), fit: (n) => n };
+  const fit = cell.records ? (n) => wholePasses(n, cell.records.length) : (n) => n;
+  return { ...batchState(cell, cell.records ? check.tokens : [check.token]), fit };
 }
+
+const medianNsPerOp = (samples) => median(samples.map((s) => Number(s.elapsedNs) / s.iterations));
 
 // ---------------------------------------------------------------------------------------
 // Checks, shared by every suite
 
 /**
  * Rule 2's checks on the cell's claims (the first record for records); for jwt on
- * records, the token pool too. {status, reason} or {status: 'ok', token[, tokens]}.
+ * records, the token pool too; hash.js's for a hash cell. {status, reason} or
+ * {status: 'ok'[, token[, tokens]]}.
  */
 function checkCell(cell) {
+  if (cell.suite === 'hash') return hash.checkHashCell(cell);
   const check = checkAlgorithm({ alg: cell.algorithm, ...cell });
   // A transfer body's token can be tens of MB: the cell signs its own when it runs.
   if (check.status === 'ok' && cell.suite === 'transfer') return { status: 'ok' };
@@ -364,14 +470,16 @@ function checkCell(cell) {
 }
 
 /**
- * Checks once per algorithm, key pair and input, before anything is timed; a cell that
- * does not pass gets its untimed row now. Returns [{cell, check}] of the cells that passed.
+ * Checks once per algorithm, key pair and input (a hash cell: once per cell, each has its
+ * own message), before anything is timed; a cell that does not pass gets its untimed row
+ * now. Returns [{cell, check}] of the cells that passed.
  */
 function checkCells(cells, run) {
   const checked = new Map();
   const passed = [];
   for (const cell of cells) {
-    const checkId = JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
+    const checkId = cell.suite === 'hash' ? cell.index
+      : JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
     if (!checked.has(checkId)) checked.set(checkId, checkCell(cell));
     const check = checked.get(checkId);
     if (check.status === 'ok') {
@@ -384,24 +492,23 @@ function checkCells(cells, run) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Suite jwt
+// Suites jwt and hash: warm-up, calibration, interleaved rounds
 
-function timeJwt(passed, run) {
+function timeInRounds(passed, run) {
   const { timing, out } = run;
 
-  // Warm-up and calibration, cell by cell.
+  // Warm-up and calibration (and warm-up until steady), cell by cell.
   const timed = [];
   for (const { cell, check } of passed) {
     let timer;
     try {
-      const [batch, state] = batchState(cell, cell.records ? check.tokens : [check.token]);
-      timer = warmUpAndCalibrate(batch, state, timing);
-      if (cell.records) timer.n = wholePasses(timer.n, cell.records.length);
+      timer = warmUpAndCalibrate(timedCall(cell, check), timing);
     } catch (err) {
       run.finish(cell, 'failed', `failed while timing (${err.message})`);
       continue;
     }
     timed.push({ cell, timer });
+    if (timer.steadiness) stderr(`${run.head(cell)}: ${steadinessNote(timer.steadiness)}`);
     const note = !timer.timeout ? ''
       : timer.spentNs >= timer.limitNs ? ` (timeout: max_cell_seconds used up by warm-up and calibration)`
         : ` (timeout: ${timing.samples} samples will not fit in max_cell_seconds)`;
@@ -484,9 +591,16 @@ async function runBench(specFile, outFile) {
   const cells = prepareAll(spec, specFile);
   const run = startRun(spec, cells, outFile);
   const passed = checkCells(cells, run);
-  if (spec.suite === 'jwt') timeJwt(passed, run);
-  else if (spec.suite === 'tokensize') sink = (sink + require('./tokensize').runTokensize(passed, run)) | 0;
-  else await require('./transfer').runTransfer(passed, spec.transfer, run);
+  if (SUITES[spec.suite].rounds) {
+    timeInRounds(passed, run);
+  } else if (spec.suite === 'percall') {
+    const cellsToCall = passed.map(({ cell, check }) => ({ cell, ...timedCall(cell, check) }));
+    sink = (sink + require('./percall').runPercall(cellsToCall, spec.percall, run)) | 0;
+  } else if (spec.suite === 'tokensize') {
+    sink = (sink + require('./tokensize').runTokensize(passed, run)) | 0;
+  } else {
+    await require('./transfer').runTransfer(passed, spec.transfer, run);
+  }
   run.out.close();
   const counts = Object.entries(run.counts).map(([k, v]) => `${k} ${v}`).join(', ');
   stderr(`done: ${cells.length} cells (${counts}); sink ${sink}`);

@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const { InputError } = require('./inputs');
 
 const LANGUAGE = 'node';
+// The implementation columns' default; a hash cell names its own (hash.js).
 const IMPLEMENTATION = 'jsonwebtoken';
 const CSV_COLUMNS = [
   'language', 'implementation', 'implementation_version', 'suite', 'operation', 'algorithm',
@@ -23,18 +24,23 @@ function csvField(value) {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** `fields` may override the cell's operation and input_bytes (tokensize, transfer). */
+/**
+ * `fields` may override the cell's operation and input_bytes (tokensize, transfer); a cell
+ * with `implementation` and `implementationVersion` (hash) has them in its rows.
+ */
 function csvRow(cell, version, fields) {
   const { sample, iterations, elapsedNs, outputBytes, status } = fields;
   return [
-    LANGUAGE, IMPLEMENTATION, version, cell.suite, fields.operation ?? cell.operation,
+    LANGUAGE, cell.implementation ?? IMPLEMENTATION, cell.implementationVersion ?? version,
+    cell.suite, fields.operation ?? cell.operation,
     cell.algorithm, cell.key_bits, cell.input, fields.inputBytes ?? cell.inputBytes, sample,
     iterations, elapsedNs, outputBytes, status,
   ].map(csvField).join(',') + '\n';
 }
 
 /**
- * Opens --out and writes the header. Every row goes straight to the file (no buffering in
+ * Opens --out and writes the header; `version` is jsonwebtoken's, for the rows of the
+ * cells that do not name their implementation. Every row goes straight to the file (no buffering in
  * this process), so a crash loses nothing already written.
  */
 function openCsv(outFile, version) {
@@ -63,7 +69,15 @@ function stderr(line) {
 }
 
 function label(cell) {
+  if (cell.suite === 'hash') return `${cell.algorithm} ${cell.input}`;
   return /^(RS|PS)/.test(cell.algorithm) ? `${cell.algorithm}-${cell.key_bits}` : cell.algorithm;
+}
+
+/** The median of numbers (progress lines, warm-up until steady). */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const grouped = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -71,5 +85,5 @@ const grouped = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g,
 const ms = (ns) => (Number(ns) / 1e6).toFixed(1);
 
 module.exports = {
-  LANGUAGE, IMPLEMENTATION, TRANSFER_OPERATIONS, openCsv, stderr, label, grouped, ms,
+  LANGUAGE, IMPLEMENTATION, TRANSFER_OPERATIONS, openCsv, stderr, label, grouped, ms, median,
 };

@@ -9,7 +9,7 @@ const { once } = require('node:events');
 const { requireDependency } = require('./deps');
 const { jwt, signOptions, verifyOptions } = require('./jwt_ops');
 const { flipSignatureBit, unsignedToken } = require('./checks');
-const { stderr, ms, grouped } = require('./output');
+const { stderr, ms, grouped, median } = require('./output');
 
 const express = requireDependency('express');
 
@@ -198,12 +198,6 @@ async function runCell(cell, settings, run) {
   } finally {
     await stopServer(server, agent);
   }
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** Runs every checked cell in spec order; a cell's rows are written when it ends. */
