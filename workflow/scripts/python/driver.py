@@ -11,6 +11,7 @@ import importlib.metadata
 import json
 import platform
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -155,65 +156,85 @@ def prepare_and_check(cell, inputs, pool_size=None):
     return case
 
 
-def bench_jwt(spec, out):
-    """Check every cell, warm up and calibrate each, then sample in interleaved rounds.
-
-    Each round takes one sample of every timed cell, so a slow spell of the machine
-    lands on one sample of many cells rather than on many samples of one cell.
-    """
-    budget = Budget.from_spec(spec["timing"])
-    cells = spec["cells"]
-    inputs = load_all_inputs(spec)
-    # One case per algorithm, key pair and input: its token pool serves all its cells.
+def prepare_cases(cells, inputs):
+    """Each cell's checked case (or (status, reason)), in turn, prepared once per
+    algorithm, key pair and input: that case's token pool serves all its cells."""
     prepared = {}
-    timed = []  # (cell, case, CellTiming)
-    for index, cell in enumerate(cells, 1):
+    for cell in cells:
         key = (cell["algorithm"], cell["private_key"], cell["public_key"], *input_key(cell))
         if key not in prepared:
             prepared[key] = prepare_and_check(cell, inputs[input_key(cell)])
-        case = prepared[key]
-        if isinstance(case, tuple):
-            status, reason = case
-            progress(f"{label(index, len(cells), cell)}: {status}: {reason}")
-            out.row(cell, inputs[input_key(cell)].mean_bytes, status)
-            continue
-        timing = CellTiming(case.calls(cell["operation"]), budget)
-        timing.warm_up_and_calibrate()
-        if cell["input_kind"] == "records":
-            timing.batch = whole_passes(timing.batch, len(case.inputs.claims))
-        progress(f"{label(index, len(cells), cell)}: batch of {timing.batch}"
-                 f"{' (will time out)' if timing.timed_out else ''}")  # fmt: skip
-        timed.append((cell, case, timing))
+        yield prepared[key]
 
+
+def untimed(out, name, cell, input_bytes, status, reason):
+    progress(f"{name}: {status}: {reason}")
+    out.row(cell, input_bytes, status)
+
+
+@dataclass
+class TimedCell:
+    cell: dict
+    input_bytes: int
+    output_bytes: int
+    timing: CellTiming
+
+
+def start_timing(name, cell, calls, budget, input_bytes, output_bytes, pass_length=1):
+    """Warm the cell up and calibrate it (rules 3-4), saying how on stderr."""
+    timing = CellTiming(calls, budget, pass_length)
+    timing.warm_up_and_calibrate()
+    if timing.steadiness:
+        progress(f"{name}: {timing.steadiness}")
+    progress(f"{name}: batch of {timing.batch}{' (will time out)' if timing.timed_out else ''}")
+    return TimedCell(cell, input_bytes, output_bytes, timing)
+
+
+def sample_in_rounds(timed, budget, out, cell_count):
+    """Rule 5: round k takes sample k of every timed cell that still wants one, in spec
+    order, so a slow spell of the machine lands on one sample of many cells rather than
+    on many samples of one cell. Then one line per cell with its median."""
     for round_number in range(1, budget.samples + 1):
-        sampled = [entry for entry in timed if entry[2].wants_sample()]
+        sampled = [entry for entry in timed if entry.timing.wants_sample()]
         if not sampled:  # a cell that stops wanting samples never starts again
             break
-        for cell, case, timing in sampled:
-            elapsed = timing.take_sample()
-            status = "timeout" if timing.timed_out else "ok"
-            input_bytes, output_bytes = case.inputs.mean_bytes, case.output_bytes
-            out.row(cell, input_bytes, status, round_number, timing.batch, elapsed, output_bytes)
+        for entry in sampled:
+            elapsed = entry.timing.take_sample()
+            status = "timeout" if entry.timing.timed_out else "ok"
+            out.row(entry.cell, entry.input_bytes, status, round_number, entry.timing.batch, elapsed,
+                    entry.output_bytes)  # fmt: skip
         progress(f"round {round_number}/{budget.samples} done")
 
     sink = 0
-    for index, (cell, case, timing) in enumerate(timed, 1):
+    for index, entry in enumerate(timed, 1):
+        timing = entry.timing
         sink ^= timing.sink
         if not timing.elapsed_ns:
-            out.row(cell, case.inputs.mean_bytes, "timeout", elapsed=timing.spent_ns)
+            out.row(entry.cell, entry.input_bytes, "timeout", elapsed=timing.spent_ns)
             summary = f"timeout: no sample within {budget.max_cell_seconds} s"
         else:
             per_op = sorted(timing.elapsed_ns)[len(timing.elapsed_ns) // 2] / timing.batch
             status = "timeout" if timing.timed_out else "ok"
             summary = f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch})"
-        progress(f"{label(index, len(timed), cell)}: {summary}")
-    progress(f"done: {len(cells)} cells, {len(timed)} timed (sink {sink})")
+        progress(f"{label(index, len(timed), entry.cell)}: {summary}")
+    progress(f"done: {cell_count} cells, {len(timed)} timed (sink {sink})")
 
 
-def whole_passes(n, count):
-    """A records cell's batch, once it holds at least one pass through the records,
-    rounded to the nearest whole number of passes: every sample times the same records."""
-    return n if n < count else max(1, round(n / count)) * count
+def bench_jwt(spec, out):
+    """Check every cell, warm up and calibrate each, then sample in interleaved rounds."""
+    budget = Budget.from_spec(spec["timing"])
+    cells = spec["cells"]
+    inputs = load_all_inputs(spec)
+    timed = []
+    for index, (cell, case) in enumerate(zip(cells, prepare_cases(cells, inputs)), 1):
+        name = label(index, len(cells), cell)
+        if isinstance(case, tuple):
+            untimed(out, name, cell, inputs[input_key(cell)].mean_bytes, *case)
+            continue
+        # A records cell's batches are whole passes through its records (claims: one).
+        timed.append(start_timing(name, cell, case.calls(cell["operation"]), budget, case.inputs.mean_bytes,
+                                  case.output_bytes, pass_length=len(case.inputs.claims)))  # fmt: skip
+    sample_in_rounds(timed, budget, out, len(cells))
 
 
 def bench_tokensize(spec, out):
@@ -230,9 +251,7 @@ def bench_tokensize(spec, out):
         inputs = loaded[input_key(cell)]
         case = prepare_and_check(cell, inputs, pool_size=1)  # the checks sign the first record
         if isinstance(case, tuple):
-            status, reason = case
-            progress(f"{name}: {status}: {reason}")
-            out.row(cell, inputs.mean_bytes, status)
+            untimed(out, name, cell, inputs.mean_bytes, *case)
             continue
         signed = sign_each_record(case, limit_ns, lambda text: progress(f"{name}: {text}"))
         status = "ok" if len(signed) == len(inputs.claims) else "timeout"

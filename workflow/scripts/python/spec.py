@@ -24,15 +24,20 @@ TIMING_FIELDS = {
     "samples": (1, True),
     "target_sample_seconds": (0, False),
     "max_cell_seconds": (0, False),
+    "warmup_max_seconds": (0, True),
+    "steady_window": (2, True),
+    "steady_tolerance": (0, False),
 }
-# the timing fields each suite needs (the others are checked when present)
+CALIBRATED_TIMING = ("warmup_seconds", "samples", "target_sample_seconds", "max_cell_seconds")
+# the timing fields each suite needs (the others are checked when present; the
+# steadiness fields default to warmup_max_seconds 0, i.e. no steadiness check)
 TIMING_USED = {
-    "jwt": tuple(TIMING_FIELDS),
+    "jwt": CALIBRATED_TIMING,
     "tokensize": ("max_cell_seconds",),
     "transfer": ("max_cell_seconds",),
 }
 TRANSFER_FIELDS = {"trials": (1, True), "warmup_trials": (0, True), "request_timeout_seconds": (0, False)}
-INTEGER_FIELDS = ("samples", "trials", "warmup_trials")
+INTEGER_FIELDS = ("samples", "steady_window", "trials", "warmup_trials")
 
 
 def read_file(path, what):
