@@ -1,4 +1,4 @@
-"""jwtbench python driver: PyJWT on the cryptography backend.
+"""jwtbench python driver: PyJWT on the cryptography backend; hashlib for suite hash.
 
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token | bench --spec --out
@@ -7,9 +7,11 @@ Subcommands (the contract every driver shares, workflow/scripts/README.md):
 
 import argparse
 import csv
+import functools
 import importlib.metadata
 import json
 import platform
+import ssl
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import jwt  # noqa: E402
 
+import hashing  # noqa: E402
 import transfer  # noqa: E402
 from correctness import CheckFailed, check  # noqa: E402
 from jwt_algorithms import (  # noqa: E402
@@ -32,11 +35,13 @@ from jwt_algorithms import (  # noqa: E402
     sign,
     verify,
 )
-from spec import UsageError, load_spec, read_file  # noqa: E402
+from spec import IMPLEMENTATIONS, UsageError, load_spec, read_file  # noqa: E402
 from timing import Budget, CellTiming, clock, each_timed  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
 IMPLEMENTATION = "pyjwt"
+# implementation -> its version as loaded, for the rows' implementation_version
+VERSIONS = {IMPLEMENTATION: jwt.__version__, "hashlib": platform.python_version()}
 COLUMNS = [
     "language", "implementation", "implementation_version", "suite", "operation",
     "algorithm", "key_bits", "input", "input_bytes", "sample", "iterations",
@@ -50,6 +55,7 @@ def versions():
     libraries = {
         name: importlib.metadata.version(name) for name in ("PyJWT", "cryptography", "cffi")
     }
+    libraries["hashlib"] = VERSIONS["hashlib"]  # the standard library's, at the Python version
     return {
         "language": "python",
         "runtime": platform.python_implementation().lower(),
@@ -57,6 +63,7 @@ def versions():
         "implementation": IMPLEMENTATION,
         "implementation_version": jwt.__version__,
         "crypto_backend": f"cryptography {libraries['cryptography']} on {backend.openssl_version_text()}",
+        "hash_backend": f"hashlib on {ssl.OPENSSL_VERSION} (the ssl module's libcrypto)",
         "libraries": libraries,
     }
 
@@ -96,10 +103,12 @@ class CellWriter:
         self.writer = csv.writer(handle, lineterminator="\n")
         self.writer.writerow(COLUMNS)
         self.suite = suite
+        self.implementation = IMPLEMENTATIONS[suite]  # the only one a cell may name
+        self.version = VERSIONS[self.implementation]
 
     def row(self, cell, input_bytes, status, sample=0, batch=0, elapsed=0, output_bytes=0, operation=None):
         self.writer.writerow(
-            ["python", IMPLEMENTATION, jwt.__version__, self.suite, operation or cell["operation"],
+            ["python", self.implementation, self.version, self.suite, operation or cell["operation"],
              cell["algorithm"], cell["key_bits"], cell["input"], input_bytes,
              sample, batch, elapsed, output_bytes, status]
         )  # fmt: skip
@@ -107,7 +116,9 @@ class CellWriter:
 
 
 def label(index, count, cell):
-    return f"[{index}/{count}] {cell['operation']} {cell['algorithm']}-{cell['key_bits']}"
+    """A cell's name in progress lines: its algorithm and key size, or (hash) its input."""
+    key_or_input = f"-{cell['key_bits']}" if cell["key_bits"] else f" {cell['input']}"
+    return f"[{index}/{count}] {cell['operation']} {cell['algorithm']}{key_or_input}"
 
 
 def progress(text):
@@ -139,12 +150,10 @@ def load_cell_inputs(path, kind, suite):
     return inputs
 
 
-def prepare_and_check(cell, inputs, pool_size=None):
+def checked(cell, prepare):
+    """prepare()'s checked case, or (status, reason) for a cell that cannot be timed."""
     try:
-        case = AlgorithmUnderTest.prepare(
-            cell["algorithm"], cell["private_key"], cell["public_key"], inputs, pool_size
-        )
-        check(case, cell["public_key"])
+        return prepare()
     except UnsupportedAlgorithm as exc:
         return ("unsupported", str(exc))
     except CheckFailed as exc:
@@ -153,7 +162,17 @@ def prepare_and_check(cell, inputs, pool_size=None):
         raise UsageError(f"cell {cell['algorithm']}: cannot read {exc.filename}: {exc.strerror}") from exc
     except Exception as exc:  # a library error before timing is a failed cell, not a crash
         return ("failed", f"{type(exc).__name__}: {exc}")
-    return case
+
+
+def prepare_and_check(cell, inputs, pool_size=None):
+    def prepare():
+        case = AlgorithmUnderTest.prepare(
+            cell["algorithm"], cell["private_key"], cell["public_key"], inputs, pool_size
+        )
+        check(case, cell["public_key"])
+        return case
+
+    return checked(cell, prepare)
 
 
 def prepare_cases(cells, inputs):
@@ -237,6 +256,22 @@ def bench_jwt(spec, out):
     sample_in_rounds(timed, budget, out, len(cells))
 
 
+def bench_hash(spec, out):
+    """Suite hash (hashing.py): check each cell, warm it up and calibrate it, then
+    sample in interleaved rounds, as suite jwt."""
+    budget = Budget.from_spec(spec["timing"])
+    cells = spec["cells"]
+    timed = []
+    for index, cell in enumerate(cells, 1):
+        name = label(index, len(cells), cell)
+        case = checked(cell, functools.partial(hashing.prepare, cell))
+        if isinstance(case, tuple):
+            untimed(out, name, cell, hashing.expected_bytes(cell), *case)
+            continue
+        timed.append(start_timing(name, cell, case.calls(), budget, case.input_bytes, case.output_bytes))
+    sample_in_rounds(timed, budget, out, len(cells))
+
+
 def bench_tokensize(spec, out):
     """Per cell: sign every record once, in file order, each call timed on its own.
 
@@ -315,7 +350,7 @@ def write_untimed_trials(out, cell, input_bytes, status, reason, name):
         out.row(cell, input_bytes, status, operation=operation)
 
 
-SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer}
+SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer, "hash": bench_hash}
 
 
 def bench(spec, out_path):
