@@ -12,6 +12,7 @@ import importlib.metadata
 import json
 import platform
 import ssl
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from jwt_algorithms import (  # noqa: E402
     verify,
 )
 from spec import IMPLEMENTATIONS, UsageError, load_spec, read_file  # noqa: E402
-from timing import Budget, CellTiming, clock, each_timed  # noqa: E402
+from timing import Budget, CellTiming, clock, each_timed, time_each_call  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
 IMPLEMENTATION = "pyjwt"
@@ -272,6 +273,37 @@ def bench_hash(spec, out):
     sample_in_rounds(timed, budget, out, len(cells))
 
 
+def bench_percall(spec, out):
+    """Seed 001's method: every cell prepared and checked first, then cell by cell in spec
+    order, `warmup_calls` untimed calls and `calls` calls each timed on its own. A cell's
+    rows are written when it ends (ok, or timeout past max_cell_seconds)."""
+    settings = spec["percall"]
+    max_cell_seconds = float(spec["timing"]["max_cell_seconds"])
+    cells = spec["cells"]
+    inputs = load_all_inputs(spec)
+    cases = list(prepare_cases(cells, inputs))
+    sink = 0
+    for index, (cell, case) in enumerate(zip(cells, cases), 1):
+        name = label(index, len(cells), cell)
+        if isinstance(case, tuple):
+            untimed(out, name, cell, inputs[input_key(cell)].mean_bytes, *case)
+            continue
+        calls = case.calls(cell["operation"])
+        result = time_each_call(calls, settings["warmup_calls"], settings["calls"], max_cell_seconds * 1e9)
+        sink ^= result.sink
+        status = "timeout" if result.timed_out else "ok"
+        for number, elapsed in enumerate(result.elapsed_ns, 1):
+            out.row(cell, case.inputs.mean_bytes, status, number, 1, elapsed, case.output_bytes)
+        if result.elapsed_ns:
+            median = statistics.median(result.elapsed_ns)
+            summary = f"median {median:,.0f} ns of {len(result.elapsed_ns)} calls"
+        else:
+            out.row(cell, case.inputs.mean_bytes, status, elapsed=result.spent_ns)
+            summary = f"no timed call within {max_cell_seconds} s"
+        progress(f"{name}: {status}: {summary}")
+    progress(f"done: {len(cells)} cells (sink {sink})")
+
+
 def bench_tokensize(spec, out):
     """Per cell: sign every record once, in file order, each call timed on its own.
 
@@ -350,7 +382,8 @@ def write_untimed_trials(out, cell, input_bytes, status, reason, name):
         out.row(cell, input_bytes, status, operation=operation)
 
 
-SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer, "hash": bench_hash}
+SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer, "hash": bench_hash,
+          "percall": bench_percall}  # fmt: skip
 
 
 def bench(spec, out_path):

@@ -17,6 +17,7 @@ SUITES = {
     "tokensize": (("sign",), ("records",)),
     "transfer": (("request-response",), ("claims",)),
     "hash": (("hex-digest", "generate", "digest"), ()),
+    "percall": (("sign", "verify", "decode"), ("claims",)),
 }
 # suite -> the one implementation its cells use, and may name in `implementation`
 IMPLEMENTATIONS = {suite: "hashlib" if suite == "hash" else "pyjwt" for suite in SUITES}
@@ -42,9 +43,14 @@ TIMING_USED = {
     "tokensize": ("max_cell_seconds",),
     "transfer": ("max_cell_seconds",),
     "hash": CALIBRATED_TIMING,
+    "percall": ("max_cell_seconds",),
 }
-TRANSFER_FIELDS = {"trials": (1, True), "warmup_trials": (0, True), "request_timeout_seconds": (0, False)}
-INTEGER_FIELDS = ("samples", "steady_window", "trials", "warmup_trials")
+# suite -> its own section of the spec and that section's fields (all required)
+SECTIONS = {
+    "transfer": {"trials": (1, True), "warmup_trials": (0, True), "request_timeout_seconds": (0, False)},
+    "percall": {"warmup_calls": (0, True), "calls": (1, True)},
+}
+INTEGER_FIELDS = ("samples", "steady_window", "trials", "warmup_trials", "warmup_calls", "calls")
 
 
 def read_file(path, what):
@@ -158,10 +164,10 @@ def check_spec(spec, where):
     if suite not in SUITES:
         raise UsageError(f"{where}: suite {suite!r} is not one this driver runs ({one_of(SUITES)})")
     check_numbers(spec["timing"], f"{where}: timing", TIMING_FIELDS, TIMING_USED[suite])
-    if suite == "transfer":
-        if "transfer" not in spec:
-            raise UsageError(f"{where} lacks 'transfer' (suite transfer needs it)")
-        check_numbers(spec["transfer"], f"{where}: transfer", TRANSFER_FIELDS, tuple(TRANSFER_FIELDS))
+    if suite in SECTIONS:
+        if suite not in spec:
+            raise UsageError(f"{where} lacks {suite!r} (suite {suite} needs it)")
+        check_numbers(spec[suite], f"{where}: {suite}", SECTIONS[suite], tuple(SECTIONS[suite]))
     cells = spec["cells"]
     if not isinstance(cells, list) or not cells:
         raise UsageError(f"{where}: cells is not a non-empty list")

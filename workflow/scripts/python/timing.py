@@ -1,4 +1,5 @@
-"""Warm-up, batch calibration and interleaved sampling with the monotonic ns clock."""
+"""Warm-up, batch calibration and interleaved sampling with the monotonic ns clock, and
+seed 001's single timed calls (suite percall)."""
 
 import statistics
 import time
@@ -159,3 +160,32 @@ class CellTiming:
         self.sink ^= sink
         return elapsed
 
+
+@dataclass
+class SingleCalls:
+    """Seed 001's method for one cell: each timed call's ns, and the cell's whole time."""
+
+    elapsed_ns: list
+    spent_ns: int
+    timed_out: bool
+    sink: int  # folded result sizes, so no call's work is dead
+
+
+def time_each_call(calls, warmup_calls, count, limit_ns):
+    """`warmup_calls` untimed calls of `calls`, then `count` calls each timed on its own.
+
+    The warm-up goes through the same loop as the timed calls (its times are dropped).
+    The cell stops once it has run past limit_ns, counted from its first warm-up call,
+    with calls still to make: it is then timed out.
+    """
+    total = warmup_calls + count
+    elapsed_ns, sink, timed_out = [], 0, False
+    start = clock()
+    for number, (elapsed, result) in enumerate(each_timed(islice(calls, total)), 1):
+        sink += len(result)
+        if number > warmup_calls:
+            elapsed_ns.append(elapsed)
+        if number < total and clock() - start > limit_ns:
+            timed_out = True
+            break
+    return SingleCalls(elapsed_ns, clock() - start, timed_out, sink)
