@@ -37,7 +37,7 @@ from jwt_algorithms import (  # noqa: E402
     verify,
 )
 from spec import IMPLEMENTATIONS, UsageError, load_spec, read_file  # noqa: E402
-from timing import Budget, CellTiming, clock, each_timed, time_each_call  # noqa: E402
+from timing import Budget, CellTiming, batch_of, clock, each_timed, time_each_call  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
 IMPLEMENTATION = "pyjwt"
@@ -200,9 +200,10 @@ class TimedCell:
     timing: CellTiming
 
 
-def start_timing(name, cell, calls, budget, input_bytes, output_bytes, pass_length=1):
-    """Warm the cell up and calibrate it (rules 3-4), saying how on stderr."""
-    timing = CellTiming(calls, budget, pass_length)
+def start_timing(name, cell, run, budget, input_bytes, output_bytes, pass_length=1):
+    """Warm the cell up and calibrate it (rules 3-4), saying how on stderr; `run` is its
+    batch function (timing.CellTiming)."""
+    timing = CellTiming(run, budget, pass_length)
     timing.warm_up_and_calibrate()
     if timing.steadiness:
         progress(f"{name}: {timing.steadiness}")
@@ -252,8 +253,9 @@ def bench_jwt(spec, out):
             untimed(out, name, cell, inputs[input_key(cell)].mean_bytes, *case)
             continue
         # A records cell's batches are whole passes through its records (claims: one).
-        timed.append(start_timing(name, cell, case.calls(cell["operation"]), budget, case.inputs.mean_bytes,
-                                  case.output_bytes, pass_length=len(case.inputs.claims)))  # fmt: skip
+        run = batch_of(case.calls(cell["operation"]))
+        timed.append(start_timing(name, cell, run, budget, case.inputs.mean_bytes, case.output_bytes,
+                                  pass_length=len(case.inputs.claims)))  # fmt: skip
     sample_in_rounds(timed, budget, out, len(cells))
 
 
@@ -269,7 +271,7 @@ def bench_hash(spec, out):
         if isinstance(case, tuple):
             untimed(out, name, cell, hashing.expected_bytes(cell), *case)
             continue
-        timed.append(start_timing(name, cell, case.calls(), budget, case.input_bytes, case.output_bytes))
+        timed.append(start_timing(name, cell, case.batch, budget, case.input_bytes, case.output_bytes))
     sample_in_rounds(timed, budget, out, len(cells))
 
 

@@ -5,26 +5,36 @@ digests here: CPython's _hashlib links the same libcrypto as its ssl module, who
 version `versions` reports as `hash_backend` (ssl.OPENSSL_VERSION). The rows name the
 implementation `hashlib` at the Python version (platform.python_version()).
 
-One call of a `hex-digest` or `generate` cell is a single function whose body is what
-one would write by hand for the cell's message; for [fresh-uuid, time-ms] and SHA-256:
+A cell's work is written out as one would by hand; for [fresh-uuid, time-ms] and SHA-256
+its single call (for the checks) and its batch of n calls (what is timed) are
 
     def call():
         fresh = str(uuid4())
         ms = time_ns() // 1_000_000
         return new(f"{fresh}{ms}".encode()).hexdigest()
 
+    def batch(n):
+        sink = 0
+        for _ in repeat(None, n):
+            fresh = str(uuid4())
+            ms = time_ns() // 1_000_000
+            sink += len(new(f"{fresh}{ms}".encode()).hexdigest())
+        return sink
+
 (`generate` returns `f"{fresh}{ms}".encode()`; a one-part [cached-uuid] message is the
-cached string itself, `new(cached.encode())`.) The function is generated from the cell's
-parts, as dataclasses generates __init__, because the generic ways of building the string
-cost more than the work they frame: on CPython 3.11 a str.format template takes about
-250 ns and a join over per-call values about 100 ns more than the f-string, against
-about 500 ns for a whole SHA-256 hex digest of a UUID. The source is made only from the
-fixed texts below (the spec's parts are checked against MESSAGE_PARTS first).
+cached string itself, `new(cached.encode())`; `digest` is `new(message).digest()`.) Both
+are generated from the cell's parts, as dataclasses generates __init__, because on
+CPython 3.11 the generic ways cost as much as the work they frame: building the string
+with a str.format template takes about 250 ns, a join over per-call values about 100 ns
+more than the f-string, and a function call per iteration of the batch (the jwt suite's
+loop) about 50 ns, against about 500 ns for a whole SHA-256 hex digest of a UUID. The
+source is made only from the fixed texts below (the spec's parts are checked against
+spec.MESSAGE_PARTS first).
 """
 
 import hashlib
-import itertools
 from dataclasses import dataclass
+from itertools import repeat
 from time import time_ns
 from uuid import uuid4
 
@@ -42,8 +52,12 @@ PART_NAMES = {"cached-uuid": "cached", "fresh-uuid": "fresh", "time-ms": "ms"}
 PART_CHARS = {"cached-uuid": 36, "fresh-uuid": 36, "time-ms": 13}
 # part -> the statement that makes its value once per call (a part may appear twice)
 PER_CALL = {"fresh-uuid": "fresh = str(uuid4())", "time-ms": "ms = time_ns() // 1_000_000"}
-# operation -> what a call returns, for the expression of its message
-RESULTS = {"hex-digest": "new({}.encode()).hexdigest()", "generate": "{}.encode()"}
+# operation -> what one call returns, given its message's expression
+RESULTS = {
+    "hex-digest": "new({}.encode()).hexdigest()",
+    "generate": "{}.encode()",
+    "digest": "new({}).digest()",
+}
 
 
 class HashCheckFailed(CheckFailed):
@@ -68,24 +82,29 @@ def constructor(algorithm):
     return new
 
 
-def message_call(operation, parts, new, cached):
-    """A zero-argument call that builds the message of `parts` (with `cached` as the
-    cached UUID) and returns its hex digest (`hex-digest`) or its UTF-8 bytes (`generate`)."""
+def compiled(operation, expression, per_call, **values):
+    """(call, batch) for `operation` on the message `expression`: call() makes one
+    call and returns its result; batch(n) makes n calls and returns the sum of their
+    results' lengths. Each call first runs the `per_call` statements. `values` are the
+    names the code uses (new, cached, message)."""
+    result = RESULTS[operation].format(expression)
+    lines = ["def call():", *(f"    {line}" for line in per_call), f"    return {result}",
+             "def batch(n):", "    sink = 0", "    for _ in repeat(None, n):",
+             *(f"        {line}" for line in per_call), f"        sink += len({result})",
+             "    return sink"]  # fmt: skip
+    namespace = {"repeat": repeat, "uuid4": uuid4, "time_ns": time_ns, **values}
+    exec("\n".join(lines) + "\n", namespace)
+    return namespace["call"], namespace["batch"]
+
+
+def message_compiled(operation, parts, new, cached):
+    """compiled() for a message built from `parts`, with `cached` as the cached UUID."""
     if parts == ["cached-uuid"]:
-        message = "cached"  # used as it is, no copy
+        expression = "cached"  # used as it is, no copy
     else:
-        message = 'f"' + "".join(f"{{{PART_NAMES[part]}}}" for part in parts) + '"'
-    body = [statement for part, statement in PER_CALL.items() if part in parts]
-    body.append("return " + RESULTS[operation].format(message))
-    source = "def call():\n" + "".join(f"    {line}\n" for line in body)
-    namespace = {"new": new, "cached": cached, "uuid4": uuid4, "time_ns": time_ns}
-    exec(source, namespace)
-    return namespace["call"]
-
-
-def digest_call(new, message):
-    """A zero-argument call returning the raw digest of `message` (bytes)."""
-    return lambda: new(message).digest()
+        expression = 'f"' + "".join(f"{{{PART_NAMES[part]}}}" for part in parts) + '"'
+    per_call = [statement for part, statement in PER_CALL.items() if part in parts]
+    return compiled(operation, expression, per_call, new=new, cached=cached)
 
 
 def sweep_message(length):
@@ -97,9 +116,11 @@ def check_known_answer(cell, new):
     """The cell's call path on known_answer.message gives known_answer.digest_hex."""
     known = cell["known_answer"]
     if cell["operation"] == "digest":
-        got = digest_call(new, known["message"].encode())().hex()
+        call, _ = compiled("digest", "message", [], new=new, message=known["message"].encode())
+        got = call().hex()
     else:
-        got = message_call(cell["operation"], ["cached-uuid"], new, known["message"])()
+        call, _ = message_compiled(cell["operation"], ["cached-uuid"], new, known["message"])
+        got = call()
     if got != known["digest_hex"].lower():
         raise HashCheckFailed(
             f"{cell['algorithm']} of {known['message']!r} gave {got}, not {known['digest_hex']}"
@@ -108,18 +129,16 @@ def check_known_answer(cell, new):
 
 @dataclass
 class HashCase:
-    """A checked hash cell: its call, and the sizes its rows report."""
+    """A checked hash cell: its batch function (timing.CellTiming), and the sizes its rows
+    report."""
 
-    call: object
+    batch: object
     input_bytes: int  # the message's length
     output_bytes: int  # the length of what one call returns
 
-    def calls(self):
-        return itertools.repeat(self.call)
-
 
 def prepare(cell):
-    """The cell's call, made and checked before any timing (the known answer; for a built
+    """The cell's calls, made and checked before any timing (the known answer; for a built
     message its length). Raises UnsupportedAlgorithm or HashCheckFailed."""
     operation = cell["operation"]
     new = None if operation == "generate" else constructor(cell["algorithm"])
@@ -127,13 +146,17 @@ def prepare(cell):
         check_known_answer(cell, new)
     if operation == "digest":
         message = sweep_message(cell["message_bytes"])
-        call = digest_call(new, message)
+        call, batch = compiled("digest", "message", [], new=new, message=message)
         input_bytes = len(message)
     else:
         parts, cached = cell["message"], str(uuid4())
-        input_bytes = len(message_call("generate", parts, new, cached)())
+        build, _ = message_compiled("generate", parts, new, cached)
+        input_bytes = len(build())
         expected = expected_bytes(cell)
         if input_bytes != expected:
             raise HashCheckFailed(f"message {' + '.join(parts)} has {input_bytes} bytes, not {expected}")
-        call = message_call(operation, parts, new, cached)
-    return HashCase(call, input_bytes, len(call()))
+        call, batch = message_compiled(operation, parts, new, cached)
+    output_bytes = len(call())
+    if batch(1) != output_bytes:  # the timed loop does what the checked call does
+        raise HashCheckFailed(f"a batch of one call consumed {batch(1)} bytes, not {output_bytes}")
+    return HashCase(batch, input_bytes, output_bytes)

@@ -32,13 +32,23 @@ class Budget:
         )
 
 
-def run_batch(calls, n):
-    """Time the next n of `calls` (an endless iterator of zero-argument calls); return
-    (elapsed ns, folded result sizes)."""
-    sink = 0
+def batch_of(calls):
+    """A cell's batch function: n -> the folded result sizes of the next n of `calls`
+    (an endless iterator of zero-argument calls)."""
+
+    def batch(n):
+        sink = 0
+        for call in islice(calls, n):
+            sink += len(call())
+        return sink
+
+    return batch
+
+
+def run_batch(run, n):
+    """Time run(n), a batch of n calls; return (elapsed ns, its folded result sizes)."""
     start = clock()
-    for call in islice(calls, n):
-        sink += len(call())
+    sink = run(n)
     return clock() - start, sink
 
 
@@ -77,7 +87,7 @@ class Steadiness:
 class CellTiming:
     """One cell's calibrated batch and the time it has used so far."""
 
-    calls: object  # an endless iterator of zero-argument calls
+    run: object  # the cell's batch function: n -> folded result sizes of n calls
     budget: Budget
     pass_length: int = 1  # calls per pass through the cell's inputs (whole_passes)
     batch: int = 1
@@ -100,7 +110,7 @@ class CellTiming:
         start = clock()
         warm_until = start + self.budget.warmup_seconds * 1e9
         while True:  # at least one call
-            elapsed = self._fold(run_batch(self.calls, 1))
+            elapsed = self._fold(run_batch(self.run, 1))
             if clock() >= warm_until or clock() - start > self.limit_ns:
                 break
         elapsed = self._calibrate(start, elapsed)
@@ -118,7 +128,7 @@ class CellTiming:
         target_ns = self.budget.target_sample_seconds * 1e9
         n = 1
         while clock() - start <= self.limit_ns:
-            elapsed = self._fold(run_batch(self.calls, n))
+            elapsed = self._fold(run_batch(self.run, n))
             if elapsed >= target_ns / 10:
                 n = max(1, round(n * target_ns / elapsed))
                 break
@@ -133,7 +143,7 @@ class CellTiming:
         until_ns = start + min(self.budget.warmup_max_seconds * 1e9, self.limit_ns)
         window, previous, change = [], None, None
         while clock() < until_ns:
-            window.append(self._fold(run_batch(self.calls, self.batch)) / self.batch)
+            window.append(self._fold(run_batch(self.run, self.batch)) / self.batch)
             if len(window) < self.budget.steady_window:
                 continue
             median, window = statistics.median(window), []
@@ -150,7 +160,7 @@ class CellTiming:
         return not self.timed_out or self.spent_ns < self.limit_ns
 
     def take_sample(self):
-        elapsed = self._fold(run_batch(self.calls, self.batch))
+        elapsed = self._fold(run_batch(self.run, self.batch))
         self.elapsed_ns.append(elapsed)
         self.spent_ns += elapsed
         return elapsed
