@@ -3,6 +3,7 @@
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token | bench --spec --out
   | coldstart --hmac --rsa --payload
+Suites: jwt, tokensize, transfer, hash, percall (README.md beside this file).
 """
 
 import argparse
