@@ -1,22 +1,28 @@
-"""jwtbench python driver: PyJWT on the cryptography backend.
+"""jwtbench python driver: PyJWT on the cryptography backend; hashlib for suite hash.
 
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token | bench --spec --out
   | coldstart --hmac --rsa --payload
+Suites: jwt, tokensize, transfer, hash, percall (README.md beside this file).
 """
 
 import argparse
 import csv
+import functools
 import importlib.metadata
 import json
 import platform
+import ssl
+import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import jwt  # noqa: E402
 
+import hashing  # noqa: E402
 import transfer  # noqa: E402
 from correctness import CheckFailed, check  # noqa: E402
 from jwt_algorithms import (  # noqa: E402
@@ -31,11 +37,13 @@ from jwt_algorithms import (  # noqa: E402
     sign,
     verify,
 )
-from spec import UsageError, load_spec, read_file  # noqa: E402
-from timing import Budget, CellTiming, clock, each_timed  # noqa: E402
+from spec import IMPLEMENTATIONS, UsageError, load_spec, read_file  # noqa: E402
+from timing import Budget, CellTiming, batch_of, clock, each_timed, time_each_call  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
 IMPLEMENTATION = "pyjwt"
+# implementation -> its version as loaded, for the rows' implementation_version
+VERSIONS = {IMPLEMENTATION: jwt.__version__, "hashlib": platform.python_version()}
 COLUMNS = [
     "language", "implementation", "implementation_version", "suite", "operation",
     "algorithm", "key_bits", "input", "input_bytes", "sample", "iterations",
@@ -49,6 +57,7 @@ def versions():
     libraries = {
         name: importlib.metadata.version(name) for name in ("PyJWT", "cryptography", "cffi")
     }
+    libraries["hashlib"] = VERSIONS["hashlib"]  # the standard library's, at the Python version
     return {
         "language": "python",
         "runtime": platform.python_implementation().lower(),
@@ -56,6 +65,7 @@ def versions():
         "implementation": IMPLEMENTATION,
         "implementation_version": jwt.__version__,
         "crypto_backend": f"cryptography {libraries['cryptography']} on {backend.openssl_version_text()}",
+        "hash_backend": f"hashlib on {ssl.OPENSSL_VERSION} (the ssl module's libcrypto)",
         "libraries": libraries,
     }
 
@@ -95,10 +105,12 @@ class CellWriter:
         self.writer = csv.writer(handle, lineterminator="\n")
         self.writer.writerow(COLUMNS)
         self.suite = suite
+        self.implementation = IMPLEMENTATIONS[suite]  # the only one a cell may name
+        self.version = VERSIONS[self.implementation]
 
     def row(self, cell, input_bytes, status, sample=0, batch=0, elapsed=0, output_bytes=0, operation=None):
         self.writer.writerow(
-            ["python", IMPLEMENTATION, jwt.__version__, self.suite, operation or cell["operation"],
+            ["python", self.implementation, self.version, self.suite, operation or cell["operation"],
              cell["algorithm"], cell["key_bits"], cell["input"], input_bytes,
              sample, batch, elapsed, output_bytes, status]
         )  # fmt: skip
@@ -106,7 +118,9 @@ class CellWriter:
 
 
 def label(index, count, cell):
-    return f"[{index}/{count}] {cell['operation']} {cell['algorithm']}-{cell['key_bits']}"
+    """A cell's name in progress lines: its algorithm and key size, or (hash) its input."""
+    key_or_input = f"-{cell['key_bits']}" if cell["key_bits"] else f" {cell['input']}"
+    return f"[{index}/{count}] {cell['operation']} {cell['algorithm']}{key_or_input}"
 
 
 def progress(text):
@@ -138,12 +152,10 @@ def load_cell_inputs(path, kind, suite):
     return inputs
 
 
-def prepare_and_check(cell, inputs, pool_size=None):
+def checked(cell, prepare):
+    """prepare()'s checked case, or (status, reason) for a cell that cannot be timed."""
     try:
-        case = AlgorithmUnderTest.prepare(
-            cell["algorithm"], cell["private_key"], cell["public_key"], inputs, pool_size
-        )
-        check(case, cell["public_key"])
+        return prepare()
     except UnsupportedAlgorithm as exc:
         return ("unsupported", str(exc))
     except CheckFailed as exc:
@@ -152,68 +164,147 @@ def prepare_and_check(cell, inputs, pool_size=None):
         raise UsageError(f"cell {cell['algorithm']}: cannot read {exc.filename}: {exc.strerror}") from exc
     except Exception as exc:  # a library error before timing is a failed cell, not a crash
         return ("failed", f"{type(exc).__name__}: {exc}")
-    return case
 
 
-def bench_jwt(spec, out):
-    """Check every cell, warm up and calibrate each, then sample in interleaved rounds.
+def prepare_and_check(cell, inputs, pool_size=None):
+    def prepare():
+        case = AlgorithmUnderTest.prepare(
+            cell["algorithm"], cell["private_key"], cell["public_key"], inputs, pool_size
+        )
+        check(case, cell["public_key"])
+        return case
 
-    Each round takes one sample of every timed cell, so a slow spell of the machine
-    lands on one sample of many cells rather than on many samples of one cell.
-    """
-    budget = Budget.from_spec(spec["timing"])
-    cells = spec["cells"]
-    inputs = load_all_inputs(spec)
-    # One case per algorithm, key pair and input: its token pool serves all its cells.
+    return checked(cell, prepare)
+
+
+def prepare_cases(cells, inputs):
+    """Each cell's checked case (or (status, reason)), in turn, prepared once per
+    algorithm, key pair and input: that case's token pool serves all its cells."""
     prepared = {}
-    timed = []  # (cell, case, CellTiming)
-    for index, cell in enumerate(cells, 1):
+    for cell in cells:
         key = (cell["algorithm"], cell["private_key"], cell["public_key"], *input_key(cell))
         if key not in prepared:
             prepared[key] = prepare_and_check(cell, inputs[input_key(cell)])
-        case = prepared[key]
-        if isinstance(case, tuple):
-            status, reason = case
-            progress(f"{label(index, len(cells), cell)}: {status}: {reason}")
-            out.row(cell, inputs[input_key(cell)].mean_bytes, status)
-            continue
-        timing = CellTiming(case.calls(cell["operation"]), budget)
-        timing.warm_up_and_calibrate()
-        if cell["input_kind"] == "records":
-            timing.batch = whole_passes(timing.batch, len(case.inputs.claims))
-        progress(f"{label(index, len(cells), cell)}: batch of {timing.batch}"
-                 f"{' (will time out)' if timing.timed_out else ''}")  # fmt: skip
-        timed.append((cell, case, timing))
+        yield prepared[key]
 
+
+def untimed(out, name, cell, input_bytes, status, reason):
+    progress(f"{name}: {status}: {reason}")
+    out.row(cell, input_bytes, status)
+
+
+@dataclass
+class TimedCell:
+    cell: dict
+    input_bytes: int
+    output_bytes: int
+    timing: CellTiming
+
+
+def start_timing(name, cell, run, budget, input_bytes, output_bytes, pass_length=1):
+    """Warm the cell up and calibrate it (rules 3-4), saying how on stderr; `run` is its
+    batch function (timing.CellTiming)."""
+    timing = CellTiming(run, budget, pass_length)
+    timing.warm_up_and_calibrate()
+    if timing.steadiness:
+        progress(f"{name}: {timing.steadiness}")
+    progress(f"{name}: batch of {timing.batch}{' (will time out)' if timing.timed_out else ''}")
+    return TimedCell(cell, input_bytes, output_bytes, timing)
+
+
+def sample_in_rounds(timed, budget, out, cell_count):
+    """Rule 5: round k takes sample k of every timed cell that still wants one, in spec
+    order, so a slow spell of the machine lands on one sample of many cells rather than
+    on many samples of one cell. Then one line per cell with its median."""
     for round_number in range(1, budget.samples + 1):
-        sampled = [entry for entry in timed if entry[2].wants_sample()]
+        sampled = [entry for entry in timed if entry.timing.wants_sample()]
         if not sampled:  # a cell that stops wanting samples never starts again
             break
-        for cell, case, timing in sampled:
-            elapsed = timing.take_sample()
-            status = "timeout" if timing.timed_out else "ok"
-            input_bytes, output_bytes = case.inputs.mean_bytes, case.output_bytes
-            out.row(cell, input_bytes, status, round_number, timing.batch, elapsed, output_bytes)
+        for entry in sampled:
+            elapsed = entry.timing.take_sample()
+            status = "timeout" if entry.timing.timed_out else "ok"
+            out.row(entry.cell, entry.input_bytes, status, round_number, entry.timing.batch, elapsed,
+                    entry.output_bytes)  # fmt: skip
         progress(f"round {round_number}/{budget.samples} done")
 
     sink = 0
-    for index, (cell, case, timing) in enumerate(timed, 1):
+    for index, entry in enumerate(timed, 1):
+        timing = entry.timing
         sink ^= timing.sink
         if not timing.elapsed_ns:
-            out.row(cell, case.inputs.mean_bytes, "timeout", elapsed=timing.spent_ns)
+            out.row(entry.cell, entry.input_bytes, "timeout", elapsed=timing.spent_ns)
             summary = f"timeout: no sample within {budget.max_cell_seconds} s"
         else:
             per_op = sorted(timing.elapsed_ns)[len(timing.elapsed_ns) // 2] / timing.batch
             status = "timeout" if timing.timed_out else "ok"
             summary = f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch})"
-        progress(f"{label(index, len(timed), cell)}: {summary}")
-    progress(f"done: {len(cells)} cells, {len(timed)} timed (sink {sink})")
+        progress(f"{label(index, len(timed), entry.cell)}: {summary}")
+    progress(f"done: {cell_count} cells, {len(timed)} timed (sink {sink})")
 
 
-def whole_passes(n, count):
-    """A records cell's batch, once it holds at least one pass through the records,
-    rounded to the nearest whole number of passes: every sample times the same records."""
-    return n if n < count else max(1, round(n / count)) * count
+def bench_jwt(spec, out):
+    """Check every cell, warm up and calibrate each, then sample in interleaved rounds."""
+    budget = Budget.from_spec(spec["timing"])
+    cells = spec["cells"]
+    inputs = load_all_inputs(spec)
+    timed = []
+    for index, (cell, case) in enumerate(zip(cells, prepare_cases(cells, inputs)), 1):
+        name = label(index, len(cells), cell)
+        if isinstance(case, tuple):
+            untimed(out, name, cell, inputs[input_key(cell)].mean_bytes, *case)
+            continue
+        # A records cell's batches are whole passes through its records (claims: one).
+        run = batch_of(case.calls(cell["operation"]))
+        timed.append(start_timing(name, cell, run, budget, case.inputs.mean_bytes, case.output_bytes,
+                                  pass_length=len(case.inputs.claims)))  # fmt: skip
+    sample_in_rounds(timed, budget, out, len(cells))
+
+
+def bench_hash(spec, out):
+    """Suite hash (hashing.py): check each cell, warm it up and calibrate it, then
+    sample in interleaved rounds, as suite jwt."""
+    budget = Budget.from_spec(spec["timing"])
+    cells = spec["cells"]
+    timed = []
+    for index, cell in enumerate(cells, 1):
+        name = label(index, len(cells), cell)
+        case = checked(cell, functools.partial(hashing.prepare, cell))
+        if isinstance(case, tuple):
+            untimed(out, name, cell, hashing.expected_bytes(cell), *case)
+            continue
+        timed.append(start_timing(name, cell, case.batch, budget, case.input_bytes, case.output_bytes))
+    sample_in_rounds(timed, budget, out, len(cells))
+
+
+def bench_percall(spec, out):
+    """Seed 001's method: every cell prepared and checked first, then cell by cell in spec
+    order, `warmup_calls` untimed calls and `calls` calls each timed on its own. A cell's
+    rows are written when it ends (ok, or timeout past max_cell_seconds)."""
+    settings = spec["percall"]
+    max_cell_seconds = float(spec["timing"]["max_cell_seconds"])
+    cells = spec["cells"]
+    inputs = load_all_inputs(spec)
+    cases = list(prepare_cases(cells, inputs))
+    sink = 0
+    for index, (cell, case) in enumerate(zip(cells, cases), 1):
+        name = label(index, len(cells), cell)
+        if isinstance(case, tuple):
+            untimed(out, name, cell, inputs[input_key(cell)].mean_bytes, *case)
+            continue
+        calls = case.calls(cell["operation"])
+        result = time_each_call(calls, settings["warmup_calls"], settings["calls"], max_cell_seconds * 1e9)
+        sink ^= result.sink
+        status = "timeout" if result.timed_out else "ok"
+        for number, elapsed in enumerate(result.elapsed_ns, 1):
+            out.row(cell, case.inputs.mean_bytes, status, number, 1, elapsed, case.output_bytes)
+        if result.elapsed_ns:
+            median = statistics.median(result.elapsed_ns)
+            summary = f"median {median:,.0f} ns of {len(result.elapsed_ns)} calls"
+        else:
+            out.row(cell, case.inputs.mean_bytes, status, elapsed=result.spent_ns)
+            summary = f"no timed call within {max_cell_seconds} s"
+        progress(f"{name}: {status}: {summary}")
+    progress(f"done: {len(cells)} cells (sink {sink})")
 
 
 def bench_tokensize(spec, out):
@@ -230,9 +321,7 @@ def bench_tokensize(spec, out):
         inputs = loaded[input_key(cell)]
         case = prepare_and_check(cell, inputs, pool_size=1)  # the checks sign the first record
         if isinstance(case, tuple):
-            status, reason = case
-            progress(f"{name}: {status}: {reason}")
-            out.row(cell, inputs.mean_bytes, status)
+            untimed(out, name, cell, inputs.mean_bytes, *case)
             continue
         signed = sign_each_record(case, limit_ns, lambda text: progress(f"{name}: {text}"))
         status = "ok" if len(signed) == len(inputs.claims) else "timeout"
@@ -296,7 +385,8 @@ def write_untimed_trials(out, cell, input_bytes, status, reason, name):
         out.row(cell, input_bytes, status, operation=operation)
 
 
-SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer}
+SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer, "hash": bench_hash,
+          "percall": bench_percall}  # fmt: skip
 
 
 def bench(spec, out_path):

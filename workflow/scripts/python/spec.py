@@ -16,23 +16,41 @@ SUITES = {
     "jwt": (("sign", "verify", "decode"), ("claims", "records")),
     "tokensize": (("sign",), ("records",)),
     "transfer": (("request-response",), ("claims",)),
+    "hash": (("hex-digest", "generate", "digest"), ()),
+    "percall": (("sign", "verify", "decode"), ("claims",)),
 }
+# suite -> the one implementation its cells use, and may name in `implementation`
+IMPLEMENTATIONS = {suite: "hashlib" if suite == "hash" else "pyjwt" for suite in SUITES}
 CELL_TEXT_FIELDS = ("operation", "algorithm", "private_key", "public_key", "input", "input_file")
+HASH_CELL_TEXT_FIELDS = ("operation", "algorithm", "input")
+HASH_ALGORITHMS = ("MD5", "SHA-1", "SHA-256", "SHA-512")
+MESSAGE_PARTS = ("cached-uuid", "fresh-uuid", "time-ms")
 # field -> (its bound, whether the bound itself is allowed)
 TIMING_FIELDS = {
     "warmup_seconds": (0, True),
     "samples": (1, True),
     "target_sample_seconds": (0, False),
     "max_cell_seconds": (0, False),
+    "warmup_max_seconds": (0, True),
+    "steady_window": (2, True),
+    "steady_tolerance": (0, False),
 }
-# the timing fields each suite needs (the others are checked when present)
+CALIBRATED_TIMING = ("warmup_seconds", "samples", "target_sample_seconds", "max_cell_seconds")
+# the timing fields each suite needs (the others are checked when present; the
+# steadiness fields default to warmup_max_seconds 0, i.e. no steadiness check)
 TIMING_USED = {
-    "jwt": tuple(TIMING_FIELDS),
+    "jwt": CALIBRATED_TIMING,
     "tokensize": ("max_cell_seconds",),
     "transfer": ("max_cell_seconds",),
+    "hash": CALIBRATED_TIMING,
+    "percall": ("max_cell_seconds",),
 }
-TRANSFER_FIELDS = {"trials": (1, True), "warmup_trials": (0, True), "request_timeout_seconds": (0, False)}
-INTEGER_FIELDS = ("samples", "trials", "warmup_trials")
+# suite -> its own section of the spec and that section's fields (all required)
+SECTIONS = {
+    "transfer": {"trials": (1, True), "warmup_trials": (0, True), "request_timeout_seconds": (0, False)},
+    "percall": {"warmup_calls": (0, True), "calls": (1, True)},
+}
+INTEGER_FIELDS = ("samples", "steady_window", "trials", "warmup_trials", "warmup_calls", "calls")
 
 
 def read_file(path, what):
@@ -74,26 +92,67 @@ def check_numbers(section, name, fields, required):
             raise UsageError(f"{name}.{field} = {value!r} must be {relation} {bound}")
 
 
-def check_cell(cell, name, suite):
-    """Check one cell; fill in the default input_kind."""
-    check_object(cell, name)
-    operations, input_kinds = SUITES[suite]
-    for field in (*CELL_TEXT_FIELDS, "key_bits"):
+def check_texts(cell, name, fields):
+    for field in fields:
         if field not in cell:
             raise UsageError(f"{name} lacks {field!r}")
-    for field in CELL_TEXT_FIELDS:
         if not isinstance(cell[field], str) or not cell[field]:
             raise UsageError(f"{name}.{field} = {cell[field]!r} is not a non-empty string")
-    if not is_number(cell["key_bits"], integer=True) or cell["key_bits"] < 1:
-        raise UsageError(f"{name}.key_bits = {cell['key_bits']!r} is not a positive integer")
+
+
+def check_cell(cell, name, suite):
+    """Check one cell; fill in the default input_kind (suites other than hash)."""
+    check_object(cell, name)
+    operations, input_kinds = SUITES[suite]
+    check_texts(cell, name, HASH_CELL_TEXT_FIELDS if suite == "hash" else CELL_TEXT_FIELDS)
+    if "key_bits" not in cell:
+        raise UsageError(f"{name} lacks 'key_bits'")
     if cell["operation"] not in operations:
         raise UsageError(
             f"{name}.operation {cell['operation']!r} is not one of suite {suite}'s: {one_of(operations)}"
         )
+    if cell.get("implementation", IMPLEMENTATIONS[suite]) != IMPLEMENTATIONS[suite]:
+        raise UsageError(
+            f"{name}.implementation {cell['implementation']!r} is not one this driver has for suite "
+            f"{suite} ({IMPLEMENTATIONS[suite]})"
+        )
+    if suite == "hash":
+        check_hash_cell(cell, name)
+        return
+    if not is_number(cell["key_bits"], integer=True) or cell["key_bits"] < 1:
+        raise UsageError(f"{name}.key_bits = {cell['key_bits']!r} is not a positive integer")
     given = repr(cell["input_kind"]) if "input_kind" in cell else "absent (so 'claims')"
     cell.setdefault("input_kind", "claims")
     if cell["input_kind"] not in input_kinds:
         raise UsageError(f"{name}.input_kind {given} is not one of suite {suite}'s: {one_of(input_kinds)}")
+
+
+def check_hash_cell(cell, name):
+    """A hash cell: no key, its algorithm, its message (parts or a length), its known answer."""
+    if cell["key_bits"] != 0 or not is_number(cell["key_bits"], integer=True):
+        raise UsageError(f"{name}.key_bits = {cell['key_bits']!r} is not 0 (a hash cell has no key)")
+    operation = cell["operation"]
+    algorithms = ("none",) if operation == "generate" else HASH_ALGORITHMS
+    if cell["algorithm"] not in algorithms:
+        raise UsageError(
+            f"{name}.algorithm {cell['algorithm']!r} is not one of {operation}'s: {one_of(algorithms)}"
+        )
+    if operation == "digest":
+        length = cell.get("message_bytes")
+        if not is_number(length, integer=True) or length < 1:
+            raise UsageError(f"{name}.message_bytes = {length!r} is not a positive integer")
+    else:
+        parts = cell.get("message")
+        if not isinstance(parts, list) or not parts or not all(part in MESSAGE_PARTS for part in parts):
+            raise UsageError(f"{name}.message = {parts!r} is not a non-empty list of {one_of(MESSAGE_PARTS)}")
+    if operation != "generate":
+        if "known_answer" not in cell:
+            raise UsageError(f"{name} lacks 'known_answer'")
+        known = cell["known_answer"]
+        check_object(known, f"{name}.known_answer")
+        if not isinstance(known.get("message"), str):  # may be empty
+            raise UsageError(f"{name}.known_answer.message = {known.get('message')!r} is not a string")
+        check_texts(known, f"{name}.known_answer", ("digest_hex",))
 
 
 def check_spec(spec, where):
@@ -105,10 +164,10 @@ def check_spec(spec, where):
     if suite not in SUITES:
         raise UsageError(f"{where}: suite {suite!r} is not one this driver runs ({one_of(SUITES)})")
     check_numbers(spec["timing"], f"{where}: timing", TIMING_FIELDS, TIMING_USED[suite])
-    if suite == "transfer":
-        if "transfer" not in spec:
-            raise UsageError(f"{where} lacks 'transfer' (suite transfer needs it)")
-        check_numbers(spec["transfer"], f"{where}: transfer", TRANSFER_FIELDS, tuple(TRANSFER_FIELDS))
+    if suite in SECTIONS:
+        if suite not in spec:
+            raise UsageError(f"{where} lacks {suite!r} (suite {suite} needs it)")
+        check_numbers(spec[suite], f"{where}: {suite}", SECTIONS[suite], tuple(SECTIONS[suite]))
     cells = spec["cells"]
     if not isinstance(cells, list) or not cells:
         raise UsageError(f"{where}: cells is not a non-empty list")
@@ -117,7 +176,7 @@ def check_spec(spec, where):
 
 
 def load_spec(path):
-    """The spec at `path`, checked, with every cell's input_kind filled in."""
+    """The spec at `path`, checked, with every JWT cell's input_kind filled in."""
     try:
         spec = json.loads(read_file(path, "spec"))
     except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
