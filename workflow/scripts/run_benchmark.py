@@ -43,8 +43,10 @@ def keep_partial(samples, job_name):
 
 
 def check_against_spec(rows, spec, samples_path):
-    expected = [(c["operation"], c["algorithm"], c["key_bits"], c["input"]) for c in spec["cells"]]
-    seen = {(r["operation"], r["algorithm"], r["key_bits"], r["input"]) for r in rows}
+    # A cell that names its implementation (suite hash) must have rows of that implementation.
+    expected = [(c["operation"], c["algorithm"], c["key_bits"], c["input"], c.get("implementation")) for c in spec["cells"]]
+    seen = {(r["operation"], r["algorithm"], r["key_bits"], r["input"], r["implementation"]) for r in rows}
+    seen |= {key[:4] + (None,) for key in seen}
     missing = [cell for cell in expected if cell not in seen]
     if missing:
         raise raw_samples.RawSamplesError(
@@ -63,8 +65,9 @@ def failed_rows(spec, versions):
         for operation in raw_samples.operations_written(spec["suite"], cell["operation"]):
             rows.append({
                 "language": spec["language"],
-                "implementation": versions.get("implementation") or "unknown",
-                "implementation_version": versions.get("implementation_version") or "unknown",
+                "implementation": cell.get("implementation") or versions.get("implementation") or "unknown",
+                "implementation_version": ("unknown" if cell.get("implementation")
+                                           else versions.get("implementation_version") or "unknown"),
                 "suite": spec["suite"], "operation": operation,
                 "algorithm": cell["algorithm"], "key_bits": cell["key_bits"],
                 "input": cell["input"], "input_bytes": size, "sample": 0, "iterations": 0,
