@@ -47,12 +47,6 @@ seed_verdict_table <- function(verdicts, claims, group_levels, label = function(
   out[]
 }
 
-# How many of each verdict, per group: "node: 5 holds, 2 does not hold".
-verdict_counts <- function(verdicts, by) {
-  counts <- verdicts[, .N, keyby = c(by, "verdict")]
-  counts[, .(text = paste(paste(N, verdict), collapse = ", ")), keyby = by]
-}
-
 # "java (jca)": one series per language and implementation.
 series_label <- function(language, implementation) paste0(language, " (", implementation, ")")
 
