@@ -153,6 +153,8 @@ container_native <- read_result_csv("container_vs_native.csv", input_columns$con
 
 input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
                  file.path("seed000", paste0(c("rates", "tokensize", "transfer", "ratios", "verdicts"), ".csv")),
+                 file.path("seed001", paste0(c("rankings", "verdicts"), ".csv")),
+                 file.path("seed002", paste0(c("cases", "sweep", "verdicts"), ".csv")),
                  "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "provenance.json")
 input_files <- input_files[file.exists(file.path(results_dir, input_files))]
 

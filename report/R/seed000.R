@@ -18,17 +18,14 @@ seed000_columns <- list(
 )
 
 # This run's seed-000 tables, or NULL when the run measured no dataset.
-read_seed000 <- function() {
-  if (!file.exists(file.path(results_dir, "seed000", "verdicts.csv"))) return(NULL)
-  tables <- lapply(names(seed000_columns), function(name)
-    read_result_csv(file.path("seed000", paste0(name, ".csv")), seed000_columns[[name]]))
-  setNames(tables, names(seed000_columns))
-}
+read_seed000 <- function() read_seed_tables("seed000", seed000_columns)
 
-read_published <- function(file) {
+# A published table; the columns named in `character` that it has are read as text.
+read_published <- function(file, character = c("dataset", "source")) {
   path <- file.path(report_dir, "published", file)
   if (!file.exists(path)) stop("published figures missing: ", path, call. = FALSE)
-  fread(path, colClasses = list(character = c("dataset", "source")))
+  present <- names(fread(path, nrows = 0))
+  fread(path, colClasses = list(character = intersect(character, present)))
 }
 
 read_published_seed000 <- function() {

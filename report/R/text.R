@@ -64,9 +64,14 @@ capitalise <- function(x) paste0(toupper(substring(x, 1, 1)), substring(x, 2))
 
 # Text recorded by the pipeline (error messages, paths) made safe to drop into markdown:
 # outside `code spans` the characters markdown would act on are escaped; text with an odd
-# number of backticks has them escaped too, so it cannot open a stray code span.
+# number of backticks has them escaped too, so it cannot open a stray code span. Brackets
+# become HTML entities: escaped with a backslash, pandoc's tex_math_single_backslash
+# (rmarkdown's default) would read "\[0.9, 1.1\]" as display math.
 md_escape <- function(x) {
-  escape <- function(s) gsub("([\\\\*_<>\\[\\]#|~^$])", "\\\\\\1", s, perl = TRUE)
+  escape <- function(s) {
+    s <- gsub("([\\\\*_<>#|~^$])", "\\\\\\1", s, perl = TRUE)
+    gsub("]", "&#93;", gsub("[", "&#91;", s, fixed = TRUE), fixed = TRUE)
+  }
   vapply(as.character(x), function(s) {
     if (is.na(s)) return("")
     ticks <- lengths(regmatches(s, gregexpr("`", s, fixed = TRUE)))
