@@ -128,8 +128,10 @@ final class TimedSuite {
     }
 
     /**
-     * Batches of `n` rescaled until one lasts about target_sample_seconds (at most 5). False
-     * if max_cell_seconds ran out.
+     * Batches of `n` rescaled until one lasts about target_sample_seconds (at most 5); a batch
+     * of at least one pass through the cell's records is then rounded to the nearest whole
+     * number of passes, so every sample times the same mix of records. False if
+     * max_cell_seconds ran out.
      */
     private boolean calibrate() {
       for (int round = 0; round < 5; round++) {
@@ -143,6 +145,10 @@ final class TimedSuite {
         if (ratio > 0.8 && ratio < 1.25) {
           break;
         }
+      }
+      long pass = work.passLength();
+      if (n >= pass) {
+        n = Math.max(1, Math.round(n / (double) pass)) * pass;
       }
       return true;
     }
