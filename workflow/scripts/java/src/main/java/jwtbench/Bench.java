@@ -11,7 +11,9 @@ import java.util.OptionalInt;
 /**
  * `bench --spec FILE --out FILE`: reads the spec, prepares every cell (files read and keys
  * parsed once), runs the checks once per algorithm, key pair and input, then hands the cells
- * that passed to their suite: {@link JwtSuite}, {@link TokensizeSuite} or {@link TransferSuite}.
+ * that passed to their suite: {@link TimedSuite} (jwt), {@link TokensizeSuite},
+ * {@link TransferSuite} or {@link PercallSuite}. Suite hash has no files or keys: its cells are
+ * prepared and checked by {@link Hashing}, then timed by {@link TimedSuite}.
  */
 final class Bench {
   private Bench() {}
@@ -61,15 +63,18 @@ final class Bench {
 
   static void run(String specFile, String outFile) {
     Spec spec = Spec.load(specFile);
-    List<Prepared> prepared = prepare(spec, specFile);
+    boolean hash = spec.suite().equals("hash");
+    List<Prepared> prepared = hash ? List.of() : prepare(spec, specFile);
     long sink;
-    try (RawSamples out = new RawSamples(outFile, Versions.implementationVersion())) {
+    try (RawSamples out = new RawSamples(outFile)) {
       Run run = new Run(spec, out);
-      List<Ready> ready = check(prepared, run);
+      List<Ready> ready = hash ? List.of() : check(prepared, run);
       sink = switch (spec.suite()) {
-        case "jwt" -> JwtSuite.run(ready, run);
+        case "jwt" -> TimedSuite.run(TimedSuite.jwt(ready), run);
+        case "hash" -> TimedSuite.run(Hashing.check(spec, run), run);
         case "tokensize" -> TokensizeSuite.run(ready, run);
         case "transfer" -> TransferSuite.run(ready, run);
+        case "percall" -> PercallSuite.run(ready, run);
         default -> throw new IllegalStateException("suite " + spec.suite());
       };
       Progress.line("done: " + spec.cells().size() + " cells (" + run.summary() + "); sink " + sink);

@@ -22,15 +22,13 @@ final class RawSamples implements AutoCloseable {
   static final List<String> TRANSFER_OPERATIONS = List.of("request-response", "sign", "verify");
 
   private final OutputStream out;
-  private final String version;
 
-  RawSamples(String file, String implementationVersion) {
+  RawSamples(String file) {
     try {
       this.out = Files.newOutputStream(Path.of(file));
     } catch (IOException | RuntimeException e) {
       throw new InputError("cannot write --out " + file + ": " + e.getMessage());
     }
-    this.version = implementationVersion;
     write(String.join(",", COLUMNS));
   }
 
@@ -52,8 +50,9 @@ final class RawSamples implements AutoCloseable {
   void row(Spec.Cell cell, String operation, long inputBytes, long sample, long iterations,
       long elapsedNs, long outputBytes, String status) {
     StringBuilder line = new StringBuilder(160);
+    Versions.Implementation implementation = Versions.implementationOf(cell);
     Object[] values = {
-      Driver.LANGUAGE, Versions.IMPLEMENTATION, version, cell.suite(), operation, cell.algorithm(),
+      Driver.LANGUAGE, implementation.name(), implementation.version(), cell.suite(), operation, cell.algorithm(),
       cell.keyBits(), cell.input(), inputBytes, sample, iterations, elapsedNs, outputBytes, status,
     };
     for (Object value : values) {

@@ -4,22 +4,33 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * A bench spec (README "bench --spec FILE --out FILE"), checked against the contract; every
  * problem is an {@link InputError} naming the spec file and the field.
  */
-record Spec(String suite, Timing timing, Transfer transfer, List<Cell> cells) {
+record Spec(String suite, Timing timing, Transfer transfer, Percall percall, List<Cell> cells) {
   static final String FORMAT = "jwtbench-spec/1";
 
   /** suite -> [operations its cells may name, input kinds they may take]. */
   private static final Map<String, List<List<String>>> SUITES = Map.of(
       "jwt", List.of(List.of("sign", "verify", "decode"), List.of("claims", "records")),
       "tokensize", List.of(List.of("sign"), List.of("records")),
-      "transfer", List.of(List.of("request-response"), List.of("claims")));
+      "transfer", List.of(List.of("request-response"), List.of("claims")),
+      "hash", List.of(List.of("hex-digest", "generate", "digest"), List.of()),
+      "percall", List.of(List.of("sign", "verify", "decode"), List.of("claims")));
 
-  /** Suite jwt needs every field; tokensize and transfer only maxCellSeconds (NaN/0 when absent). */
-  record Timing(double warmupSeconds, int samples, double targetSampleSeconds, double maxCellSeconds) {
+  /** The suites whose cells are timed in calibrated batches (README "Timing rules" 3-6). */
+  private static final List<String> BATCHED = List.of("jwt", "hash");
+
+  /**
+   * Suites jwt and hash need warmupSeconds, samples and targetSampleSeconds; the others only
+   * maxCellSeconds (NaN/0 when absent). warmupMaxSeconds is 0 (no warm-up until steady) when
+   * absent; steadyWindow and steadyTolerance are needed only when it is above 0.
+   */
+  record Timing(double warmupSeconds, int samples, double targetSampleSeconds, double maxCellSeconds,
+      double warmupMaxSeconds, int steadyWindow, double steadyTolerance) {
     long maxCellNs() {
       return Math.round(maxCellSeconds * 1e9);
     }
@@ -27,14 +38,32 @@ record Spec(String suite, Timing timing, Transfer transfer, List<Cell> cells) {
 
   record Transfer(int trials, int warmupTrials, double requestTimeoutSeconds) {}
 
+  record Percall(int warmupCalls, int calls) {}
+
+  /**
+   * A suite hash cell's own fields (README "Suite hash"): the implementation (the default
+   * filled in), the message's parts (hex-digest, generate) or its length (digest), and the
+   * known answer (null for generate).
+   */
+  record HashCell(String implementation, List<String> message, int messageBytes, KnownAnswer knownAnswer) {}
+
+  record KnownAnswer(String message, String digestHex) {}
+
+  /** Suite hash cells have no keys and no input file (null), and `hash` set; others null there. */
   record Cell(int index, String suite, String operation, String algorithm, int keyBits,
-      String privateKey, String publicKey, String input, String inputFile, String inputKind) {
+      String privateKey, String publicKey, String input, String inputFile, String inputKind, HashCell hash) {
     boolean records() {
-      return inputKind.equals("records");
+      return "records".equals(inputKind);
     }
 
-    /** "RS256-2048" for RSA, else the algorithm, as the variants are named. */
+    /**
+     * "RS256-2048" for RSA, else the algorithm, as the variants are named; for suite hash
+     * "SHA-256 jca case1-uuid".
+     */
     String variant() {
+      if (hash != null) {
+        return algorithm + " " + hash.implementation() + " " + input;
+      }
       return algorithm.startsWith("RS") || algorithm.startsWith("PS") ? algorithm + "-" + keyBits : algorithm;
     }
   }
@@ -64,6 +93,15 @@ record Spec(String suite, Timing timing, Transfer transfer, List<Cell> cells) {
         throw fail(name + " must be a non-empty string");
       }
       return node.asText();
+    }
+
+    /** `field` when present, else `fallback`; one of `allowed` either way. */
+    String choice(JsonNode parent, String field, String name, List<String> allowed, String fallback) {
+      String value = parent.has(field) ? text(parent, field, name) : fallback;
+      if (!allowed.contains(value)) {
+        throw fail(name + " must be one of " + String.join(", ", allowed) + (parent.has(field) ? "" : " (absent)"));
+      }
+      return value;
     }
 
     /** A number >= min (> min when !inclusive); NaN when absent and not required. */
@@ -111,15 +149,20 @@ record Spec(String suite, Timing timing, Transfer transfer, List<Cell> cells) {
     }
     String suite = spec.path("suite").asText("");
     if (!SUITES.containsKey(suite)) {
-      throw r.fail("\"suite\" must be one of jwt, tokensize, transfer");
+      throw r.fail("\"suite\" must be one of " + String.join(", ", new TreeSet<>(SUITES.keySet())));
     }
-    boolean jwt = suite.equals("jwt");
+    boolean batched = BATCHED.contains(suite);
     JsonNode t = r.object(spec, "timing", "");
+    double warmupMax = r.number(t, "warmup_max_seconds", "timing.warmup_max_seconds", 0, true, false);
+    boolean steady = batched && warmupMax > 0;
     Timing timing = new Timing(
-        r.number(t, "warmup_seconds", "timing.warmup_seconds", 0, true, jwt),
-        r.integer(t, "samples", "timing.samples", 1, jwt, 0),
-        r.number(t, "target_sample_seconds", "timing.target_sample_seconds", 0, false, jwt),
-        r.number(t, "max_cell_seconds", "timing.max_cell_seconds", 0, false, true));
+        r.number(t, "warmup_seconds", "timing.warmup_seconds", 0, true, batched),
+        r.integer(t, "samples", "timing.samples", 1, batched, 0),
+        r.number(t, "target_sample_seconds", "timing.target_sample_seconds", 0, false, batched),
+        r.number(t, "max_cell_seconds", "timing.max_cell_seconds", 0, false, true),
+        Double.isNaN(warmupMax) ? 0 : warmupMax,
+        r.integer(t, "steady_window", "timing.steady_window", 2, steady, 0),
+        r.number(t, "steady_tolerance", "timing.steady_tolerance", 0, false, steady));
     Transfer transfer = null;
     if (suite.equals("transfer")) {
       JsonNode x = r.object(spec, "transfer", " (suite transfer needs it)");
@@ -127,6 +170,13 @@ record Spec(String suite, Timing timing, Transfer transfer, List<Cell> cells) {
           r.integer(x, "trials", "transfer.trials", 1, true, 0),
           r.integer(x, "warmup_trials", "transfer.warmup_trials", 0, true, 0),
           r.number(x, "request_timeout_seconds", "transfer.request_timeout_seconds", 0, false, true));
+    }
+    Percall percall = null;
+    if (suite.equals("percall")) {
+      JsonNode x = r.object(spec, "percall", " (suite percall needs it)");
+      percall = new Percall(
+          r.integer(x, "warmup_calls", "percall.warmup_calls", 0, true, 0),
+          r.integer(x, "calls", "percall.calls", 1, true, 0));
     }
     JsonNode cells = spec.get("cells");
     if (cells == null || !cells.isArray() || cells.isEmpty()) {
@@ -136,7 +186,7 @@ record Spec(String suite, Timing timing, Transfer transfer, List<Cell> cells) {
     for (int i = 0; i < cells.size(); i++) {
       parsed.add(cell(r, cells.get(i), i, suite));
     }
-    return new Spec(suite, timing, transfer, List.copyOf(parsed));
+    return new Spec(suite, timing, transfer, percall, List.copyOf(parsed));
   }
 
   private static Cell cell(Reader r, JsonNode cell, int i, String suite) {
@@ -150,6 +200,9 @@ record Spec(String suite, Timing timing, Transfer transfer, List<Cell> cells) {
     if (!operations.contains(operation)) {
       throw r.fail(at + ".operation must be one of " + String.join(", ", operations) + " (suite " + suite + ")");
     }
+    if (suite.equals("hash")) {
+      return hashCell(r, cell, i, operation);
+    }
     String algorithm = r.text(cell, "algorithm", at + ".algorithm");
     if (!Jws.CONTRACT_ALGORITHMS.contains(algorithm)) {
       throw r.fail(at + ".algorithm must be one of " + String.join(", ", Jws.CONTRACT_ALGORITHMS));
@@ -161,6 +214,56 @@ record Spec(String suite, Timing timing, Transfer transfer, List<Cell> cells) {
     }
     return new Cell(i, suite, operation, algorithm, keyBits,
         r.text(cell, "private_key", at + ".private_key"), r.text(cell, "public_key", at + ".public_key"),
-        r.text(cell, "input", at + ".input"), r.text(cell, "input_file", at + ".input_file"), kind);
+        r.text(cell, "input", at + ".input"), r.text(cell, "input_file", at + ".input_file"), kind, null);
+  }
+
+  /**
+   * A suite hash cell: key_bits 0, no keys or input file; an implementation the driver knows
+   * (an unknown one is an input error, not unsupported); hex-digest and generate name the
+   * message's parts, digest its length; hex-digest and digest carry a known answer.
+   */
+  private static Cell hashCell(Reader r, JsonNode cell, int i, String operation) {
+    String at = "cells[" + i + "]";
+    boolean generate = operation.equals("generate");
+    String algorithm = r.choice(cell, "algorithm", at + ".algorithm",
+        generate ? List.of("none") : Hashing.ALGORITHMS, null);
+    if (r.integer(cell, "key_bits", at + ".key_bits", 0, true, 0) != 0) {
+      throw r.fail(at + ".key_bits must be 0 in suite hash");
+    }
+    String implementation = r.choice(cell, "implementation", at + ".implementation",
+        Hashing.IMPLEMENTATIONS, Hashing.DEFAULT_IMPLEMENTATION);
+    List<String> message = List.of();
+    int messageBytes = 0;
+    if (operation.equals("digest")) {
+      messageBytes = r.integer(cell, "message_bytes", at + ".message_bytes", 0, true, 0);
+    } else {
+      JsonNode parts = cell.get("message");
+      if (parts == null || !parts.isArray() || parts.isEmpty()) {
+        throw r.fail(at + ".message must be a non-empty array of " + String.join(", ", Hashing.PARTS));
+      }
+      List<String> names = new ArrayList<>();
+      for (JsonNode part : parts) {
+        if (!part.isTextual() || !Hashing.PARTS.contains(part.asText())) {
+          throw r.fail(at + ".message's parts must each be one of " + String.join(", ", Hashing.PARTS));
+        }
+        names.add(part.asText());
+      }
+      message = List.copyOf(names);
+    }
+    KnownAnswer known = null;
+    if (!generate) {
+      JsonNode answer = r.object(cell, "known_answer", " (" + at + ", operation " + operation + ")");
+      JsonNode text = answer.get("message");
+      if (text == null || !text.isTextual()) {
+        throw r.fail(at + ".known_answer.message must be a string");
+      }
+      String hex = r.text(answer, "digest_hex", at + ".known_answer.digest_hex");
+      if (!hex.matches("([0-9a-f]{2})+")) {
+        throw r.fail(at + ".known_answer.digest_hex must be lowercase hexadecimal");
+      }
+      known = new KnownAnswer(text.asText(), hex);
+    }
+    return new Cell(i, "hash", operation, algorithm, 0, null, null, r.text(cell, "input", at + ".input"),
+        null, null, new HashCell(implementation, message, messageBytes, known));
   }
 }

@@ -13,6 +13,7 @@ import java.security.GeneralSecurityException;
 import java.security.Provider;
 import java.security.Signature;
 import java.util.Enumeration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -32,26 +33,42 @@ import javax.crypto.Mac;
 final class Versions {
   static final String IMPLEMENTATION = "fusionauth-jwt";
   private static final String DRIVER_GROUP = "jwtbench";
-  private static String implementationVersion;
+  private static final Map<String, String> JAR_VERSIONS = new HashMap<>();
 
   private Versions() {}
 
-  /** fusionauth-jwt's version, from the pom.properties inside the jar JWT was loaded from. */
-  static synchronized String implementationVersion() {
-    if (implementationVersion == null) {
-      String resource = "/META-INF/maven/io.fusionauth/fusionauth-jwt/pom.properties";
-      try (InputStream in = JWT.class.getResourceAsStream(resource)) {
+  /** What the rows' implementation and implementation_version columns say. */
+  record Implementation(String name, String version) {}
+
+  /**
+   * A library's version, from the pom.properties inside the jar `anchor` was loaded from
+   * (read once).
+   */
+  static synchronized String jarVersion(Class<?> anchor, String groupId, String artifactId) {
+    return JAR_VERSIONS.computeIfAbsent(groupId + ":" + artifactId, id -> {
+      String resource = "/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
+      try (InputStream in = anchor.getResourceAsStream(resource)) {
         if (in == null) {
-          throw new IllegalStateException("fusionauth-jwt's jar has no " + resource);
+          throw new IllegalStateException(artifactId + "'s jar has no " + resource);
         }
         Properties properties = new Properties();
         properties.load(in);
-        implementationVersion = properties.getProperty("version");
+        return properties.getProperty("version");
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-    }
-    return implementationVersion;
+    });
+  }
+
+  /** fusionauth-jwt's version, from its jar. */
+  static String implementationVersion() {
+    return jarVersion(JWT.class, "io.fusionauth", IMPLEMENTATION);
+  }
+
+  /** The implementation a cell's rows name: its hash implementation (suite hash), else fusionauth-jwt. */
+  static Implementation implementationOf(Spec.Cell cell) {
+    return cell.hash() != null ? Hashing.implementation(cell.hash().implementation())
+        : new Implementation(IMPLEMENTATION, implementationVersion());
   }
 
   /** artifactId -> version of every Maven-built jar on the class path but the driver's own. */
@@ -130,6 +147,7 @@ final class Versions {
     info.put("implementation_version", implementationVersion());
     info.put("crypto_backend", cryptoBackend());
     info.put("libraries", libraries());
+    info.put("hash_implementations", Hashing.versions());
     String gc = ManagementFactory.getGarbageCollectorMXBeans().stream()
         .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
     info.put("vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version")

@@ -22,6 +22,14 @@ abstract class Workload {
   /** Runs n calls; returns their folded results. */
   abstract long run(long n);
 
+  /**
+   * The calls of one pass through the cell's claims or tokens (1 when every call takes the
+   * same): a calibrated batch of at least this many calls is a whole number of passes.
+   */
+  int passLength() {
+    return 1;
+  }
+
   static Workload of(Bench.Ready ready) {
     Checks.Passed checks = ready.checks();
     List<String> pool = checks.pool();
@@ -54,6 +62,11 @@ abstract class Workload {
     }
 
     @Override
+    int passLength() {
+      return claims.length;
+    }
+
+    @Override
     long run(long n) {
       long acc = 0;
       int i = position;
@@ -80,6 +93,11 @@ abstract class Workload {
     }
 
     @Override
+    int passLength() {
+      return tokens.length;
+    }
+
+    @Override
     long run(long n) {
       long acc = 0;
       int i = position;
@@ -101,6 +119,11 @@ abstract class Workload {
     Decode(String[] tokens, long outputBytes) {
       super(outputBytes);
       this.tokens = tokens;
+    }
+
+    @Override
+    int passLength() {
+      return tokens.length;
     }
 
     @Override

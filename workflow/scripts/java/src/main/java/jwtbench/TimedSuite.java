@@ -1,0 +1,282 @@
+package jwtbench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * Suites jwt and hash (README "Timing rules", steps 3-6): cell by cell, warm-up for
+ * warmup_seconds, calibration of the batch size to target_sample_seconds and, when
+ * warmup_max_seconds is above 0, windows of calibrated batches until the runtime is steady,
+ * then calibration again; then interleaved rounds, round k taking sample k of every cell
+ * still wanting one, each row written as soon as it is measured. Every clock reading is
+ * System.nanoTime.
+ */
+final class TimedSuite {
+  private static final long MAX_BATCH = 1_000_000_000L;
+
+  private TimedSuite() {}
+
+  /** A cell that passed its checks: its input_bytes and how to make its workload. */
+  record Entry(Spec.Cell cell, long inputBytes, Supplier<Workload> workload) {}
+
+  /** Suite jwt's cells: the library bound to their keys, the batch loops of {@link Workload}. */
+  static List<Entry> jwt(List<Bench.Ready> ready) {
+    List<Entry> entries = new ArrayList<>(ready.size());
+    for (Bench.Ready r : ready) {
+      entries.add(new Entry(r.cell(), r.input().inputBytes, () -> Workload.of(r)));
+    }
+    return entries;
+  }
+
+  private static long clamp(double n) {
+    return Math.max(1, Math.min(MAX_BATCH, Math.round(n)));
+  }
+
+  /** The median of `values` (sorted in place); NaN when empty. */
+  static double median(double[] values) {
+    if (values.length == 0) {
+      return Double.NaN;
+    }
+    Arrays.sort(values);
+    int mid = values.length / 2;
+    return values.length % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+  }
+
+  private static String seconds(long ns) {
+    return String.format(Locale.ROOT, "%.2f s", ns / 1e9);
+  }
+
+  /** One cell's batch size, the time it has used and its samples so far. */
+  static final class Timer {
+    final Entry entry;
+    final Workload work;
+    final int wanted;
+    final long limitNs;
+    private final double targetNs;
+    private long start;
+    private double nsPerOp;
+    long n;
+    long spentNs;
+    boolean timeout;
+    long sink;
+    /** The until-steady outcome for stderr, or null when that check is off. */
+    String steadiness;
+    final List<long[]> samples = new ArrayList<>(); // {iterations, elapsed ns}
+    boolean failed;
+
+    Timer(Entry entry, Workload work, Spec.Timing timing) {
+      this.entry = entry;
+      this.work = work;
+      this.wanted = timing.samples();
+      this.limitNs = timing.maxCellNs();
+      this.targetNs = timing.targetSampleSeconds() * 1e9;
+    }
+
+    /** Times one batch of `calls`; folds its result into the sink; its duration in ns. */
+    long time(long calls) {
+      long t0 = System.nanoTime();
+      long folded = work.run(calls);
+      long t1 = System.nanoTime();
+      sink += folded;
+      return t1 - t0;
+    }
+
+    private long elapsed() {
+      return System.nanoTime() - start;
+    }
+
+    /**
+     * Warm-up, calibration, warm-up until steady (if on) and calibration again. Then: can
+     * `samples` batches still fit in max_cell_seconds? If not, or if these phases used it up,
+     * the cell is a timeout cell.
+     */
+    void warmUpAndCalibrate(Spec.Timing timing) {
+      start = System.nanoTime();
+      boolean within = warmUp(timing.warmupSeconds() * 1e9) && calibrate();
+      if (within && timing.warmupMaxSeconds() > 0) {
+        within = untilSteady(timing) && calibrate();
+      }
+      spentNs = elapsed();
+      timeout = !within || spentNs + wanted * (double) n * nsPerOp > limitNs;
+    }
+
+    /**
+     * Batches doubling in size (each within the warm-up left, the cell's budget left and
+     * target_sample_seconds), at least one call, for `warmupNs`; then `n` is the batch of
+     * about target_sample_seconds at the last rate. False if max_cell_seconds ran out.
+     */
+    private boolean warmUp(double warmupNs) {
+      long chunk = 1;
+      while (true) {
+        nsPerOp = Math.max(1, time(chunk)) / (double) chunk;
+        long elapsed = elapsed();
+        if (elapsed >= limitNs) {
+          n = chunk;
+          return false;
+        }
+        double remaining = warmupNs - elapsed;
+        if (remaining <= 0) {
+          n = clamp(targetNs / nsPerOp);
+          return true;
+        }
+        double room = Math.min(remaining, Math.min(limitNs - elapsed, targetNs));
+        chunk = clamp(Math.min(chunk * 2.0, Math.ceil(room / nsPerOp)));
+      }
+    }
+
+    /**
+     * Batches of `n` rescaled until one lasts about target_sample_seconds (at most 5); a batch
+     * of at least one pass through the cell's records is then rounded to the nearest whole
+     * number of passes, so every sample times the same mix of records. False if
+     * max_cell_seconds ran out.
+     */
+    private boolean calibrate() {
+      for (int round = 0; round < 5; round++) {
+        long elapsed = Math.max(1, time(n));
+        if (elapsed() >= limitNs) {
+          return false;
+        }
+        nsPerOp = elapsed / (double) n;
+        double ratio = targetNs / elapsed;
+        n = clamp(n * Math.min(100, ratio));
+        if (ratio > 0.8 && ratio < 1.25) {
+          break;
+        }
+      }
+      long pass = work.passLength();
+      if (n >= pass) {
+        n = Math.max(1, Math.round(n / (double) pass)) * pass;
+      }
+      return true;
+    }
+
+    /**
+     * Rule 4's "until steady": windows of steady_window timed batches of `n` calls (not
+     * samples) until a window's median ns/op is within steady_tolerance of the previous
+     * window's, or until the warm-up (from its first call) has lasted warmup_max_seconds.
+     * Sets {@link #steadiness}; false if max_cell_seconds ran out.
+     */
+    private boolean untilSteady(Spec.Timing timing) {
+      long budgetNs = Math.round(timing.warmupMaxSeconds() * 1e9);
+      double[] window = new double[timing.steadyWindow()];
+      double previous = Double.NaN;
+      double change = Double.NaN;
+      while (true) {
+        for (int i = 0; i < window.length; i++) {
+          long elapsed = elapsed();
+          if (elapsed >= limitNs || elapsed >= budgetNs) {
+            steadiness = "not steady after " + seconds(elapsed) + (Double.isNaN(change) ? " (no two windows compared)"
+                : String.format(Locale.ROOT, " (last change %.1f%%)", 100 * change));
+            return elapsed < limitNs;
+          }
+          window[i] = Math.max(1, time(n)) / (double) n;
+        }
+        double median = median(window);
+        if (!Double.isNaN(previous)) {
+          change = Math.abs(median - previous) / previous;
+          if (change <= timing.steadyTolerance()) {
+            steadiness = "steady after " + seconds(elapsed()) + String.format(Locale.ROOT,
+                " (window median %s ns/op, change %.1f%%)", Progress.grouped(median), 100 * change);
+            return elapsed() < limitNs;
+          }
+        }
+        previous = median;
+      }
+    }
+
+    /** A timeout cell stops once its own time passes max_cell_seconds. */
+    boolean wantsSample() {
+      if (failed || samples.size() >= wanted) {
+        return false;
+      }
+      return !timeout || spentNs < limitNs;
+    }
+
+    long sample() {
+      long elapsed = time(n);
+      samples.add(new long[] {n, elapsed});
+      spentNs += elapsed;
+      return elapsed;
+    }
+
+    double medianNsPerOp() {
+      return median(samples.stream().mapToDouble(s -> s[1] / (double) s[0]).toArray());
+    }
+  }
+
+  static long run(List<Entry> entries, Bench.Run run) {
+    Spec.Timing timing = run.spec.timing();
+    List<Timer> timers = new ArrayList<>();
+    for (Entry entry : entries) {
+      Spec.Cell cell = entry.cell();
+      Timer timer;
+      try {
+        timer = new Timer(entry, entry.workload().get(), timing);
+        timer.warmUpAndCalibrate(timing);
+      } catch (RuntimeException e) {
+        run.finish(cell, entry.inputBytes(), "failed", "failed while timing (" + e + ")", true);
+        continue;
+      }
+      timers.add(timer);
+      if (timer.steadiness != null) {
+        Progress.line(run.head(cell) + ": " + timer.steadiness);
+      }
+      String note = !timer.timeout ? ""
+          : timer.spentNs >= timer.limitNs ? " (timeout: max_cell_seconds used up by warm-up and calibration)"
+          : " (timeout: " + timing.samples() + " samples will not fit in max_cell_seconds)";
+      Progress.line(run.head(cell) + ": batch of " + timer.n + note);
+    }
+
+    for (int k = 1; k <= timing.samples(); k++) {
+      int taken = 0;
+      for (Timer timer : timers) {
+        if (!timer.wantsSample()) {
+          continue;
+        }
+        Spec.Cell cell = timer.entry.cell();
+        long elapsed;
+        try {
+          elapsed = timer.sample();
+        } catch (RuntimeException e) {
+          if (!timer.samples.isEmpty()) {
+            // Its rows so far are written as ok/timeout; a cell's rows cannot mix statuses.
+            throw new IllegalStateException(run.head(cell) + " threw in round " + k + ", after "
+                + timer.samples.size() + " samples: " + e, e);
+          }
+          timer.failed = true;
+          run.finish(cell, timer.entry.inputBytes(), "failed", "failed while timing (" + e + ")", true);
+          continue;
+        }
+        run.out.row(cell, cell.operation(), timer.entry.inputBytes(), k, timer.n, elapsed,
+            timer.work.outputBytes, timer.timeout ? "timeout" : "ok");
+        taken++;
+      }
+      if (taken == 0) {
+        Progress.line("round " + k + "/" + timing.samples() + ": no cell wants another sample, sampling ends");
+        break;
+      }
+      Progress.line("round " + k + "/" + timing.samples() + " done");
+    }
+
+    long sink = 0;
+    for (Timer timer : timers) {
+      sink += timer.sink;
+      if (timer.failed) {
+        continue;
+      }
+      Spec.Cell cell = timer.entry.cell();
+      String status = timer.timeout ? "timeout" : "ok";
+      if (timer.samples.isEmpty()) {
+        run.out.untimed(cell, timer.entry.inputBytes(), "timeout", timer.spentNs);
+        run.finish(cell, 0, status, "timeout after " + Progress.grouped(timer.spentNs) + " ns, no sample taken", false);
+      } else {
+        run.finish(cell, 0, status, Progress.grouped(timer.medianNsPerOp()) + " ns/op (" + timer.samples.size()
+            + " samples x " + timer.n + ")" + (timer.timeout ? " timeout" : ""), false);
+      }
+    }
+    return sink;
+  }
+}
