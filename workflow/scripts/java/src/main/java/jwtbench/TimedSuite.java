@@ -1,5 +1,7 @@
 package jwtbench;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -165,6 +167,7 @@ final class TimedSuite {
       double previous = Double.NaN;
       double change = Double.NaN;
       while (true) {
+        long compiledBefore = jitMillis();
         for (int i = 0; i < window.length; i++) {
           long elapsed = elapsed();
           if (elapsed >= limitNs || elapsed >= budgetNs) {
@@ -175,9 +178,13 @@ final class TimedSuite {
           window[i] = Math.max(1, time(n)) / (double) n;
         }
         double median = median(window);
+        // Two agreeing windows can both sit on a plateau between two tiers of compilation
+        // (measured: "steady" at 135 us/op, then sampled at 6 us/op); so the JIT must also
+        // have compiled nothing during the window.
+        boolean jitIdle = jitMillis() == compiledBefore;
         if (!Double.isNaN(previous)) {
           change = Math.abs(median - previous) / previous;
-          if (change <= timing.steadyTolerance()) {
+          if (change <= timing.steadyTolerance() && jitIdle) {
             steadiness = "steady after " + seconds(elapsed()) + String.format(Locale.ROOT,
                 " (window median %s ns/op, change %.1f%%)", Progress.grouped(median), 100 * change);
             return elapsed() < limitNs;
@@ -185,6 +192,12 @@ final class TimedSuite {
         }
         previous = median;
       }
+    }
+
+    /** The JIT's total compilation time so far (ms), or -1 when the VM does not say. */
+    private static long jitMillis() {
+      CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+      return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
     /** A timeout cell stops once its own time passes max_cell_seconds. */
