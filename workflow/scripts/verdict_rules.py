@@ -68,7 +68,8 @@ def deciding(parts, verdict):
     else:
         wanted = FAILS if verdict == FAILS else OPEN
         named = [f"{p[4]} = {p[1]:.3g} [{p[2]:.3g}, {p[3]:.3g}]" for p in parts if p[0] == wanted]
-        reason = f"{len(named)} of {len(parts)} comparisons {wanted}: " + "; ".join(named[:4])
+        plural = {FAILS: "do not hold", OPEN: "are inconclusive"}[wanted]
+        reason = f"{len(named)} of {len(parts)} comparisons {plural}: " + "; ".join(named[:4])
         reason += " ..." if len(named) > 4 else ""
     return {**figure, "reason": reason}
 
