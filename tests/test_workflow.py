@@ -96,12 +96,23 @@ def test_summary_has_every_cell(smoke):
     assert {r["status"] for r in rows if r["variant"] == "EdDSA" and r["language"] == "node"} == {"unsupported"}
 
 
-def test_interop_matrix_is_green(smoke):
+# Known interoperability gaps, each a finding the report shows: fusionauth-jwt (java)
+# writes and pins the header name "Ed25519" (RFC 9864) where the others use "EdDSA", so a
+# valid Ed25519 token is rejected across that line (tampered and alg:none ones still are).
+KNOWN_GAPS = {
+    (signer, verifier, "EdDSA", "valid")
+    for signer, verifier in [("java", "python"), ("python", "java")]
+    if {signer, verifier} <= set(LANGUAGES)
+}
+
+
+def test_interop_matrix_is_green_but_for_known_gaps(smoke):
     rows = read_csv(smoke / "results/verify/matrix.csv")
     signers = {r["signer"] for r in rows}
     assert signers == set(LANGUAGES)
     assert any(r["signer"] != r["verifier"] for r in rows)
-    assert [r for r in rows if r["ok"] == "false"] == []
+    failed = {(r["signer"], r["verifier"], r["variant"], r["check"]) for r in rows if r["ok"] == "false"}
+    assert failed == KNOWN_GAPS
     # Every pair supporting an algorithm checked it three ways.
     both = [r for r in rows if r["ok"] == "true"]
     assert {r["check"] for r in both} == {"valid", "tampered", "alg_none"}
