@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, SCRIPTS
 
 import config_validation
 import prepare_dataset
@@ -21,7 +21,7 @@ FAKE_KEY = "c4n4ry0f4k3k4gg13k3y5ecret0123456789"
 
 def default_datasets():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    filled = config_validation.validate(config, SCHEMA, {"node", "python"})
+    filled = config_validation.validate(config, SCHEMA, config_validation.driver_languages(SCRIPTS))
     return {d["name"]: d for d in filled["datasets"]}
 
 

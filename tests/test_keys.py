@@ -85,6 +85,7 @@ def test_keys_for_cold_start_and_comparisons_come_with_any_variant_list(tmp_path
     comparison sign with (HMAC-256, RSA-2048) are generated too."""
     from conftest import snakemake
 
-    result = snakemake(tmp_path, "keys/manifest.json", "--config", "suites={jwt: {algorithms: [ES256]}}", "datasets=[]")
+    result = snakemake(tmp_path, "keys/manifest.json", "--config",
+                       "suites={jwt: {algorithms: [ES256]}, percall: {algorithms: [ES256]}}", "datasets=[]")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert set(manifest(tmp_path / "keys")) == {"ec-p256", "hmac-256", "rsa-2048"}

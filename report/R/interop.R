@@ -7,7 +7,7 @@ interop_outcomes <- c("ok", "failed", "unsupported", "no row")
 # outcome: ok (observed == expected); unsupported (not ok, or no row, where the signer's
 # library lacks the variant for sign or the verifier's for verify, per summary.csv);
 # failed (not ok otherwise); no row (no row and nothing explains it).
-classify_interop <- function(rows, cells, langs, variants) {
+classify_interop <- function(rows, cells, langs, variants, cross_variants = variants) {
   unsupported <- unique(cells[status == "unsupported",
                               .(language = as.character(language),
                                 operation = as.character(operation),
@@ -18,6 +18,8 @@ classify_interop <- function(rows, cells, langs, variants) {
   }
   grid <- CJ(signer = langs, verifier = langs, variant = variants, check = interop_checks,
              sorted = FALSE)
+  # Across languages only the config's interop.variants are checked (all when it is empty).
+  grid <- grid[signer == verifier | variant %in% cross_variants]
   extra <- unique(rows[!paste(signer, verifier, variant, check) %in%
                          paste(grid$signer, grid$verifier, grid$variant, grid$check),
                        .(signer, verifier, variant, check)])

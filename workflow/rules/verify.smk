@@ -44,7 +44,8 @@ rule check_interop:
         "logs/check_interop/check_interop.log",
     threads: 2
     params:
-        variants=[variant.name for variant in JWT_VARIANTS],
+        variants=config["interop"]["variants"]
+        or [variant.name for variant in JWT_VARIANTS],
         payload=jwt_input_file(),
         drivers=all_drivers(),
     run:
