@@ -39,6 +39,20 @@ def group_cells(paths):
     return cells
 
 
+def samples_by(paths, key_of):
+    """({key: per-sample ns/op of the ok rows}, {key: its first row}) over the cells of
+    `paths`, keyed by key_of(row); cells whose key_of is None are left out."""
+    samples, first = {}, {}
+    for rows in group_cells(paths).values():
+        key = key_of(rows[0])
+        if key is None:
+            continue
+        first.setdefault(key, rows[0])
+        if rows[0]["status"] == "ok":
+            samples.setdefault(key, []).extend(ns_per_op(rows))
+    return samples, first
+
+
 def ns_per_op(rows):
     return [row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"] > 0]
 

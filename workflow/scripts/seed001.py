@@ -21,9 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aggregate_samples  # noqa: E402
-import raw_samples  # noqa: E402
 import variants  # noqa: E402
-from verdict_rules import ABOUT, BootstrapCells, about, above, combine, deciding, similar, within  # noqa: E402
+from verdict_rules import ABOUT, BootstrapCells, about, above, judge_claim, similar, within  # noqa: E402
 
 METHODS = {"jwt": "jwtbench", "percall": "seed 001's method"}
 BASELINE = "HS512"
@@ -39,17 +38,10 @@ COMPARABLE = 1.25
 def read_cells(paths):
     """{(language, method, operation, variant): per-sample ns/op} of the ok cells, and the
     statuses of every cell."""
-    samples, statuses = {}, {}
-    for path in paths:
-        for row in raw_samples.read(path):
-            if row["suite"] not in METHODS:
-                continue
-            key = (row["language"], METHODS[row["suite"]], row["operation"],
-                   variants.name_of(row["algorithm"], row["key_bits"]))  # fmt: skip
-            statuses[key] = row["status"]
-            if row["status"] == "ok":
-                samples.setdefault(key, []).extend(aggregate_samples.ns_per_op([row]))
-    return samples, statuses
+    samples, first = aggregate_samples.samples_by(paths, lambda row: (
+        (row["language"], METHODS[row["suite"]], row["operation"], variants.name_of(row["algorithm"], row["key_bits"]))
+        if row["suite"] in METHODS else None))  # fmt: skip
+    return samples, {key: row["status"] for key, row in first.items()}
 
 
 def rankings(cells, statuses):
@@ -78,34 +70,26 @@ def rankings(cells, statuses):
     return rows
 
 
-def comparisons(cells, language, method, pairs, judge):
-    """[(verdict, ratio, low, high, label)] of the pairs ((op, variant), (op, variant)) both measured."""
-    found = []
-    for (top_op, top), (bottom_op, bottom) in pairs:
-        top_key, bottom_key = (language, method, top_op, top), (language, method, bottom_op, bottom)
-        if top_key in cells and bottom_key in cells:
-            ratio, low, high = cells.ratio(top_key, bottom_key)
-            found.append((judge(low, high), ratio, low, high, f"{top_op} {top} / {bottom_op} {bottom}"))
-    return found
-
-
 def slowest_hmac(cells, language, method):
     measured = [v for v in HMACS if (language, method, "sign", v) in cells]
     return max(measured, key=lambda v: cells.median((language, method, "sign", v)), default=None)
-
-
-def asymmetric():
-    return [f"{family}-{bits}" for bits in variants.RSA_SIZES for family in RSA_FAMILIES] + CURVES + ["EdDSA"]
 
 
 def rsa_variants():
     return [f"{family}-{bits}" for bits in variants.RSA_SIZES for family in RSA_FAMILIES]
 
 
+def asymmetric():
+    return rsa_variants() + CURVES + ["EdDSA"]
+
+
 def claim_parts(cells, language, method):
     """{claim: [comparisons]} for one language and method."""
     hmac = slowest_hmac(cells, language, method)
-    cmp = lambda pairs, judge: comparisons(cells, language, method, pairs, judge)  # noqa: E731
+    def cmp(pairs, judge):
+        return cells.compare([((language, method, *top), (language, method, *bottom),
+                               f"{top[0]} {top[1]} / {bottom[0]} {bottom[1]}") for top, bottom in pairs], judge)  # fmt: skip
+
     return {
         "hmac_dominates": cmp([(("sign", v), ("sign", hmac)) for v in asymmetric()], above) if hmac else [],
         "verify_cheaper_for_rsa": cmp([(("sign", v), ("verify", v)) for v in rsa_variants()], above),
@@ -150,14 +134,8 @@ def verdicts(cells, languages):
             if (language, method) not in measured:
                 continue
             for claim, parts in claim_parts(cells, language, method).items():
-                if not parts:
-                    rows.append({"claim": claim, "language": language, "method": method, "verdict": "not measured",
-                                 "reason": "a variant it needs was not measured (unsupported or failed)",
-                                 "what": WHAT[claim]})  # fmt: skip
-                    continue
-                verdict = combine(part[0] for part in parts)
-                rows.append({"claim": claim, "language": language, "method": method, "verdict": verdict,
-                             **deciding(parts, verdict), "comparisons": len(parts), "what": WHAT[claim]})  # fmt: skip
+                rows.append({"claim": claim, "language": language, "method": method, "what": WHAT[claim],
+                             **judge_claim(parts)})  # fmt: skip
     return rows
 
 

@@ -23,8 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aggregate_samples  # noqa: E402
-import raw_samples  # noqa: E402
-from verdict_rules import BootstrapCells, above, combine, deciding, within  # noqa: E402
+from verdict_rules import BootstrapCells, above, judge_claim, within  # noqa: E402
 
 SHORT = ["case1-uuid", "case2-uuid-time"]
 LONG = ["case4-uuid-uuid", "case5-uuid-uuid-time"]
@@ -39,16 +38,8 @@ UUID_FACTOR = 2.0
 
 
 def read_cells(paths):
-    samples, first = {}, {}
-    for path in paths:
-        for row in raw_samples.read(path):
-            if row["suite"] != "hash":
-                continue
-            key = (row["language"], row["implementation"], row["input"], row["algorithm"])
-            first.setdefault(key, row)
-            if row["status"] == "ok":
-                samples.setdefault(key, []).extend(aggregate_samples.ns_per_op([row]))
-    return samples, first
+    return aggregate_samples.samples_by(paths, lambda row: (
+        (row["language"], row["implementation"], row["input"], row["algorithm"]) if row["suite"] == "hash" else None))
 
 
 def case_rows(cells, first):
@@ -93,16 +84,6 @@ def sweep_rows(cells, first, counter):
     return rows
 
 
-def hash_pairs(cells, language, implementation, pairs, judge):
-    found = []
-    for case, top, bottom in pairs:
-        top_key, bottom_key = (language, implementation, case, top), (language, implementation, case, bottom)
-        if top_key in cells and bottom_key in cells:
-            ratio, low, high = cells.ratio(top_key, bottom_key)
-            found.append((judge(low, high), ratio, low, high, f"{case}: {top} / {bottom}"))
-    return found
-
-
 def uuid_cost(cells, language, implementation):
     """[(verdict, ratio, low, high, label)]: (generation of case 3 - of case 2) / SHA-256 of case 1."""
     fresh, cached = ((language, implementation, case, "none") for case in (UUID_CASE, UUID_BASE))
@@ -118,7 +99,10 @@ def uuid_cost(cells, language, implementation):
 
 def claim_parts(cells, language, implementation):
     pairs = lambda cases, top, bottom: [(case, top, bottom) for case in cases]  # noqa: E731
-    cmp = lambda triples: hash_pairs(cells, language, implementation, triples, above)  # noqa: E731
+
+    def cmp(triples):
+        return cells.compare([((language, implementation, case, top), (language, implementation, case, bottom),
+                               f"{case}: {top} / {bottom}") for case, top, bottom in triples], above)  # fmt: skip
     return {
         "sha256_faster_short": cmp(pairs(SHORT, "SHA-512", "SHA-256")),
         "sha512_faster_long": cmp(pairs(LONG, "SHA-256", "SHA-512")),
@@ -138,17 +122,13 @@ WHAT = {
 }  # fmt: skip
 
 
-def verdicts(cells, pairs_of_language):
-    rows = []
-    for language, implementation in pairs_of_language:
-        for claim, parts in claim_parts(cells, language, implementation).items():
-            row = {"claim": claim, "language": language, "implementation": implementation, "what": WHAT[claim]}
-            if not parts:
-                rows.append({**row, "verdict": "not measured", "reason": "a cell it needs was not measured"})
-                continue
-            verdict = combine(part[0] for part in parts)
-            rows.append({**row, "verdict": verdict, **deciding(parts, verdict), "comparisons": len(parts)})
-    return rows
+def verdicts(cells, implementations):
+    return [
+        {"claim": claim, "language": language, "implementation": implementation, "what": WHAT[claim],
+         **judge_claim(parts)}
+        for language, implementation in implementations
+        for claim, parts in claim_parts(cells, language, implementation).items()
+    ]  # fmt: skip
 
 
 COLUMNS = {

@@ -57,6 +57,14 @@ def combine(verdicts):
     return OPEN
 
 
+def judge_claim(parts):
+    """A claim's verdict columns from its comparisons; "not measured" when it has none."""
+    if not parts:
+        return {"verdict": "not measured", "reason": "a cell it needs was not measured (unsupported or failed)"}
+    verdict = combine(part[0] for part in parts)
+    return {"verdict": verdict, **deciding(parts, verdict), "comparisons": len(parts)}
+
+
 def deciding(parts, verdict):
     """The figure a verdict rests on: the range of the ratios, the widest CI, and a reason
     naming the comparisons that broke or left the claim open."""
@@ -98,6 +106,16 @@ class BootstrapCells:
 
     def interval(self, estimates):
         return stats.percentile_interval(estimates, self.settings["confidence"])
+
+    def compare(self, pairs, judge):
+        """[(verdict, ratio, CI low, CI high, label)] of the (top, bottom, label) pairs whose
+        cells were both measured, each ratio judged by judge(low, high)."""
+        found = []
+        for top, bottom, label in pairs:
+            if top in self and bottom in self:
+                ratio, low, high = self.ratio(top, bottom)
+                found.append((judge(low, high), ratio, low, high, label))
+        return found
 
     def ratio(self, top, bottom):
         """(ratio of medians, CI low, CI high) of cell `top` over cell `bottom`."""
