@@ -176,10 +176,9 @@ def env_manifests(wildcards):
     """The env's files, plus the driver's sources where the install compiles them (src/)."""
     folder = SOURCE / "envs" / wildcards.language
     sources = SOURCE / "workflow" / "scripts" / wildcards.language / "src"
-    compiled = sorted(path for path in sources.rglob("*") if path.is_file())
-    return sorted(str(path) for path in folder.iterdir() if path.is_file()) + [
-        str(path) for path in compiled
-    ]
+    return sorted(str(path) for path in folder.iterdir() if path.is_file()) + sorted(
+        str(path) for path in sources.rglob("*") if path.is_file()
+    )
 
 
 def get_env_installer(wildcards):
@@ -316,9 +315,7 @@ def get_seed000_samples(wildcards=None):
     return [path for path in raw_files("csv") if Path(path).stem in DATASETS]
 
 
-SEED001 = any(
-    job in BENCH_JOBS for job in [("jwt", CLAIMS_INPUT), ("percall", CLAIMS_INPUT)]
-)
+SEED001 = bool({("jwt", CLAIMS_INPUT), ("percall", CLAIMS_INPUT)} & set(BENCH_JOBS))
 SEED002 = any(suite == "hash" for suite, _ in BENCH_JOBS)
 
 
