@@ -86,7 +86,7 @@ input_columns <- list(
     numeric = c("key_bits", "input_bytes", "output_bytes", "samples", "iterations", "median_ns",
                 "mad_ns", "ci_low_ns", "ci_high_ns", "ci_halfwidth_pct", "cv", "ops_per_s")),
   ratios = list(
-    character = c("language", "suite", "input", "kind", "numerator", "denominator"),
+    character = c("language", "implementation", "suite", "input", "kind", "numerator", "denominator"),
     numeric = c("ratio", "ci_low", "ci_high")),
   matrix = list(
     character = c("signer", "verifier", "variant", "check", "expected", "observed"),
@@ -155,6 +155,8 @@ input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
                  file.path("seed000", paste0(c("rates", "tokensize", "transfer", "ratios", "verdicts"), ".csv")),
                  file.path("seed001", paste0(c("rankings", "verdicts"), ".csv")),
                  file.path("seed002", paste0(c("cases", "sweep", "verdicts"), ".csv")),
+                 file.path("seed003", paste0(c("speed", "verdicts"), ".csv")), file.path("primitive", "overhead.csv"),
+                 file.path("seed004", paste0(c("runs", "decomposed", "verdicts"), ".csv")),
                  "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "provenance.json")
 input_files <- input_files[file.exists(file.path(results_dir, input_files))]
 

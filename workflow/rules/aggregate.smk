@@ -46,7 +46,7 @@ rule reproduce_seed000:
     log:
         "logs/reproduce_seed000/reproduce_seed000.log",
     params:
-        languages=LANGUAGES,
+        languages=JWS_LANGUAGES,
         datasets=list(DATASETS),
         statistics=config["statistics"],
     run:
@@ -62,7 +62,7 @@ rule reproduce_seed001:
     log:
         "logs/reproduce_seed001/reproduce_seed001.log",
     params:
-        languages=LANGUAGES,
+        languages=JWS_LANGUAGES,
         statistics=config["statistics"],
     run:
         seed001.run_job(job(input, output, params, log))
@@ -94,3 +94,34 @@ rule reproduce_seed002:
         statistics=config["statistics"],
     run:
         seed002.run_job(job(input, output, params, log))
+
+
+rule reproduce_seed003:
+    input:
+        unpack(get_seed003_inputs),
+    output:
+        speed="results/seed003/speed.csv",
+        verdicts="results/seed003/verdicts.csv",
+        overhead="results/primitive/overhead.csv",
+    log:
+        "logs/reproduce_seed003/reproduce_seed003.log",
+    params:
+        languages=LANGUAGES,
+        statistics=config["statistics"],
+    run:
+        seed003.run_job(job(input, output, params, log))
+
+
+rule reproduce_seed004:
+    input:
+        samples=get_seed004_samples,
+    output:
+        runs="results/seed004/runs.csv",
+        decomposed="results/seed004/decomposed.csv",
+        verdicts="results/seed004/verdicts.csv",
+    log:
+        "logs/reproduce_seed004/reproduce_seed004.log",
+    params:
+        statistics=config["statistics"],
+    run:
+        seed004.run_job(job(input, output, params, log))

@@ -14,6 +14,7 @@ rule write_bench_spec:
         timing=config["timing"],
         input_file=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[0],
         input_kind=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[1],
+        jws=lambda wildcards: DRIVERS[wildcards.language]["jws"],
     run:
         write_bench_spec.run_job(job(input, output, params, log, wildcards))
 
@@ -45,9 +46,9 @@ rule run_benchmark:
 rule crosscheck_harness:
     input:
         summary="results/summary.csv",
-        envs=expand(".envs/{language}/.installed", language=LANGUAGES),
+        envs=expand(".envs/{language}/.installed", language=JWS_LANGUAGES),
         drivers=[
-            source for language in LANGUAGES for source in driver_sources(language)
+            source for language in JWS_LANGUAGES for source in driver_sources(language)
         ],
         key_manifest=KEY_MANIFEST,
     output:
@@ -57,7 +58,7 @@ rule crosscheck_harness:
     resources:
         bench=1,
     params:
-        languages=LANGUAGES,
+        languages=JWS_LANGUAGES,
         variants=config["crosscheck"]["variants"],
         tolerance=config["crosscheck"]["tolerance"],
         repeats=config["crosscheck"]["repeats"],
@@ -73,7 +74,7 @@ rule compare_native:
         # Like a benchmark: only drivers that passed every check are timed.
         gate="results/verify/matrix.csv",
         images=get_all_images,
-        envs=expand(".envs/{language}/.installed", language=LANGUAGES),
+        envs=expand(".envs/{language}/.installed", language=JWS_LANGUAGES),
         key_manifest=KEY_MANIFEST,
     output:
         "results/container_vs_native.csv",
@@ -87,7 +88,7 @@ rule compare_native:
                 "native": native_driver_params(language),
                 "container": driver_params(language),
             }
-            for language in LANGUAGES
+            for language in JWS_LANGUAGES
         },
         settings=config["execution"]["compare_native"],
         timing=config["timing"],
@@ -121,7 +122,7 @@ rule run_coldstart:
 
 rule summarize_coldstart:
     input:
-        expand("results/raw/{language}/coldstart.json", language=LANGUAGES),
+        expand("results/raw/{language}/coldstart.json", language=JWS_LANGUAGES),
     output:
         "results/coldstart.csv",
     log:

@@ -30,6 +30,8 @@ import run_benchmark  # noqa: E402
 import seed000  # noqa: E402
 import seed001  # noqa: E402
 import seed002  # noqa: E402
+import seed003  # noqa: E402
+import seed004  # noqa: E402
 import variants  # noqa: E402
 import verify_tokens  # noqa: E402
 import write_bench_spec  # noqa: E402
@@ -58,6 +60,15 @@ if IN_CONTAINERS:
         )
 
 LANGUAGES = config["languages"]
+try:
+    DRIVERS = {
+        language: config_validation.driver_manifest(SCRIPTS, language)
+        for language in LANGUAGES
+    }
+except config_validation.ConfigError as error:
+    raise WorkflowError(str(error)) from None
+# Languages with a JWS library: the verification gate, interop, cold start, cross-checks.
+JWS_LANGUAGES = [language for language in LANGUAGES if DRIVERS[language]["jws"]]
 ACTIVE = [name for name, suite in config["suites"].items() if suite["activate"]]
 # Suites the drivers' `bench` times; coldstart times whole processes (rule run_coldstart).
 SUITES = [name for name in ACTIVE if name != "coldstart"]
@@ -81,6 +92,9 @@ except prepare_dataset.DatasetError as error:
 
 HASH = config["suites"]["hash"]
 HASH_INPUTS = [name for name in ("cases", "lengths") if HASH[name]]
+# The job inputs of suites primitive and keygen (each one job per language).
+PRIMITIVE_INPUT = "blocks"
+KEYGEN_INPUT = "levels"
 
 
 def suite_inputs(suite):
@@ -92,11 +106,28 @@ def suite_inputs(suite):
         return HASH_INPUTS
     if suite == "percall":
         return [CLAIMS_INPUT]
+    if suite == "primitive":
+        return [PRIMITIVE_INPUT]
+    if suite == "keygen":
+        return [KEYGEN_INPUT]
     return list(DATASETS)
 
 
-# One benchmark job per (language, suite, input).
-BENCH_JOBS = [(suite, name) for suite in SUITES for name in suite_inputs(suite)]
+# One benchmark job per (language, suite, input), for the suites the language's driver runs
+# (its driver.yaml).
+def jobs_of(language):
+    return [
+        (suite, name)
+        for suite in SUITES
+        if suite in DRIVERS[language]["suites"]
+        for name in suite_inputs(suite)
+    ]
+
+
+LANGUAGE_JOBS = [
+    (language, suite, name) for language in LANGUAGES for suite, name in jobs_of(language)
+]
+BENCH_JOBS = list(dict.fromkeys((suite, name) for _, suite, name in LANGUAGE_JOBS))
 
 
 wildcard_constraints:
@@ -104,7 +135,7 @@ wildcard_constraints:
     suite="|".join(SUITES),
     image="|".join(IMAGES),
     dataset="|".join(DATASETS) or "(?!)",
-    input="|".join([CLAIMS_INPUT, *DATASETS, *HASH_INPUTS]),
+    input="|".join([CLAIMS_INPUT, *DATASETS, *HASH_INPUTS, PRIMITIVE_INPUT, KEYGEN_INPUT]),
 
 
 def job(input, output, params, log, wildcards=None, threads=1):
@@ -159,7 +190,7 @@ def get_own_driver(wildcards):
 
 
 def all_drivers():
-    return {language: driver_params(language) for language in LANGUAGES}
+    return {language: driver_params(language) for language in JWS_LANGUAGES}
 
 
 def driver_sources(language):
@@ -195,6 +226,10 @@ def key_names():
     }
     if COLDSTART:
         extra |= {"hmac-256", "rsa-2048"}
+    if "primitive" in SUITES:
+        extra |= set(write_bench_spec.primitive_key_names(config["suites"]["primitive"]))
+    if "keygen" in SUITES:
+        extra |= set(write_bench_spec.keygen_key_names(config["suites"]["keygen"]))
     for check in (config["crosscheck"], config["execution"]["compare_native"]):
         extra |= {variants.parse(name).key_name for name in check["variants"]}
     return sorted({variant.key_name for variant in JWT_VARIANTS} | extra)
@@ -216,10 +251,16 @@ DATASET_FILE = {
 }
 
 
+JWT_SIGNING_INPUT = "results/primitive/jwt-signing-input.bin"
+
+
 def bench_input(suite, name):
-    """(input file, input_kind) of a suite's cells on an input (hash messages have none)."""
-    if suite == "hash":
+    """(input file, input_kind) of a suite's cells on an input (hash and keygen messages
+    have none; primitive's is the JWS signing input of the claims file)."""
+    if suite in ("hash", "keygen"):
         return None, None
+    if suite == "primitive":
+        return JWT_SIGNING_INPUT, "bytes"
     if name == CLAIMS_INPUT:
         return jwt_input_file(), "claims"
     kind = "claims" if suite == "transfer" else "records"
@@ -228,6 +269,8 @@ def bench_input(suite, name):
 
 def get_spec_inputs(wildcards):
     inputs = {"key_manifest": KEY_MANIFEST}
+    if wildcards.suite == "primitive":
+        inputs["data"] = JWT_SIGNING_INPUT
     if wildcards.input in DATASETS:
         inputs["data"] = bench_input(wildcards.suite, wildcards.input)[0]
     return inputs
@@ -290,8 +333,7 @@ def get_build_args(wildcards):
 def raw_files(extension):
     return [
         f"results/raw/{language}/{suite}/{name}.{extension}"
-        for language in LANGUAGES
-        for suite, name in BENCH_JOBS
+        for language, suite, name in LANGUAGE_JOBS
     ]
 
 
@@ -333,6 +375,28 @@ def get_seed002_samples(wildcards=None):
     return [path for path in raw_files("csv") if Path(path).parent.name == "hash"]
 
 
+SEED003 = "primitive" in {suite for suite, _ in BENCH_JOBS}
+SEED004 = "keygen" in {suite for suite, _ in BENCH_JOBS}
+
+
+def get_seed003_inputs(wildcards=None):
+    """Suite primitive's raw files, and suite jwt's on the claims file (for JWT overhead)."""
+    return {
+        "primitive": [
+            path for path in raw_files("csv") if Path(path).parent.name == "primitive"
+        ],
+        "jwt": [
+            path
+            for path in raw_files("csv")
+            if Path(path).parent.name == "jwt" and Path(path).stem == CLAIMS_INPUT
+        ],
+    }
+
+
+def get_seed004_samples(wildcards=None):
+    return [path for path in raw_files("csv") if Path(path).parent.name == "keygen"]
+
+
 def get_report_inputs(wildcards):
     inputs = {
         "summary": "results/summary.csv",
@@ -363,6 +427,14 @@ def get_report_inputs(wildcards):
     if SEED002:
         inputs["seed002"] = [
             f"results/seed002/{name}.csv" for name in ("cases", "sweep", "verdicts")
+        ]
+    if SEED003:
+        inputs["seed003"] = [
+            f"results/seed003/{name}.csv" for name in ("speed", "verdicts")
+        ] + ["results/primitive/overhead.csv"]
+    if SEED004:
+        inputs["seed004"] = [
+            f"results/seed004/{name}.csv" for name in ("runs", "decomposed", "verdicts")
         ]
     return inputs
 

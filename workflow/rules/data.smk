@@ -34,3 +34,16 @@ rule prepare_dataset:
         kaggle_bin=".envs/kaggle/bin/kaggle",
     run:
         prepare_dataset.run_job(job(input, output, params, log, wildcards))
+
+
+rule write_jwt_signing_input:
+    input:
+        claims=jwt_input_file(),
+    output:
+        JWT_SIGNING_INPUT,
+    log:
+        "logs/write_jwt_signing_input/write_jwt_signing_input.log",
+    params:
+        claims=jwt_input_file(),
+    run:
+        write_bench_spec.write_signing_input(job(input, output, params, log))

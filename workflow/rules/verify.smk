@@ -35,8 +35,8 @@ rule check_driver:
 
 rule check_interop:
     input:
-        tables=expand("results/verify/self/{language}.csv", language=LANGUAGES),
-        tokens=expand("results/verify/tokens/{language}", language=LANGUAGES),
+        tables=expand("results/verify/self/{language}.csv", language=JWS_LANGUAGES),
+        tokens=expand("results/verify/tokens/{language}", language=JWS_LANGUAGES),
         key_manifest=KEY_MANIFEST,
     output:
         matrix="results/verify/matrix.csv",

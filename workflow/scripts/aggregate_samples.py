@@ -87,28 +87,30 @@ def summarise(key, rows, settings):
 def ratios(summaries, samples, settings):
     """verify/sign per variant, and each operation's variants over HS512 (seed 001's baseline)."""
     index = {
-        (s["language"], s["suite"], s["input"], s["operation"], s["variant"]): key
+        (s["language"], s["implementation"], s["suite"], s["input"], s["operation"], s["variant"]): key
         for key, s in summaries.items()
         if s["status"] == "ok"
     }
     pairs = []
-    for language, suite, input_name, operation, variant in index:
-        if operation == "verify" and (language, suite, input_name, "sign", variant) in index:
-            pairs.append(("verify/sign", language, suite, input_name, ("verify", variant), ("sign", variant)))
-        baseline = (language, suite, input_name, operation, "HS512")
-        if operation in ("sign", "verify") and baseline in index:
-            pairs.append((f"{operation}/HS512", language, suite, input_name, (operation, variant), (operation, "HS512")))
+    for language, implementation, suite, input_name, operation, variant in index:
+        cell = (language, implementation, suite, input_name)
+        if operation == "verify" and (*cell, "sign", variant) in index:
+            pairs.append(("verify/sign", cell, ("verify", variant), ("sign", variant)))
+        if operation in ("sign", "verify") and (*cell, operation, "HS512") in index:
+            pairs.append((f"{operation}/HS512", cell, (operation, variant), (operation, "HS512")))
     rows = []
-    for kind, language, suite, input_name, top, bottom in pairs:
-        top_key = index[(language, suite, input_name, *top)]
-        bottom_key = index[(language, suite, input_name, *bottom)]
+    for kind, cell, top, bottom in pairs:
+        language, implementation, suite, input_name = cell
+        top_key = index[(*cell, *top)]
+        bottom_key = index[(*cell, *bottom)]
         rng = stats.generator(settings["seed"], kind, *top_key, *bottom_key)
         ratio, low, high = stats.ratio_ci(
             samples[top_key], samples[bottom_key], settings["confidence"],
             settings["bootstrap_resamples"], rng,
         )  # fmt: skip
         rows.append({
-            "language": language, "suite": suite, "input": input_name, "kind": kind,
+            "language": language, "implementation": implementation, "suite": suite,
+            "input": input_name, "kind": kind,
             "numerator": ":".join(top), "denominator": ":".join(bottom),
             "ratio": ratio, "ci_low": low, "ci_high": high,
         })  # fmt: skip

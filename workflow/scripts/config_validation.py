@@ -137,3 +137,37 @@ def driver_languages(scripts_dir):
         for path in Path(scripts_dir).glob("*/run")
         if path.is_file()
     }
+
+
+BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen")
+
+
+def driver_manifest(scripts_dir, language):
+    """What a language's driver does, from workflow/scripts/<language>/driver.yaml:
+    {"jws": bool, "suites": [...]}; ConfigError naming the file and key when malformed."""
+    path = Path(scripts_dir) / language / "driver.yaml"
+    if not path.is_file():
+        raise ConfigError(f"{path}: missing (every driver says what it does: jws and suites;"
+                          " see workflow/scripts/README.md)")
+    try:
+        manifest = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not YAML: {error}") from None
+    problems = []
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
+    unknown = sorted(set(manifest) - {"jws", "suites"})
+    if unknown:
+        problems.append(f"unknown keys {unknown} (known: jws, suites)")
+    if not isinstance(manifest.get("jws"), bool):
+        problems.append("key 'jws' must be true or false")
+    suites = manifest.get("suites")
+    if not isinstance(suites, list) or not suites:
+        problems.append("key 'suites' must be a non-empty list")
+    else:
+        wrong = [suite for suite in suites if suite not in BENCH_SUITES]
+        if wrong:
+            problems.append(f"key 'suites': unknown {wrong} (known: {', '.join(BENCH_SUITES)})")
+    if problems:
+        raise ConfigError(f"{path}: " + "; ".join(problems))
+    return {"jws": manifest["jws"], "suites": list(suites)}

@@ -48,8 +48,11 @@ def parse(name):
 
 
 def name_of(algorithm, key_bits):
-    """The variant name of a (algorithm, key_bits) pair as drivers report it."""
-    if algorithm[:2] in ("RS", "PS"):
+    """The variant name of a (algorithm, key_bits) pair as drivers report it: JWS RSA
+    variants and the RSA/ECDSA primitives (suites primitive, keygen) carry the key size."""
+    if algorithm[:2] in ("RS", "PS") and algorithm[2:].isdigit():
+        return f"{algorithm}-{key_bits}"
+    if algorithm.startswith(("RSA-", "ECDSA-")):
         return f"{algorithm}-{key_bits}"
     return algorithm
 

@@ -1,10 +1,11 @@
 """How a published claim is judged against a ratio's confidence interval.
 
-Shared by the seed reproductions (seed000.py, seed001.py, seed002.py). A claim is a set of
+Shared by the seed reproductions (seed000.py ... seed004.py). A claim is a set of
 comparisons, each a ratio of medians with its bootstrap CI, and a criterion:
 
   above(1)        "A is slower / costs more than B": the CI lies above 1
   within(lo, hi)  "about N times", "similar": the CI lies inside [lo, hi]
+  orders(n, m)    "n-m orders of magnitude": the CI inside [10^(n-0.5), 10^(m+0.5)]
 
 A comparison holds when its CI meets the criterion, does not hold when the CI lies wholly
 on the wrong side, and is inconclusive when it straddles a bound. A claim made of several
@@ -42,6 +43,12 @@ def within(low, high, lo, hi):
 
 def about(low, high, factor):
     return within(low, high, factor / ABOUT, factor * ABOUT)
+
+
+def orders(low, high, fewest, most):
+    """"fewest-most orders of magnitude": the CI within the ratios whose log10 rounds to
+    fewest..most, i.e. [10^(fewest - 0.5), 10^(most + 0.5)]."""
+    return within(low, high, 10 ** (fewest - 0.5), 10 ** (most + 0.5))
 
 
 def similar(low, high):

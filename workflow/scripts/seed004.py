@@ -1,0 +1,178 @@
+"""Seed 004 reproduced: RSA against ECDSA with key generation, by NIST security level.
+
+From the raw samples of suite keygen, writes to results/seed004/:
+  runs.csv        per (language, implementation, key, operation, message): status, timed
+                  iterations, median and mean ms per iteration (the seed printed the mean)
+                  with the median's CI; a timeout cell's time spent
+  decomposed.csv  per (language, implementation, key, message): the seed's combined
+                  figure beside key generation, sign and verify timed apart, and the
+                  share of key generation
+  verdicts.csv    per (claim, language, implementation), as verdict_rules.py judges them
+
+The claims are report/published/seed004_claims.csv:
+  ecdsa_673x_faster            RSA-3072 / P-256, keygen+sign+verify, at each message size:
+                               about the seed's 672.7x (within a factor 1.25)
+  rsa_grows_steeply_ecdsa_barely  (RSA-3072 / RSA-2048) / (P-384 / P-256) at each message
+                               size, the key-size steps the seed measured: above 1
+  message_size_barely_matters  1000-byte / 10-byte time of each key: similar (within 10%)
+"""
+
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import aggregate_samples  # noqa: E402
+from verdict_rules import BootstrapCells, above, about, judge_claim, similar  # noqa: E402
+
+COMBINED = "keygen+sign+verify"
+SEED_ECDSA_SPEEDUP = 672.7
+SHORT, LONG = "msg-10", "msg-1000"
+
+
+def key_of(row):
+    if row["suite"] != "keygen":
+        return None
+    family = "RSA" if row["algorithm"].startswith("RSA") else "ECDSA"
+    return (row["language"], row["implementation"], family, row["key_bits"], row["operation"], row["input"])
+
+
+def run_rows(cells, first, rows_by_cell):
+    out = []
+    for key, row in first.items():
+        language, implementation, family, bits, operation, message = key
+        entry = {"language": language, "implementation": implementation,
+                 "implementation_version": row["implementation_version"], "family": family, "key_bits": bits,
+                 "algorithm": row["algorithm"], "operation": operation, "input": message,
+                 "message_bytes": row["input_bytes"], "status": row["status"]}  # fmt: skip
+        timed = rows_by_cell.get(key, [])
+        if row["status"] == "timeout":
+            entry["seconds_spent"] = sum(r["elapsed_ns"] for r in timed) / 1e9
+            entry["iterations"] = sum(r["iterations"] for r in timed)
+        if key in cells:
+            values = cells.samples[key]
+            low, high = cells.interval(cells.medians(key))
+            entry.update(iterations=len(values), median_ms=cells.median(key) / 1e6, mean_ms=statistics.fmean(values) / 1e6,
+                         ci_low_ms=low / 1e6, ci_high_ms=high / 1e6)  # fmt: skip
+        out.append(entry)
+    return out
+
+
+def decomposed_rows(cells, first):
+    out = []
+    for key in first:
+        language, implementation, family, bits, operation, message = key
+        if operation != COMBINED:
+            continue
+        parts = {
+            "combined": key,
+            "keygen": (language, implementation, family, bits, "keygen", "keypair"),
+            "sign": (language, implementation, family, bits, "sign", message),
+            "verify": (language, implementation, family, bits, "verify", message),
+        }
+        entry = {"language": language, "implementation": implementation, "family": family, "key_bits": bits,
+                 "input": message}  # fmt: skip
+        for name, part in parts.items():
+            if part in cells:
+                entry[f"{name}_ms"] = cells.median(part) / 1e6
+        if all(f"{name}_ms" in entry for name in parts):
+            entry["parts_sum_ms"] = entry["keygen_ms"] + entry["sign_ms"] + entry["verify_ms"]
+            entry["keygen_share"] = entry["keygen_ms"] / entry["parts_sum_ms"]
+        out.append(entry)
+    return out
+
+
+def growth_over_growth(cells, steep, flat, label):
+    """(verdict, ratio, low, high, label) of (steep[0] / steep[1]) / (flat[0] / flat[1])."""
+    if not all(key in cells for key in (*steep, *flat)):
+        return []
+    median = lambda key: cells.median(key)  # noqa: E731
+    ratio = (median(steep[0]) / median(steep[1])) / (median(flat[0]) / median(flat[1]))
+    draws = [cells.medians(key) for key in (*steep, *flat)]
+    low, high = cells.interval(np.asarray(draws[0] / draws[1]) / (draws[2] / draws[3]))
+    return [(above(low, high), ratio, low, high, label)]
+
+
+def claim_parts(cells, first, language, implementation, messages):
+    def cell(family, bits, message, operation=COMBINED):
+        return (language, implementation, family, bits, operation, message)
+
+    speedup = cells.compare(
+        [(cell("RSA", 3072, m), cell("ECDSA", 256, m), f"{m}: RSA-3072 / P-256") for m in messages],
+        lambda lo, hi: about(lo, hi, SEED_ECDSA_SPEEDUP),
+    )
+    growth = []
+    for m in messages:
+        growth += growth_over_growth(
+            cells, (cell("RSA", 3072, m), cell("RSA", 2048, m)), (cell("ECDSA", 384, m), cell("ECDSA", 256, m)),
+            f"{m}: (RSA-3072 / RSA-2048) / (P-384 / P-256)",
+        )  # fmt: skip
+    keys = sorted({(key[2], key[3]) for key in first if key[:2] == (language, implementation)})
+    size = []
+    if SHORT in messages and LONG in messages:
+        size = cells.compare(
+            [(cell(f, b, LONG), cell(f, b, SHORT), f"{f}-{b}: {LONG} / {SHORT}") for f, b in keys], similar
+        )
+    return {"ecdsa_673x_faster": speedup, "rsa_grows_steeply_ecdsa_barely": growth, "message_size_barely_matters": size}
+
+
+WHAT = {
+    "ecdsa_673x_faster": f"RSA-3072 / P-256 keygen+sign+verify time per message size; about {SEED_ECDSA_SPEEDUP}x",
+    "rsa_grows_steeply_ecdsa_barely": "(RSA-3072 / RSA-2048) / (P-384 / P-256) keygen+sign+verify time; above 1",
+    "message_size_barely_matters": "1000-byte / 10-byte keygen+sign+verify time per key; within 10%",
+}
+
+
+def verdicts(cells, first):
+    implementations = sorted({key[:2] for key in first})
+    messages = sorted({key[5] for key in first if key[4] == COMBINED}, key=lambda m: int(m.split("-")[1]))
+    return [
+        {"claim": claim, "language": language, "implementation": implementation, "what": WHAT[claim],
+         **judge_claim(parts)}
+        for language, implementation in implementations
+        for claim, parts in claim_parts(cells, first, language, implementation, messages).items()
+    ]  # fmt: skip
+
+
+COLUMNS = {
+    "runs": ["language", "implementation", "implementation_version", "family", "key_bits", "algorithm", "operation",
+             "input", "message_bytes", "status", "iterations", "median_ms", "mean_ms", "ci_low_ms", "ci_high_ms",
+             "seconds_spent"],
+    "decomposed": ["language", "implementation", "family", "key_bits", "input", "combined_ms", "keygen_ms", "sign_ms",
+                   "verify_ms", "parts_sum_ms", "keygen_share"],
+    "verdicts": ["claim", "language", "implementation", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high",
+                 "comparisons", "reason", "what"],
+}  # fmt: skip
+
+
+def main(raw_paths, settings, outputs, log):
+    samples, first = aggregate_samples.samples_by(raw_paths, key_of)
+    rows_by_cell = {}
+    for rows in aggregate_samples.group_cells(raw_paths).values():
+        key = key_of(rows[0])
+        if key is not None:
+            rows_by_cell.setdefault(key, []).extend(rows)
+    cells = BootstrapCells(samples, settings, "seed004")
+    tables = {
+        "runs": run_rows(cells, first, rows_by_cell),
+        "decomposed": decomposed_rows(cells, first),
+        "verdicts": verdicts(cells, first),
+    }
+    for name, table in tables.items():
+        aggregate_samples.write_csv(outputs[name], COLUMNS[name], table)
+        print(f"{outputs[name]}: {len(table)} rows", file=log)
+    for row in tables["runs"]:
+        if row["status"] != "ok":
+            print(f"{row['language']} {row['implementation']} {row['family']}-{row['key_bits']} {row['operation']}"
+                  f" {row['input']}: {row['status']}", file=log)  # fmt: skip
+    for row in tables["verdicts"]:
+        print(f"{row['claim']} ({row['language']} {row['implementation']}): {row['verdict']}", file=log)
+
+
+def run_job(job):
+    outputs = {name: getattr(job.output, name) for name in COLUMNS}
+    with open(job.log[0], "w") as log:
+        main(job.input.samples, job.params.statistics, outputs, log)
