@@ -125,7 +125,9 @@ def jobs_of(language):
 
 
 LANGUAGE_JOBS = [
-    (language, suite, name) for language in LANGUAGES for suite, name in jobs_of(language)
+    (language, suite, name)
+    for language in LANGUAGES
+    for suite, name in jobs_of(language)
 ]
 BENCH_JOBS = list(dict.fromkeys((suite, name) for _, suite, name in LANGUAGE_JOBS))
 
@@ -135,7 +137,9 @@ wildcard_constraints:
     suite="|".join(SUITES),
     image="|".join(IMAGES),
     dataset="|".join(DATASETS) or "(?!)",
-    input="|".join([CLAIMS_INPUT, *DATASETS, *HASH_INPUTS, PRIMITIVE_INPUT, KEYGEN_INPUT]),
+    input="|".join(
+        [CLAIMS_INPUT, *DATASETS, *HASH_INPUTS, PRIMITIVE_INPUT, KEYGEN_INPUT]
+    ),
 
 
 def job(input, output, params, log, wildcards=None, threads=1):
@@ -227,7 +231,9 @@ def key_names():
     if COLDSTART:
         extra |= {"hmac-256", "rsa-2048"}
     if "primitive" in SUITES:
-        extra |= set(write_bench_spec.primitive_key_names(config["suites"]["primitive"]))
+        extra |= set(
+            write_bench_spec.primitive_key_names(config["suites"]["primitive"])
+        )
     if "keygen" in SUITES:
         extra |= set(write_bench_spec.keygen_key_names(config["suites"]["keygen"]))
     for check in (config["crosscheck"], config["execution"]["compare_native"]):
