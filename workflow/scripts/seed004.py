@@ -10,8 +10,9 @@ From the raw samples of suite keygen, writes to results/seed004/:
   verdicts.csv    per (claim, language, implementation), as verdict_rules.py judges them
 
 The claims are report/published/seed004_claims.csv:
-  ecdsa_673x_faster            RSA-3072 / P-256, keygen+sign+verify, at each message size:
-                               about the seed's 672.7x (within a factor 1.25)
+  ecdsa_673x_faster            RSA-3072 / P-256, keygen+sign+verify, averaged over the
+                               message sizes as the seed did: about its 672.7x (within a
+                               factor 1.25)
   rsa_grows_steeply_ecdsa_barely  (RSA-3072 / RSA-2048) / (P-384 / P-256) at each message
                                size, the key-size steps the seed measured: above 1
   message_size_barely_matters  1000-byte / 10-byte time of each key: similar (within 10%)
@@ -85,6 +86,18 @@ def decomposed_rows(cells, first):
     return out
 
 
+def mean_ratio(cells, pairs, label):
+    """[(verdict, ratio, low, high, label)]: the mean over `pairs` of top / bottom (the seed
+    averaged its three message sizes' ratios), about the seed's 672.7x."""
+    pairs = [(top, bottom) for top, bottom in pairs if top in cells and bottom in cells]
+    if not pairs:
+        return []
+    ratio = float(np.mean([cells.median(top) / cells.median(bottom) for top, bottom in pairs]))
+    draws = np.mean([cells.medians(top) / cells.medians(bottom) for top, bottom in pairs], axis=0)
+    low, high = cells.interval(draws)
+    return [(about(low, high, SEED_ECDSA_SPEEDUP), ratio, low, high, label)]
+
+
 def growth_over_growth(cells, steep, flat, label):
     """(verdict, ratio, low, high, label) of (steep[0] / steep[1]) / (flat[0] / flat[1])."""
     if not all(key in cells for key in (*steep, *flat)):
@@ -100,10 +113,8 @@ def claim_parts(cells, first, language, implementation, messages):
     def cell(family, bits, message, operation=COMBINED):
         return (language, implementation, family, bits, operation, message)
 
-    speedup = cells.compare(
-        [(cell("RSA", 3072, m), cell("ECDSA", 256, m), f"{m}: RSA-3072 / P-256") for m in messages],
-        lambda lo, hi: about(lo, hi, SEED_ECDSA_SPEEDUP),
-    )
+    speedup = mean_ratio(cells, [(cell("RSA", 3072, m), cell("ECDSA", 256, m)) for m in messages],
+                         "RSA-3072 / P-256, mean over " + ", ".join(messages))  # fmt: skip
     growth = []
     for m in messages:
         growth += growth_over_growth(
@@ -120,7 +131,8 @@ def claim_parts(cells, first, language, implementation, messages):
 
 
 WHAT = {
-    "ecdsa_673x_faster": f"RSA-3072 / P-256 keygen+sign+verify time per message size; about {SEED_ECDSA_SPEEDUP}x",
+    "ecdsa_673x_faster": (f"RSA-3072 / P-256 keygen+sign+verify time, mean over the message sizes; about "
+                          f"{SEED_ECDSA_SPEEDUP}x (within a factor 1.25)"),
     "rsa_grows_steeply_ecdsa_barely": "(RSA-3072 / RSA-2048) / (P-384 / P-256) keygen+sign+verify time; above 1",
     "message_size_barely_matters": "1000-byte / 10-byte keygen+sign+verify time per key; within 10%",
 }
