@@ -1,9 +1,10 @@
-"""jwtbench python driver: PyJWT on the cryptography backend; hashlib for suite hash.
+"""jwtbench python driver: PyJWT on the cryptography backend; hashlib for suite hash;
+cryptography and hashlib for suite primitive; cryptography and pycryptodome for keygen.
 
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token | bench --spec --out
   | coldstart --hmac --rsa --payload
-Suites: jwt, tokensize, transfer, hash, percall (README.md beside this file).
+Suites: jwt, tokensize, transfer, hash, percall, primitive, keygen (README.md beside this file).
 """
 
 import argparse
@@ -42,8 +43,14 @@ from timing import Budget, CellTiming, batch_of, clock, each_timed, time_each_ca
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
 IMPLEMENTATION = "pyjwt"
-# implementation -> its version as loaded, for the rows' implementation_version
-VERSIONS = {IMPLEMENTATION: jwt.__version__, "hashlib": platform.python_version()}
+# implementation -> how to read its version as loaded, for the rows' implementation_version
+# (pycryptodome is imported only by the suite that uses it: cold start stays PyJWT's)
+VERSIONS = {
+    IMPLEMENTATION: lambda: jwt.__version__,
+    "hashlib": platform.python_version,
+    "cryptography": lambda: __import__("cryptography").__version__,
+    "pycryptodome": lambda: __import__("Crypto").__version__,
+}
 COLUMNS = [
     "language", "implementation", "implementation_version", "suite", "operation",
     "algorithm", "key_bits", "input", "input_bytes", "sample", "iterations",
@@ -57,7 +64,8 @@ def versions():
     libraries = {
         name: importlib.metadata.version(name) for name in ("PyJWT", "cryptography", "cffi")
     }
-    libraries["hashlib"] = VERSIONS["hashlib"]  # the standard library's, at the Python version
+    libraries["hashlib"] = VERSIONS["hashlib"]()  # the standard library's, at the Python version
+    libraries["pycryptodome"] = VERSIONS["pycryptodome"]()
     return {
         "language": "python",
         "runtime": platform.python_implementation().lower(),
@@ -66,8 +74,21 @@ def versions():
         "implementation_version": jwt.__version__,
         "crypto_backend": f"cryptography {libraries['cryptography']} on {backend.openssl_version_text()}",
         "hash_backend": f"hashlib on {ssl.OPENSSL_VERSION} (the ssl module's libcrypto)",
+        "pycryptodome_integer": pycryptodome_integer(),
         "libraries": libraries,
     }
+
+
+def pycryptodome_integer():
+    """Which big-integer class pycryptodome uses (Crypto.Math.Numbers.Integer), which
+    decides its key generation speed: GMP (IntegerGMP, pycryptodome 3.x with libgmp),
+    its own C library (IntegerNat, 4.x; IntegerCustom, 3.x) or pure Python (IntegerNative)."""
+    from Crypto.Math import Numbers
+
+    integer = Numbers.Integer
+    details = getattr(Numbers, "_implementation", {})
+    gmp = "GMP" if "GMP" in integer.__name__ else "not GMP"
+    return f"{integer.__module__}.{integer.__name__} ({gmp}; {details})"
 
 
 def command_sign(args):
@@ -105,12 +126,13 @@ class CellWriter:
         self.writer = csv.writer(handle, lineterminator="\n")
         self.writer.writerow(COLUMNS)
         self.suite = suite
-        self.implementation = IMPLEMENTATIONS[suite]  # the only one a cell may name
-        self.version = VERSIONS[self.implementation]
+        # suites primitive and keygen: per cell (spec.py fills in each cell's)
+        self.implementation = IMPLEMENTATIONS.get(suite)
 
     def row(self, cell, input_bytes, status, sample=0, batch=0, elapsed=0, output_bytes=0, operation=None):
+        implementation = cell.get("implementation", self.implementation)
         self.writer.writerow(
-            ["python", self.implementation, self.version, self.suite, operation or cell["operation"],
+            ["python", implementation, VERSIONS[implementation](), self.suite, operation or cell["operation"],
              cell["algorithm"], cell["key_bits"], cell["input"], input_bytes,
              sample, batch, elapsed, output_bytes, status]
         )  # fmt: skip
@@ -118,9 +140,14 @@ class CellWriter:
 
 
 def label(index, count, cell):
-    """A cell's name in progress lines: its algorithm and key size, or (hash) its input."""
+    """A cell's name in progress lines: its algorithm and key size, or (hash) its input;
+    both for a cell with a message of its own (primitive, keygen), and its implementation
+    when it names one."""
     key_or_input = f"-{cell['key_bits']}" if cell["key_bits"] else f" {cell['input']}"
-    return f"[{index}/{count}] {cell['operation']} {cell['algorithm']}{key_or_input}"
+    if cell["key_bits"] and ("message_bytes" in cell or cell.get("input_kind") == "bytes"):
+        key_or_input += f" {cell['input']}"
+    implementation = f" ({cell['implementation']})" if "implementation" in cell else ""
+    return f"[{index}/{count}] {cell['operation']} {cell['algorithm']}{key_or_input}{implementation}"
 
 
 def progress(text):
@@ -276,6 +303,44 @@ def bench_hash(spec, out):
     sample_in_rounds(timed, budget, out, len(cells))
 
 
+def bench_primitive(spec, out):
+    """Suite primitive (primitive.py): check each cell, warm it up and calibrate it, then
+    sample in interleaved rounds, as suite jwt."""
+    import primitive
+
+    budget = Budget.from_spec(spec["timing"])
+    cells = spec["cells"]
+    timed = []
+    for index, cell in enumerate(cells, 1):
+        name = label(index, len(cells), cell)
+        case = checked(cell, functools.partial(primitive.prepare, cell))
+        if isinstance(case, tuple):
+            untimed(out, name, cell, primitive.expected_bytes(cell), *case)
+            continue
+        timed.append(start_timing(name, cell, case.batch, budget, case.input_bytes, case.output_bytes))
+    sample_in_rounds(timed, budget, out, len(cells))
+
+
+def bench_keygen(spec, out):
+    """Suite keygen (keygen.py): the per-iteration cells one after another, each in a
+    child process killed when its budget ends; then sign and verify as suite jwt."""
+    import keygen
+
+    keygen.bench(spec, out, Helpers(label, progress, checked, untimed, start_timing, sample_in_rounds))
+
+
+@dataclass
+class Helpers:
+    """The driver's cell loop pieces, for suites in their own modules."""
+
+    label: object
+    progress: object
+    checked: object
+    untimed: object
+    start_timing: object
+    sample_in_rounds: object
+
+
 def bench_percall(spec, out):
     """Seed 001's method: every cell prepared and checked first, then cell by cell in spec
     order, `warmup_calls` untimed calls and `calls` calls each timed on its own. A cell's
@@ -386,7 +451,7 @@ def write_untimed_trials(out, cell, input_bytes, status, reason, name):
 
 
 SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer, "hash": bench_hash,
-          "percall": bench_percall}  # fmt: skip
+          "percall": bench_percall, "primitive": bench_primitive, "keygen": bench_keygen}  # fmt: skip
 
 
 def bench(spec, out_path):

@@ -18,9 +18,36 @@ SUITES = {
     "transfer": (("request-response",), ("claims",)),
     "hash": (("hex-digest", "generate", "digest"), ()),
     "percall": (("sign", "verify", "decode"), ("claims",)),
+    "primitive": (("digest", "mac", "encrypt", "sign", "verify"), ("bytes",)),
+    "keygen": (("keygen+sign+verify", "keygen", "sign", "verify"), ()),
 }
 # suite -> the one implementation its cells use, and may name in `implementation`
-IMPLEMENTATIONS = {suite: "hashlib" if suite == "hash" else "pyjwt" for suite in SUITES}
+# (suites primitive and keygen: per operation, below)
+IMPLEMENTATIONS = {
+    suite: "hashlib" if suite == "hash" else "pyjwt" for suite in SUITES if suite not in ("primitive", "keygen")
+}
+# suite primitive: operation -> (its algorithms, the implementation that does its work)
+PRIMITIVE_OPERATIONS = {
+    "digest": (("SHA-256", "SHA-512"), "hashlib"),
+    "mac": (("HMAC-SHA256",), "cryptography"),
+    "encrypt": (("AES-256-GCM",), "cryptography"),
+    "sign": (("RSA-SHA256", "ECDSA-SHA256", "Ed25519"), "cryptography"),
+    "verify": (("RSA-SHA256", "ECDSA-SHA256", "Ed25519"), "cryptography"),
+}
+# suite primitive: operation -> the fields its known_answer has (all hex strings)
+KNOWN_ANSWER_FIELDS = {
+    "digest": ("message_hex", "output_hex"),
+    "mac": ("key_hex", "message_hex", "output_hex"),
+    "encrypt": ("key_hex", "nonce_hex", "message_hex", "output_hex"),
+}
+# suite keygen: the implementations a cell may name (the first is the default), and
+# family -> its key sizes and algorithms
+KEYGEN_IMPLEMENTATIONS = ("cryptography", "pycryptodome")
+KEYGEN_FAMILIES = {
+    "RSA": ((2048, 3072, 4096, 7680, 15360), ("RSA-SHA256", "RSA-SHA512")),
+    "ECDSA": ((256, 384, 521), ("ECDSA-SHA256", "ECDSA-SHA512")),
+}
+KEY_FIELDS = ("private_key", "public_key")
 CELL_TEXT_FIELDS = ("operation", "algorithm", "private_key", "public_key", "input", "input_file")
 HASH_CELL_TEXT_FIELDS = ("operation", "algorithm", "input")
 HASH_ALGORITHMS = ("MD5", "SHA-1", "SHA-256", "SHA-512")
@@ -44,13 +71,18 @@ TIMING_USED = {
     "transfer": ("max_cell_seconds",),
     "hash": CALIBRATED_TIMING,
     "percall": ("max_cell_seconds",),
+    "primitive": CALIBRATED_TIMING,
+    "keygen": CALIBRATED_TIMING,  # its sign and verify cells
 }
 # suite -> its own section of the spec and that section's fields (all required)
 SECTIONS = {
     "transfer": {"trials": (1, True), "warmup_trials": (0, True), "request_timeout_seconds": (0, False)},
     "percall": {"warmup_calls": (0, True), "calls": (1, True)},
+    "keygen": {"iterations": (1, True), "target_cell_seconds": (0, True), "max_iterations": (1, True),
+               "max_cell_seconds": (0, False)},
 }
-INTEGER_FIELDS = ("samples", "steady_window", "trials", "warmup_trials", "warmup_calls", "calls")
+INTEGER_FIELDS = ("samples", "steady_window", "trials", "warmup_trials", "warmup_calls", "calls", "iterations",
+                  "max_iterations")
 
 
 def read_file(path, what):
@@ -104,6 +136,12 @@ def check_cell(cell, name, suite):
     """Check one cell; fill in the default input_kind (suites other than hash)."""
     check_object(cell, name)
     operations, input_kinds = SUITES[suite]
+    if suite == "primitive":
+        check_primitive_cell(cell, name)
+        return
+    if suite == "keygen":
+        check_keygen_cell(cell, name)
+        return
     check_texts(cell, name, HASH_CELL_TEXT_FIELDS if suite == "hash" else CELL_TEXT_FIELDS)
     if "key_bits" not in cell:
         raise UsageError(f"{name} lacks 'key_bits'")
@@ -125,6 +163,95 @@ def check_cell(cell, name, suite):
     cell.setdefault("input_kind", "claims")
     if cell["input_kind"] not in input_kinds:
         raise UsageError(f"{name}.input_kind {given} is not one of suite {suite}'s: {one_of(input_kinds)}")
+
+
+def check_operation(cell, name, suite, operations):
+    if cell["operation"] not in operations:
+        raise UsageError(
+            f"{name}.operation {cell['operation']!r} is not one of suite {suite}'s: {one_of(operations)}"
+        )
+
+
+def check_algorithm(cell, name, algorithms):
+    if cell["algorithm"] not in algorithms:
+        raise UsageError(
+            f"{name}.algorithm {cell['algorithm']!r} is not one of {cell['operation']}'s: {one_of(algorithms)}"
+        )
+
+
+def check_message_bytes(cell, name, least):
+    length = cell.get("message_bytes")
+    if not is_number(length, integer=True) or length < least:
+        raise UsageError(f"{name}.message_bytes = {length!r} is not an integer >= {least}")
+
+
+def check_implementation(cell, name, suite, allowed):
+    """The cell's implementation, one of `allowed`; the first is filled in when absent."""
+    cell.setdefault("implementation", allowed[0])
+    if cell["implementation"] not in allowed:
+        raise UsageError(
+            f"{name}.implementation {cell['implementation']!r} is not one this driver has for "
+            f"{suite} {cell['operation']} ({one_of(allowed)})"
+        )
+
+
+def check_hex(known, name, fields):
+    """Each field a hex string; all but the message non-empty."""
+    for field in fields:
+        value = known.get(field)
+        try:
+            if not value and field != "message_hex":
+                raise ValueError
+            bytes.fromhex(value)
+        except (TypeError, ValueError):
+            raise UsageError(f"{name}.{field} = {value!r} is not a {'' if field == 'message_hex' else 'non-empty '}"
+                             f"hex string") from None
+
+
+def check_primitive_cell(cell, name):
+    """A primitive cell: its operation and algorithm, its message (message_bytes, or
+    input_file with input_kind bytes), its key files, its known answer."""
+    check_texts(cell, name, ("operation", "algorithm", "input"))
+    check_operation(cell, name, "primitive", PRIMITIVE_OPERATIONS)
+    algorithms, implementation = PRIMITIVE_OPERATIONS[cell["operation"]]
+    check_algorithm(cell, name, algorithms)
+    check_implementation(cell, name, "primitive", (implementation,))
+    bits = cell.get("key_bits")
+    if cell["operation"] == "digest":
+        if bits != 0 or not is_number(bits, integer=True):
+            raise UsageError(f"{name}.key_bits = {bits!r} is not 0 (a digest cell has no key)")
+    else:
+        if not is_number(bits, integer=True) or bits < 1:
+            raise UsageError(f"{name}.key_bits = {bits!r} is not a positive integer")
+        check_texts(cell, name, KEY_FIELDS)
+    if "input_kind" in cell or "input_file" in cell:
+        if cell.get("input_kind") != "bytes":
+            raise UsageError(f"{name}.input_kind {cell.get('input_kind')!r} is not 'bytes' (a cell with input_file)")
+        check_texts(cell, name, ("input_file",))
+    else:
+        check_message_bytes(cell, name, 0)
+    if cell["operation"] in KNOWN_ANSWER_FIELDS:
+        if "known_answer" not in cell:
+            raise UsageError(f"{name} lacks 'known_answer'")
+        check_object(cell["known_answer"], f"{name}.known_answer")
+        check_hex(cell["known_answer"], f"{name}.known_answer", KNOWN_ANSWER_FIELDS[cell["operation"]])
+
+
+def check_keygen_cell(cell, name):
+    """A keygen cell: family, key size, algorithm (the hash), message length, key files,
+    implementation."""
+    check_texts(cell, name, ("operation", "algorithm", "input", "family", *KEY_FIELDS))
+    check_operation(cell, name, "keygen", SUITES["keygen"][0])
+    family = cell["family"]
+    if family not in KEYGEN_FAMILIES:
+        raise UsageError(f"{name}.family {family!r} is not one of {one_of(KEYGEN_FAMILIES)}")
+    sizes, algorithms = KEYGEN_FAMILIES[family]
+    if cell.get("key_bits") not in sizes or not is_number(cell.get("key_bits"), integer=True):
+        raise UsageError(f"{name}.key_bits = {cell.get('key_bits')!r} is not one of {family}'s: "
+                         f"{one_of(map(str, sizes))}")  # fmt: skip
+    check_algorithm(cell, name, algorithms)
+    check_message_bytes(cell, name, 0 if cell["operation"] == "keygen" else 1)
+    check_implementation(cell, name, "keygen", KEYGEN_IMPLEMENTATIONS)
 
 
 def check_hash_cell(cell, name):
@@ -168,6 +295,8 @@ def check_spec(spec, where):
         if suite not in spec:
             raise UsageError(f"{where} lacks {suite!r} (suite {suite} needs it)")
         check_numbers(spec[suite], f"{where}: {suite}", SECTIONS[suite], tuple(SECTIONS[suite]))
+        if suite == "keygen" and spec[suite]["max_iterations"] < spec[suite]["iterations"]:
+            raise UsageError(f"{where}: keygen.max_iterations is below keygen.iterations")
     cells = spec["cells"]
     if not isinstance(cells, list) or not cells:
         raise UsageError(f"{where}: cells is not a non-empty list")
@@ -176,7 +305,8 @@ def check_spec(spec, where):
 
 
 def load_spec(path):
-    """The spec at `path`, checked, with every JWT cell's input_kind filled in."""
+    """The spec at `path`, checked, with every JWT cell's input_kind and every primitive and
+    keygen cell's implementation filled in."""
     try:
         spec = json.loads(read_file(path, "spec"))
     except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
