@@ -24,6 +24,8 @@ sys.path.insert(0, str(SCRIPTS))
 import config_validation  # noqa: E402
 
 LANGUAGES = sorted(config_validation.driver_languages(SCRIPTS))
+# Languages with a JWS library (driver.yaml `jws: true`): the gate, interop, cold start.
+JWS_LANGUAGES = [language for language in LANGUAGES if config_validation.driver_manifest(SCRIPTS, language)["jws"]]
 
 
 # Kaggle credentials planted in the smoke run's environment: they must send the datasets

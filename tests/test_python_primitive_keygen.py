@@ -2,12 +2,10 @@
 (workflow/scripts/README.md, "Suite primitive" and "Suite keygen"), natively, on tiny specs
 made here from the session's keys."""
 
-import csv
 import json
 import time
 
 import pytest
-import yaml
 from conftest import REPO, run_driver
 
 import raw_samples
@@ -16,7 +14,6 @@ TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, 
           "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
 VECTORS = {(v["operation"], v["algorithm"]): v
            for v in json.loads((REPO / "data" / "vectors" / "primitive-known-answers.json").read_text())["vectors"]}  # fmt: skip
-INTEGER_COLUMNS = ("key_bits", "input_bytes", "sample", "iterations", "elapsed_ns", "output_bytes")
 SIGNATURES = {"RSA-SHA256": ("rsa-2048", 2048), "ECDSA-SHA256": ("ec-p256", 256), "Ed25519": ("ed25519", 256)}
 # (family, key_bits) -> the key files' stem; a generated public key's DER (SPKI) length
 KEYGEN_KEYS = {("RSA", 2048): "rsa-2048", ("RSA", 4096): "rsa-4096", ("ECDSA", 256): "ec-p256"}
@@ -28,14 +25,8 @@ def known_answer(operation, algorithm):
 
 
 def read_rows(path):
-    """The raw-sample CSV's rows, integers converted (raw_samples.read is checked on its own
-    below, once the schema knows the suites)."""
-    with open(path, newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for row in rows:
-        for column in INTEGER_COLUMNS:
-            row[column] = int(row[column])
-    return rows
+    """The raw-sample CSV's rows, checked against the contract, integers converted."""
+    return raw_samples.read(path)
 
 
 def bench(env, spec, tmp_path, name="spec"):
@@ -217,18 +208,11 @@ def test_pycryptodome_integer_is_reported(driver_env):
     assert "Integer" in versions["pycryptodome_integer"]
 
 
-def schema_knows(suite):
-    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "raw_samples.schema.yaml").read_text())
-    return suite in json.dumps(schema)
-
-
-@pytest.mark.skipif(not schema_knows("primitive"), reason="the raw-sample schema does not list suite primitive yet")
 def test_primitive_rows_pass_the_raw_sample_schema(keys, driver_env, tmp_path, signing_input):
     out, _ = bench(driver_env, primitive_spec(keys, signing_input), tmp_path)
     assert raw_samples.read(out)
 
 
-@pytest.mark.skipif(not schema_knows("keygen"), reason="the raw-sample schema does not list suite keygen yet")
 def test_keygen_rows_pass_the_raw_sample_schema(keys, driver_env, tmp_path):
     cells = [keygen_cell(keys, operation, "ECDSA", 256, "cryptography", 10) for operation in
              ("keygen+sign+verify", "sign", "verify")]  # fmt: skip

@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, snakemake
+from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, snakemake
 
 import variants
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
-FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop", "fig-coldstart")
+FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop", "fig-coldstart",
+           "fig-seed003-throughput", "fig-primitive-overhead", "fig-seed004")
 
 
 def dry_run_counts(workdir, engine):
@@ -30,15 +31,18 @@ def dry_run_counts(workdir, engine):
     return {rule: int(count) for rule, count in counts.items() if rule != "total"}
 
 
-# Per language: jwt on the claims file and on the 3 datasets, tokensize and transfer on each,
-# hash on its cases and its length sweep, percall on the claims file.
-BENCH_JOBS = len(LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1)
+# Per JWS language: jwt on the claims file and on the 3 datasets, tokensize and transfer on
+# each, hash on its cases and its length sweep, percall on the claims file, primitive and
+# keygen; every other language (openssl) runs what its driver.yaml lists (primitive).
+OTHER_JOBS = {language: 1 for language in LANGUAGES if language not in JWS_LANGUAGES}
+BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1 + 1 + 1) + sum(OTHER_JOBS.values())
 NATIVE_JOBS = {
     "install_native_env": len(LANGUAGES), "generate_keys": 1, "record_versions": len(LANGUAGES),
-    "check_driver": len(LANGUAGES), "check_interop": 1, "prepare_dataset": 3,
-    "write_bench_spec": BENCH_JOBS, "run_benchmark": BENCH_JOBS, "run_coldstart": len(LANGUAGES),
+    "check_driver": len(JWS_LANGUAGES), "check_interop": 1, "prepare_dataset": 3,
+    "write_bench_spec": BENCH_JOBS, "run_benchmark": BENCH_JOBS, "run_coldstart": len(JWS_LANGUAGES),
     "summarize_coldstart": 1, "aggregate_samples": 1, "collect_provenance": 1, "reproduce_seed000": 1,
-    "reproduce_seed001": 1, "reproduce_seed002": 1, "measure_cycle_counter": 1, "crosscheck_harness": 1, "render_report": 1, "all": 1,
+    "reproduce_seed001": 1, "reproduce_seed002": 1, "measure_cycle_counter": 1, "crosscheck_harness": 1,
+    "write_jwt_signing_input": 1, "reproduce_seed003": 1, "reproduce_seed004": 1, "render_report": 1, "all": 1,
 }  # fmt: skip
 
 
@@ -85,14 +89,14 @@ def read_csv(path):
 def test_summary_has_every_cell(smoke):
     rows = [r for r in read_csv(smoke / "results/summary.csv") if (r["suite"], r["input"]) == ("jwt", "claims-001")]
     cells = {(r["language"], r["operation"], r["variant"]): r for r in rows}
-    for language in LANGUAGES:
+    for language in JWS_LANGUAGES:
         for operation in ("sign", "verify", "decode"):
             for name in variants.ALL_VARIANTS:
                 row = cells[language, operation, name]
                 assert row["status"] in ("ok", "unsupported"), row
                 if row["status"] == "ok":
                     assert float(row["median_ns"]) > 0 and int(row["samples"]) == 3
-    assert len(rows) == len(LANGUAGES) * 3 * len(variants.ALL_VARIANTS)
+    assert len(rows) == len(JWS_LANGUAGES) * 3 * len(variants.ALL_VARIANTS)
     assert {r["status"] for r in rows if r["variant"] == "EdDSA" and r["language"] == "node"} == {"unsupported"}
 
 
@@ -102,14 +106,14 @@ def test_summary_has_every_cell(smoke):
 KNOWN_GAPS = {
     (signer, verifier, "EdDSA", "valid")
     for signer, verifier in [("java", "python"), ("python", "java")]
-    if {signer, verifier} <= set(LANGUAGES)
+    if {signer, verifier} <= set(JWS_LANGUAGES)
 }
 
 
 def test_interop_matrix_is_green_but_for_known_gaps(smoke):
     rows = read_csv(smoke / "results/verify/matrix.csv")
     signers = {r["signer"] for r in rows}
-    assert signers == set(LANGUAGES)
+    assert signers == set(JWS_LANGUAGES)
     assert any(r["signer"] != r["verifier"] for r in rows)
     failed = {(r["signer"], r["verifier"], r["variant"], r["check"]) for r in rows if r["ok"] == "false"}
     assert failed == KNOWN_GAPS
@@ -138,12 +142,50 @@ HARNESSES = {"node": "mitata", "python": "timeit"}
 
 def test_crosscheck_ran_for_every_language(smoke):
     rows = read_csv(smoke / "results/crosscheck.csv")
-    assert {r["language"] for r in rows} == set(LANGUAGES)
+    assert {r["language"] for r in rows} == set(JWS_LANGUAGES)
     for row in rows:
         if row["language"] in HARNESSES:
             assert row["harness"] == HARNESSES[row["language"]] and float(row["ratio"]) > 0, row
         else:
             assert row["harness"] == "none", row  # said so in a row (and in the report)
+
+
+def test_primitive_suite_has_openssl_speed_and_every_library(smoke):
+    """Every language times the primitives at the smoke's block sizes; openssl speed too."""
+    rows = [r for r in read_csv(smoke / "results/summary.csv") if r["suite"] == "primitive"]
+    languages = {r["language"] for r in rows}
+    assert languages == set(LANGUAGES)
+    for language in languages:
+        cells = {(r["operation"], r["algorithm"], r["input"]): r["status"] for r in rows if r["language"] == language}
+        for size in (16, 1024):
+            assert cells["digest", "SHA-256", f"bytes-{size}"] == "ok"
+            assert cells["encrypt", "AES-256-GCM", f"bytes-{size}"] == "ok"
+        assert [s for (op, alg, _), s in cells.items() if alg == "RSA-SHA256"].count("ok") >= 2
+    overhead = read_csv(smoke / "results/primitive/overhead.csv")
+    assert {r["language"] for r in overhead if r["kind"] == "over openssl"} == set(LANGUAGES) - {"openssl"}
+    assert {r["language"] for r in overhead if r["kind"] == "jwt over primitive"} == set(JWS_LANGUAGES)
+    assert all(float(r["ratio"]) > 0 for r in overhead)
+
+
+def test_keygen_grid_is_complete_and_never_hangs(smoke):
+    """Seed 004's grid (the smoke's keys x messages) in every JWS language and python's two
+    implementations; RSA-7680 cells end ok or timeout within their 5 s budget."""
+    runs = read_csv(smoke / "results/seed004/runs.csv")
+    series = {(r["language"], r["implementation"]) for r in runs}
+    assert {("python", "pycryptodome"), ("python", "cryptography")} <= series
+    assert {language for language, _ in series} == set(JWS_LANGUAGES)
+    for language, implementation in series:
+        combined = {(r["family"], r["key_bits"], r["input"]): r for r in runs
+                    if (r["language"], r["implementation"], r["operation"]) == (language, implementation, "keygen+sign+verify")}  # fmt: skip
+        assert set(combined) == {(f, b, m) for f, b in (("RSA", "2048"), ("RSA", "7680"), ("ECDSA", "256"))
+                                 for m in ("msg-10", "msg-1000")}  # fmt: skip
+        for key, row in combined.items():
+            assert row["status"] in (("ok", "timeout") if key[1] == "7680" else ("ok",)), row
+            if row["status"] == "timeout":
+                assert float(row["seconds_spent"]) < 5 + 10, row
+    verdicts = read_csv(smoke / "results/seed004/verdicts.csv")
+    assert {r["claim"] for r in verdicts} == {"ecdsa_673x_faster", "rsa_grows_steeply_ecdsa_barely",
+                                              "message_size_barely_matters"}  # fmt: skip
 
 
 def test_report_has_figures_and_colophon(smoke):
