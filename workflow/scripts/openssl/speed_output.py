@@ -143,7 +143,7 @@ def parse(text):
                 output.pkey_rates[(algorithm, bits)] = PkeyRate(
                     float(match["sign_rate"]), float(match["verify_rate"]),
                     float(match["sign_seconds"]), float(match["verify_seconds"]))  # fmt: skip
-            elif block_sizes and line.endswith("k"):
+            elif block_sizes and re.search(r"\s[\d.]+k?$", line):  # a row ends in a figure
                 read_human_block_row(line, block_sizes, output)
             elif match := VERSION_LINE.match(line):
                 output.version = match["number"] or match["library"]
