@@ -5,7 +5,7 @@ import json
 from collections import Counter, defaultdict
 
 import pytest
-from conftest import LANGUAGES, run_driver
+from conftest import JWS_LANGUAGES, run_driver
 
 import prepare_dataset
 import raw_samples
@@ -41,7 +41,7 @@ def records(path):
     return [json.loads(line) for line in path.read_bytes().splitlines()]
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", JWS_LANGUAGES)
 def test_jwt_on_records(language, data, keys, driver_env, tmp_path):
     config = {"algorithms": ["HS512", "RS512-2048"], "operations": ["sign", "verify", "decode"]}
     rows, _ = bench(language, driver_env, keys, tmp_path, "jwt", config, data / "records.jsonl", "records")
@@ -63,7 +63,7 @@ def test_jwt_on_records(language, data, keys, driver_env, tmp_path):
         assert batch < len(lines) or batch % len(lines) == 0, (cell_rows[0]["operation"], batch)
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", JWS_LANGUAGES)
 def test_tokensize_signs_every_record_and_rsa_adds_exactly_256_bytes(language, data, keys, driver_env, tmp_path):
     config = {"algorithms": ["HS512", "RS512-2048", "ES256"]}
     rows, _ = bench(language, driver_env, keys, tmp_path, "tokensize", config, data / "payloads.jsonl", "records")
@@ -79,7 +79,7 @@ def test_tokensize_signs_every_record_and_rsa_adds_exactly_256_bytes(language, d
     assert differences == {256}
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", JWS_LANGUAGES)
 def test_transfer_round_trips_the_whole_dataset(language, data, keys, driver_env, tmp_path):
     config = {"algorithms": ["HS512", "RS512-2048"], "trials": 4, "warmup_trials": 1, "request_timeout_seconds": 30}
     rows, stderr = bench(language, driver_env, keys, tmp_path, "transfer", config, data / "body.json", "claims")
@@ -96,7 +96,7 @@ def test_transfer_round_trips_the_whole_dataset(language, data, keys, driver_env
         assert trial["request-response"] > trial["sign"] and trial["request-response"] > trial["verify"]
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", JWS_LANGUAGES)
 def test_transfer_spec_without_its_settings_is_a_usage_error(language, data, keys, driver_env, tmp_path):
     spec = tmp_path / "spec.json"
     config = {"algorithms": ["HS512"], "trials": 3, "warmup_trials": 0, "request_timeout_seconds": 5}
@@ -108,7 +108,7 @@ def test_transfer_spec_without_its_settings_is_a_usage_error(language, data, key
     assert result.returncode == 2 and "transfer" in result.stderr
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", JWS_LANGUAGES)
 def test_records_input_that_is_not_json_lines_is_a_usage_error(language, keys, driver_env, tmp_path):
     bad = tmp_path / "records.jsonl"
     bad.write_text('{"a":"1"}\nnot json\n')

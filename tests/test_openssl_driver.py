@@ -220,20 +220,6 @@ def run(env, *args):
     return subprocess.run([str(RUN), *args], capture_output=True, text=True, env=env, timeout=300)
 
 
-# Until workflow/schemas/raw_samples.schema.yaml lists suite primitive (the workflow's side
-# of this change), read the CSV with the values the contract's primitive table names added.
-PRIMITIVE_VALUES = {"suite": ["primitive"], "operation": ["mac", "encrypt", "digest", "sign", "verify"],
-                    "algorithm": ["SHA-256", "SHA-512", "HMAC-SHA256", "AES-256-GCM", "RSA-SHA256",
-                                  "ECDSA-SHA256", "Ed25519"]}  # fmt: skip
-
-
-@pytest.fixture
-def primitive_schema(monkeypatch):
-    for column, values in PRIMITIVE_VALUES.items():
-        known = raw_samples.PROPERTIES[column]["enum"]
-        monkeypatch.setitem(raw_samples.PROPERTIES[column], "enum", known + [v for v in values if v not in known])
-
-
 def spec(cells, seconds=1, samples=2):
     return {"format": "jwtbench-spec/1", "language": "openssl", "suite": "primitive",
             "timing": {"warmup_seconds": 0.1, "samples": 5, "target_sample_seconds": 0.01, "max_cell_seconds": 30},
@@ -259,7 +245,7 @@ def test_versions(openssl_env):
     assert found["build"]["platform"] and found["build"]["cpuinfo"].startswith("OPENSSL_ia32cap=")
 
 
-def test_bench_natively(openssl_env, primitive_schema, tmp_path):
+def test_bench_natively(openssl_env, tmp_path):
     signing_input = tmp_path / "jwt-signing-input.bin"
     signing_input.write_bytes(b"e" * 100)
     cells = [
@@ -297,7 +283,7 @@ def test_bench_natively(openssl_env, primitive_schema, tmp_path):
     assert sign["elapsed_ns"] / sign["iterations"] > 5 * verify["elapsed_ns"] / verify["iterations"]
 
 
-def test_a_failing_openssl_speed_fails_only_its_cells(openssl_env, primitive_schema, tmp_path):
+def test_a_failing_openssl_speed_fails_only_its_cells(openssl_env, tmp_path):
     """An openssl that breaks on -evp: the AES cell gets one failed row, the others are timed."""
     envs = tmp_path / "envs"
     shutil.copytree(openssl_env["JWTBENCH_ENVS"], envs)

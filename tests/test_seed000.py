@@ -9,7 +9,7 @@ import subprocess
 from collections import Counter
 
 import pytest
-from conftest import LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
+from conftest import JWS_LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
 
 import seed000
 
@@ -35,7 +35,7 @@ def test_datasets_are_the_marked_synthetic_stand_ins_after_the_kaggle_path_faile
 
 
 def test_token_size_difference_is_exactly_256_bytes_on_every_record(smoke):
-    for language in LANGUAGES:
+    for language in JWS_LANGUAGES:
         for name in DATASETS:
             rows = read_csv(smoke / f"results/raw/{language}/tokensize/{name}.csv")
             sizes = {(r["algorithm"], r["sample"]): int(r["output_bytes"]) for r in rows if r["status"] == "ok"}
@@ -44,14 +44,14 @@ def test_token_size_difference_is_exactly_256_bytes_on_every_record(smoke):
             assert {sizes["RS512", s] - sizes["HS512", s] for s in records} == {256}, (language, name)
     verdicts = read_csv(smoke / "results/seed000/verdicts.csv")
     sizes = [v for v in verdicts if v["claim"] == "token_size"]
-    assert len(sizes) == len(LANGUAGES) * (len(DATASETS) + 1)
+    assert len(sizes) == len(JWS_LANGUAGES) * (len(DATASETS) + 1)
     assert {v["verdict"] for v in sizes} == {"holds"}
 
 
 def test_transfer_has_at_least_10_trials_per_dataset_and_algorithm(smoke):
     trials = read_csv(smoke / "results/seed000/transfer.csv")
     counts = Counter((t["language"], t["dataset"], t["variant"]) for t in trials if t["status"] == "ok")
-    for language in LANGUAGES:
+    for language in JWS_LANGUAGES:
         for name in DATASETS:
             for variant in ("HS512", "RS512-2048"):
                 assert counts[language, name, variant] >= 10, (language, name, variant)
@@ -62,7 +62,7 @@ def test_transfer_has_at_least_10_trials_per_dataset_and_algorithm(smoke):
 def test_every_claim_has_a_verdict_per_language(smoke):
     verdicts = read_csv(smoke / "results/seed000/verdicts.csv")
     overall = {(v["claim"], v["language"]): v for v in verdicts if v["dataset"] == "all"}
-    assert sorted(overall) == sorted((c, lang) for c in CLAIMS for lang in LANGUAGES)
+    assert sorted(overall) == sorted((c, lang) for c in CLAIMS for lang in JWS_LANGUAGES)
     for verdict in overall.values():
         assert verdict["verdict"] in ("holds", "does not hold", "inconclusive") and verdict["reason"]
 
@@ -70,7 +70,7 @@ def test_every_claim_has_a_verdict_per_language(smoke):
 def test_paper_metrics_are_reported_per_record_operation(smoke):
     rates = read_csv(smoke / "results/seed000/rates.csv")
     cells = {(r["language"], r["dataset"], r["variant"], r["operation"]): r for r in rates}
-    for language in LANGUAGES:
+    for language in JWS_LANGUAGES:
         for name in DATASETS:
             for op in ("sign", "verify", "decode"):
                 for variant in ("HS512", "RS512-2048"):
