@@ -67,6 +67,9 @@ final class Versions {
 
   /** The implementation a cell's rows name: its hash implementation (suite hash), else fusionauth-jwt. */
   static Implementation implementationOf(Spec.Cell cell) {
+    if (cell.crypto() != null) {
+      return new Implementation(Jca.NAME, Jca.version()); // the only implementation of primitive and keygen
+    }
     return cell.hash() != null ? Hashing.implementation(cell.hash().implementation())
         : new Implementation(IMPLEMENTATION, implementationVersion());
   }
