@@ -40,6 +40,43 @@ final class Jca {
 
   private Jca() {}
 
+  /**
+   * For `versions`: the implementation's version and the JCA provider the JDK hands out for
+   * each service suites primitive and keygen use ("SunEC 17 (Signature SHA256withECDSA, ...)").
+   */
+  static Map<String, Object> versions() {
+    Map<String, java.util.Set<String>> byProvider = new java.util.LinkedHashMap<>();
+    String[][] services = {
+      {"MessageDigest", "SHA-256"}, {"MessageDigest", "SHA-512"}, {"Mac", "HmacSHA256"},
+      {"Cipher", "AES/GCM/NoPadding"}, {"Signature", "SHA256withRSA"}, {"Signature", "SHA512withRSA"},
+      {"Signature", "SHA256withECDSA"}, {"Signature", "SHA512withECDSA"}, {"Signature", "Ed25519"},
+      {"KeyPairGenerator", "RSA"}, {"KeyPairGenerator", "EC"},
+    };
+    for (String[] service : services) {
+      String provider;
+      try {
+        java.security.Provider p = switch (service[0]) {
+          case "MessageDigest" -> java.security.MessageDigest.getInstance(service[1]).getProvider();
+          case "Mac" -> javax.crypto.Mac.getInstance(service[1]).getProvider();
+          case "Cipher" -> javax.crypto.Cipher.getInstance(service[1]).getProvider();
+          case "Signature" -> Signature.getInstance(service[1]).getProvider();
+          default -> KeyPairGenerator.getInstance(service[1]).getProvider();
+        };
+        provider = p.getName() + " " + p.getVersionStr();
+      } catch (GeneralSecurityException e) {
+        provider = "none";
+      }
+      byProvider.computeIfAbsent(provider, k -> new java.util.LinkedHashSet<>()).add(service[0] + " " + service[1]);
+    }
+    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    out.put("implementation_version", version());
+    out.put("providers", byProvider.entrySet().stream()
+        .map(e -> e.getKey() + " (" + String.join(", ", e.getValue()) + ")")
+        .collect(java.util.stream.Collectors.joining("; ")));
+    out.put("suites", "primitive, keygen");
+    return out;
+  }
+
   /** The implementation's version in the rows: the JDK's. */
   static String version() {
     return System.getProperty("java.version");

@@ -151,6 +151,7 @@ final class Versions {
     info.put("crypto_backend", cryptoBackend());
     info.put("libraries", libraries());
     info.put("hash_implementations", Hashing.versions());
+    info.put("crypto_implementations", Map.of(Jca.NAME, Jca.versions()));
     String gc = ManagementFactory.getGarbageCollectorMXBeans().stream()
         .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
     info.put("vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version")
