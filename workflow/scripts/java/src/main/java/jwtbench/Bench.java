@@ -13,7 +13,8 @@ import java.util.OptionalInt;
  * parsed once), runs the checks once per algorithm, key pair and input, then hands the cells
  * that passed to their suite: {@link TimedSuite} (jwt), {@link TokensizeSuite},
  * {@link TransferSuite} or {@link PercallSuite}. Suite hash has no files or keys: its cells are
- * prepared and checked by {@link Hashing}, then timed by {@link TimedSuite}.
+ * prepared and checked by {@link Hashing}, then timed by {@link TimedSuite}; suites primitive and
+ * keygen (the JDK's JCA, no JWT library) by {@link Primitives} and {@link KeygenSuite}.
  */
 final class Bench {
   private Bench() {}
@@ -63,7 +64,8 @@ final class Bench {
 
   static void run(String specFile, String outFile) {
     Spec spec = Spec.load(specFile);
-    boolean hash = spec.suite().equals("hash");
+    // Suites hash, primitive and keygen prepare and check their own cells (no JWT library).
+    boolean hash = List.of("hash", "primitive", "keygen").contains(spec.suite());
     List<Prepared> prepared = hash ? List.of() : prepare(spec, specFile);
     long sink;
     try (RawSamples out = new RawSamples(outFile)) {
@@ -75,6 +77,8 @@ final class Bench {
         case "tokensize" -> TokensizeSuite.run(ready, run);
         case "transfer" -> TransferSuite.run(ready, run);
         case "percall" -> PercallSuite.run(ready, run);
+        case "primitive" -> TimedSuite.run(Primitives.check(spec, run, specFile), run);
+        case "keygen" -> KeygenSuite.run(spec, run, specFile);
         default -> throw new IllegalStateException("suite " + spec.suite());
       };
       Progress.line("done: " + spec.cells().size() + " cells (" + run.summary() + "); sink " + sink);

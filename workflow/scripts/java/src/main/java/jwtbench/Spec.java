@@ -10,7 +10,7 @@ import java.util.TreeSet;
  * A bench spec (README "bench --spec FILE --out FILE"), checked against the contract; every
  * problem is an {@link InputError} naming the spec file and the field.
  */
-record Spec(String suite, Timing timing, Transfer transfer, Percall percall, List<Cell> cells) {
+record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Keygen keygen, List<Cell> cells) {
   static final String FORMAT = "jwtbench-spec/1";
 
   /** suite -> [operations its cells may name, input kinds they may take]. */
@@ -19,10 +19,15 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Lis
       "tokensize", List.of(List.of("sign"), List.of("records")),
       "transfer", List.of(List.of("request-response"), List.of("claims")),
       "hash", List.of(List.of("hex-digest", "generate", "digest"), List.of()),
-      "percall", List.of(List.of("sign", "verify", "decode"), List.of("claims")));
+      "percall", List.of(List.of("sign", "verify", "decode"), List.of("claims")),
+      "primitive", List.of(List.of("digest", "mac", "encrypt", "sign", "verify"), List.of("bytes")),
+      "keygen", List.of(List.of(Crypto.KEYGEN_SIGN_VERIFY, Crypto.KEYGEN, "sign", "verify"), List.of()));
 
-  /** The suites whose cells are timed in calibrated batches (README "Timing rules" 3-6). */
-  private static final List<String> BATCHED = List.of("jwt", "hash");
+  /**
+   * The suites whose cells are timed in calibrated batches (README "Timing rules" 3-6); suite
+   * keygen's sign and verify cells are.
+   */
+  private static final List<String> BATCHED = List.of("jwt", "hash", "primitive", "keygen");
 
   /**
    * Suites jwt and hash need warmupSeconds, samples and targetSampleSeconds; the others only
@@ -40,6 +45,56 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Lis
 
   record Percall(int warmupCalls, int calls) {}
 
+  /** Suite keygen's per-iteration settings (README "Suite keygen"). */
+  record Keygen(int iterations, double targetCellSeconds, int maxIterations, double maxCellSeconds) {
+    long maxCellNs() {
+      return Math.round(maxCellSeconds * 1e9);
+    }
+
+    long targetCellNs() {
+      return Math.round(targetCellSeconds * 1e9);
+    }
+  }
+
+  /**
+   * A suite primitive or keygen cell's own fields: the implementation (only `jca`), the key
+   * family (keygen: RSA or ECDSA; primitive: null), the message's length (`message_bytes`; -1
+   * when the message is `input_file`'s raw bytes) and the known answer's hex fields by name
+   * (primitive digest, mac and encrypt; empty otherwise).
+   */
+  record Crypto(String implementation, String family, int messageBytes, Map<String, String> knownAnswer) {
+    static final String KEYGEN_SIGN_VERIFY = "keygen+sign+verify";
+    static final String KEYGEN = "keygen";
+    static final String JCA = "jca";
+
+    /** A keygen cell timed one iteration at a time, in a child JVM. */
+    static boolean perIteration(String operation) {
+      return operation.equals(KEYGEN_SIGN_VERIFY) || operation.equals(KEYGEN);
+    }
+  }
+
+  /** suite primitive: operation -> algorithm -> key_bits (0: any; -1: the cell carries no key). */
+  static final Map<String, Map<String, Integer>> PRIMITIVE_ALGORITHMS = Map.of(
+      "digest", Map.of("SHA-256", -1, "SHA-512", -1),
+      "mac", Map.of("HMAC-SHA256", 0),
+      "encrypt", Map.of("AES-256-GCM", 256),
+      "sign", Map.of("RSA-SHA256", 0, "ECDSA-SHA256", 256, "Ed25519", 256),
+      "verify", Map.of("RSA-SHA256", 0, "ECDSA-SHA256", 256, "Ed25519", 256));
+
+  /** suite primitive: the known answer's fields per operation (sign and verify have none). */
+  static final Map<String, List<String>> KNOWN_ANSWER_FIELDS = Map.of(
+      "digest", List.of("message_hex", "output_hex"),
+      "mac", List.of("key_hex", "message_hex", "output_hex"),
+      "encrypt", List.of("key_hex", "nonce_hex", "message_hex", "output_hex"),
+      "sign", List.of(),
+      "verify", List.of());
+
+  /** suite keygen: family -> its algorithms; ECDSA's key sizes (the curves'). */
+  static final Map<String, List<String>> KEYGEN_ALGORITHMS = Map.of(
+      "RSA", List.of("RSA-SHA256", "RSA-SHA512"),
+      "ECDSA", List.of("ECDSA-SHA256", "ECDSA-SHA512"));
+  static final List<Integer> CURVE_BITS = List.of(256, 384, 521);
+
   /**
    * A suite hash cell's own fields (README "Suite hash"): the implementation (the default
    * filled in), the message's parts (hex-digest, generate) or its length (digest), and the
@@ -49,9 +104,14 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Lis
 
   record KnownAnswer(String message, String digestHex) {}
 
-  /** Suite hash cells have no keys and no input file (null), and `hash` set; others null there. */
+  /**
+   * Suite hash cells have no keys and no input file (null), and `hash` set; suites primitive
+   * and keygen have `crypto` set (a digest cell has no keys, a message_bytes cell no input
+   * file); others null there.
+   */
   record Cell(int index, String suite, String operation, String algorithm, int keyBits,
-      String privateKey, String publicKey, String input, String inputFile, String inputKind, HashCell hash) {
+      String privateKey, String publicKey, String input, String inputFile, String inputKind, HashCell hash,
+      Crypto crypto) {
     boolean records() {
       return "records".equals(inputKind);
     }
@@ -63,6 +123,9 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Lis
     String variant() {
       if (hash != null) {
         return algorithm + " " + hash.implementation() + " " + input;
+      }
+      if (crypto != null) {
+        return algorithm + (keyBits > 0 && !algorithm.endsWith("-" + keyBits) ? "-" + keyBits : "") + " " + input;
       }
       return algorithm.startsWith("RS") || algorithm.startsWith("PS") ? algorithm + "-" + keyBits : algorithm;
     }
@@ -186,7 +249,16 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Lis
     for (int i = 0; i < cells.size(); i++) {
       parsed.add(cell(r, cells.get(i), i, suite));
     }
-    return new Spec(suite, timing, transfer, percall, List.copyOf(parsed));
+    Keygen keygen = null;
+    if (suite.equals("keygen")) {
+      JsonNode x = r.object(spec, "keygen", " (suite keygen needs it)");
+      int iterations = r.integer(x, "iterations", "keygen.iterations", 1, true, 0);
+      keygen = new Keygen(iterations,
+          r.number(x, "target_cell_seconds", "keygen.target_cell_seconds", 0, true, true),
+          r.integer(x, "max_iterations", "keygen.max_iterations", iterations, true, 0),
+          r.number(x, "max_cell_seconds", "keygen.max_cell_seconds", 0, false, true));
+    }
+    return new Spec(suite, timing, transfer, percall, keygen, List.copyOf(parsed));
   }
 
   private static Cell cell(Reader r, JsonNode cell, int i, String suite) {
@@ -203,6 +275,12 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Lis
     if (suite.equals("hash")) {
       return hashCell(r, cell, i, operation);
     }
+    if (suite.equals("primitive")) {
+      return primitiveCell(r, cell, i, operation);
+    }
+    if (suite.equals("keygen")) {
+      return keygenCell(r, cell, i, operation);
+    }
     String algorithm = r.text(cell, "algorithm", at + ".algorithm");
     if (!Jws.CONTRACT_ALGORITHMS.contains(algorithm)) {
       throw r.fail(at + ".algorithm must be one of " + String.join(", ", Jws.CONTRACT_ALGORITHMS));
@@ -214,7 +292,7 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Lis
     }
     return new Cell(i, suite, operation, algorithm, keyBits,
         r.text(cell, "private_key", at + ".private_key"), r.text(cell, "public_key", at + ".public_key"),
-        r.text(cell, "input", at + ".input"), r.text(cell, "input_file", at + ".input_file"), kind, null);
+        r.text(cell, "input", at + ".input"), r.text(cell, "input_file", at + ".input_file"), kind, null, null);
   }
 
   /**
@@ -264,6 +342,100 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Lis
       known = new KnownAnswer(text.asText(), hex);
     }
     return new Cell(i, "hash", operation, algorithm, 0, null, null, r.text(cell, "input", at + ".input"),
-        null, null, new HashCell(implementation, message, messageBytes, known));
+        null, null, new HashCell(implementation, message, messageBytes, known), null);
+  }
+
+  /** A cell's implementation: `jca` when absent; any other name is an input error. */
+  private static String cryptoImplementation(Reader r, JsonNode cell, String at) {
+    return r.choice(cell, "implementation", at + ".implementation", List.of(Crypto.JCA), Crypto.JCA);
+  }
+
+  /**
+   * A suite primitive cell: the algorithm its operation allows, key_bits as the algorithm
+   * fixes it, keys (none for digest), the message as message_bytes or as input_file with
+   * input_kind bytes (exactly one of them), the known answer's hex fields for digest, mac and
+   * encrypt.
+   */
+  private static Cell primitiveCell(Reader r, JsonNode cell, int i, String operation) {
+    String at = "cells[" + i + "]";
+    Map<String, Integer> algorithms = PRIMITIVE_ALGORITHMS.get(operation);
+    String algorithm = r.choice(cell, "algorithm", at + ".algorithm", new ArrayList<>(new TreeSet<>(algorithms.keySet())),
+        null);
+    int fixed = algorithms.get(algorithm);
+    boolean keyed = fixed >= 0;
+    int keyBits = r.integer(cell, "key_bits", at + ".key_bits", 0, true, 0);
+    if (!keyed && keyBits != 0) {
+      throw r.fail(at + ".key_bits must be 0 for " + operation);
+    }
+    if (fixed > 0 && keyBits != fixed) {
+      throw r.fail(at + ".key_bits must be " + fixed + " for " + algorithm);
+    }
+    if (keyed && keyBits == 0) {
+      throw r.fail(at + ".key_bits must be above 0 for " + algorithm);
+    }
+    String implementation = cryptoImplementation(r, cell, at);
+    String privateKey = keyed ? r.text(cell, "private_key", at + ".private_key") : null;
+    String publicKey = keyed ? r.text(cell, "public_key", at + ".public_key") : null;
+    boolean file = cell.has("input_file");
+    if (file == cell.has("message_bytes")) {
+      throw r.fail(at + " needs exactly one of message_bytes and input_file (with input_kind bytes)");
+    }
+    String inputFile = null;
+    String kind = null;
+    int messageBytes = -1;
+    if (file) {
+      inputFile = r.text(cell, "input_file", at + ".input_file");
+      kind = r.choice(cell, "input_kind", at + ".input_kind", List.of("bytes"), null);
+    } else {
+      messageBytes = r.integer(cell, "message_bytes", at + ".message_bytes", 0, true, 0);
+      if (cell.has("input_kind")) {
+        throw r.fail(at + ".input_kind goes with input_file, not message_bytes");
+      }
+    }
+    Map<String, String> known = new java.util.LinkedHashMap<>();
+    List<String> fields = KNOWN_ANSWER_FIELDS.get(operation);
+    if (!fields.isEmpty()) {
+      JsonNode answer = r.object(cell, "known_answer", " (" + at + ", operation " + operation + ")");
+      for (String field : fields) {
+        JsonNode node = answer.get(field);
+        // message_hex may be empty (the empty message); the others may not.
+        if (node == null || !node.isTextual() || !node.asText().matches("([0-9a-f]{2})" + (field.equals("message_hex") ? "*" : "+"))) {
+          throw r.fail(at + ".known_answer." + field + " must be lowercase hexadecimal (whole bytes)");
+        }
+        known.put(field, node.asText());
+      }
+      if (operation.equals("encrypt") && known.get("nonce_hex").length() != 24) {
+        throw r.fail(at + ".known_answer.nonce_hex must be 12 bytes");
+      }
+    }
+    return new Cell(i, "primitive", operation, algorithm, keyBits, privateKey, publicKey,
+        r.text(cell, "input", at + ".input"), inputFile, kind, null,
+        new Crypto(implementation, null, messageBytes, Map.copyOf(known)));
+  }
+
+  /**
+   * A suite keygen cell: family RSA or ECDSA, an algorithm of that family, key_bits (an RSA
+   * modulus of at least 1024 bits; 256, 384 or 521 for the curves), message_bytes (0 for
+   * keygen), the PEM key pair of that family and size.
+   */
+  private static Cell keygenCell(Reader r, JsonNode cell, int i, String operation) {
+    String at = "cells[" + i + "]";
+    String family = r.choice(cell, "family", at + ".family", List.of("RSA", "ECDSA"), null);
+    String algorithm = r.choice(cell, "algorithm", at + ".algorithm", KEYGEN_ALGORITHMS.get(family), null);
+    int keyBits = r.integer(cell, "key_bits", at + ".key_bits", 1, true, 0);
+    if (family.equals("RSA") && keyBits < 1024) {
+      throw r.fail(at + ".key_bits must be at least 1024 for RSA");
+    }
+    if (family.equals("ECDSA") && !CURVE_BITS.contains(keyBits)) {
+      throw r.fail(at + ".key_bits must be one of 256, 384, 521 for ECDSA (P-256, P-384, P-521)");
+    }
+    int messageBytes = r.integer(cell, "message_bytes", at + ".message_bytes", 0, true, 0);
+    if (operation.equals(Crypto.KEYGEN) && messageBytes != 0) {
+      throw r.fail(at + ".message_bytes must be 0 for keygen");
+    }
+    return new Cell(i, "keygen", operation, algorithm, keyBits,
+        r.text(cell, "private_key", at + ".private_key"), r.text(cell, "public_key", at + ".public_key"),
+        r.text(cell, "input", at + ".input"), null, null, null,
+        new Crypto(cryptoImplementation(r, cell, at), family, messageBytes, Map.of()));
   }
 }

@@ -67,6 +67,9 @@ final class Versions {
 
   /** The implementation a cell's rows name: its hash implementation (suite hash), else fusionauth-jwt. */
   static Implementation implementationOf(Spec.Cell cell) {
+    if (cell.crypto() != null) {
+      return new Implementation(Jca.NAME, Jca.version()); // the only implementation of primitive and keygen
+    }
     return cell.hash() != null ? Hashing.implementation(cell.hash().implementation())
         : new Implementation(IMPLEMENTATION, implementationVersion());
   }
@@ -148,6 +151,7 @@ final class Versions {
     info.put("crypto_backend", cryptoBackend());
     info.put("libraries", libraries());
     info.put("hash_implementations", Hashing.versions());
+    info.put("crypto_implementations", Map.of(Jca.NAME, Jca.versions()));
     String gc = ManagementFactory.getGarbageCollectorMXBeans().stream()
         .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
     info.put("vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version")

@@ -1,0 +1,234 @@
+"""The java driver runs suites primitive and keygen as the contract says
+(workflow/scripts/README.md, "Suite primitive" and "Suite keygen"), natively, on tiny specs.
+
+The rows are read with the csv module and checked here: raw_samples' schema does not know the
+new suites, operations and algorithms yet (its header is still the contract's, checked too).
+"""
+
+import csv
+import json
+import os
+import time
+
+import pytest
+from conftest import REPO, run_driver
+
+import raw_samples
+
+TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
+          "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
+KNOWN_ANSWERS = REPO / "data" / "vectors" / "primitive-known-answers.json"
+INTEGERS = ("key_bits", "input_bytes", "sample", "iterations", "elapsed_ns", "output_bytes")
+
+
+def known_answer(operation, algorithm):
+    for vector in json.loads(KNOWN_ANSWERS.read_text())["vectors"]:
+        if (vector["operation"], vector["algorithm"]) == (operation, algorithm):
+            return {k: v for k, v in vector.items() if k.endswith("_hex")}
+    raise KeyError((operation, algorithm))
+
+
+def read_rows(path):
+    with open(path, newline="") as handle:
+        reader = csv.reader(handle)
+        assert next(reader) == raw_samples.COLUMNS
+        rows = [dict(zip(raw_samples.COLUMNS, values, strict=True)) for values in reader]
+    for row in rows:
+        for name in INTEGERS:
+            row[name] = int(row[name])
+    return rows
+
+
+def bench(env, spec, tmp_path):
+    spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
+    spec_file.write_text(json.dumps(spec))
+    result = run_driver("java", env, "bench", "--spec", str(spec_file), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    return read_rows(out), result.stderr
+
+
+def cells_of(rows):
+    found = {}
+    for row in rows:
+        key = (row["operation"], row["algorithm"], row["key_bits"], row["input"])
+        found.setdefault(key, []).append(row)
+    return found
+
+
+def primitive_spec(keys, tmp_path):
+    secret = str(keys / "hmac-256.secret")
+    signing_input = tmp_path / "signing-input.bin"
+    signing_input.write_bytes(b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0")  # 36 bytes
+    cells = []
+    for algorithm in ("SHA-256", "SHA-512"):
+        cells.append({"operation": "digest", "algorithm": algorithm, "key_bits": 0, "input": "bytes-16",
+                      "message_bytes": 16, "known_answer": known_answer("digest", algorithm)})  # fmt: skip
+    cells.append({"operation": "mac", "algorithm": "HMAC-SHA256", "key_bits": 256, "private_key": secret,
+                  "public_key": secret, "input": "bytes-16", "message_bytes": 16,
+                  "known_answer": known_answer("mac", "HMAC-SHA256")})  # fmt: skip
+    cells.append({"operation": "mac", "algorithm": "HMAC-SHA256", "key_bits": 256, "private_key": secret,
+                  "public_key": secret, "input": "jwt-signing-input", "input_file": str(signing_input),
+                  "input_kind": "bytes", "known_answer": known_answer("mac", "HMAC-SHA256")})  # fmt: skip
+    cells.append({"operation": "encrypt", "algorithm": "AES-256-GCM", "key_bits": 256, "private_key": secret,
+                  "public_key": secret, "input": "bytes-16", "message_bytes": 16,
+                  "known_answer": known_answer("encrypt", "AES-256-GCM")})  # fmt: skip
+    for algorithm, bits, name in (("RSA-SHA256", 2048, "rsa-2048"), ("ECDSA-SHA256", 256, "ec-p256"),
+                                  ("Ed25519", 256, "ed25519")):  # fmt: skip
+        for operation in ("sign", "verify"):
+            cells.append({"operation": operation, "algorithm": algorithm, "key_bits": bits,
+                          "private_key": str(keys / f"{name}.private.pem"),
+                          "public_key": str(keys / f"{name}.public.pem"), "input": "bytes-36",
+                          "message_bytes": 36})  # fmt: skip
+    return {"format": "jwtbench-spec/1", "language": "java", "suite": "primitive", "timing": TIMING,
+            "cells": cells}  # fmt: skip
+
+
+OUTPUT_BYTES = {"SHA-256": {32}, "SHA-512": {64}, "HMAC-SHA256": {32}, "AES-256-GCM": {16 + 16},
+                "RSA-SHA256": {256}, "ECDSA-SHA256": set(range(68, 73)), "Ed25519": {64}}  # fmt: skip
+
+
+def test_primitive_cells_follow_the_contract(keys, driver_env, tmp_path):
+    spec = primitive_spec(keys, tmp_path)
+    rows, _ = bench(driver_env, spec, tmp_path)
+    cells = cells_of(rows)
+    assert len(cells) == len(spec["cells"])
+    for (operation, algorithm, key_bits, input_), cell_rows in cells.items():
+        assert [r["status"] for r in cell_rows] == ["ok"] * 3, (operation, algorithm, input_)
+        assert [r["sample"] for r in cell_rows] == [1, 2, 3]
+        assert {(r["language"], r["implementation"], r["suite"]) for r in cell_rows} == {("java", "jca", "primitive")}
+        assert all(r["implementation_version"].startswith(("1", "2")) for r in cell_rows)  # the JDK's, e.g. 17.0.15
+        assert {r["input_bytes"] for r in cell_rows} == {36 if input_ in ("bytes-36", "jwt-signing-input") else 16}
+        assert len({r["output_bytes"] for r in cell_rows}) == 1
+        assert cell_rows[0]["output_bytes"] in OUTPUT_BYTES[algorithm], (algorithm, cell_rows[0]["output_bytes"])
+        assert all(r["iterations"] >= 1 and r["elapsed_ns"] / r["iterations"] > 1 for r in cell_rows)
+
+
+@pytest.mark.parametrize("operation", ["mac", "encrypt", "digest"])
+def test_a_wrong_known_answer_fails_only_its_cell(operation, keys, driver_env, tmp_path):
+    spec = primitive_spec(keys, tmp_path)
+    wrong = next(c for c in spec["cells"] if c["operation"] == operation)
+    wrong["known_answer"] = {**wrong["known_answer"], "output_hex": "00" * (len(wrong["known_answer"]["output_hex"]) // 2)}
+    rows, stderr = bench(driver_env, spec, tmp_path)
+    cells = cells_of(rows)
+    failed = (wrong["operation"], wrong["algorithm"], wrong["key_bits"], wrong["input"])
+    assert "known answer" in stderr
+    for key, cell_rows in cells.items():
+        if key == failed:
+            assert [(r["status"], r["sample"], r["iterations"], r["elapsed_ns"]) for r in cell_rows] == [
+                ("failed", 0, 0, 0)]  # fmt: skip
+        else:
+            assert {r["status"] for r in cell_rows} == {"ok"}, key
+
+
+def test_an_unknown_implementation_is_an_input_error(keys, driver_env, tmp_path):
+    spec = primitive_spec(keys, tmp_path)
+    spec["cells"][0]["implementation"] = "bouncycastle"
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec))
+    result = run_driver("java", driver_env, "bench", "--spec", str(spec_file), "--out", str(tmp_path / "raw.csv"))
+    assert result.returncode == 2 and "implementation" in result.stderr
+
+
+def keygen_cell(operation, family, algorithm, bits, private, public, message_bytes):
+    return {"operation": operation, "algorithm": algorithm, "family": family, "key_bits": bits,
+            "private_key": str(private), "public_key": str(public),
+            "input": "keypair" if operation == "keygen" else f"msg-{message_bytes}",
+            "message_bytes": 0 if operation == "keygen" else message_bytes}  # fmt: skip
+
+
+def keygen_spec(cells, iterations=3, target=0.2, max_cell_seconds=60):
+    return {"format": "jwtbench-spec/1", "language": "java", "suite": "keygen", "timing": TIMING,
+            "keygen": {"iterations": iterations, "target_cell_seconds": target, "max_iterations": 50,
+                       "max_cell_seconds": max_cell_seconds},
+            "cells": cells}  # fmt: skip
+
+
+def test_keygen_cells_follow_the_contract(keys, driver_env, tmp_path):
+    def pair(name):
+        return keys / f"{name}.private.pem", keys / f"{name}.public.pem"
+
+    cells = [
+        keygen_cell("keygen", "RSA", "RSA-SHA256", 2048, *pair("rsa-2048"), 0),
+        keygen_cell("keygen+sign+verify", "ECDSA", "ECDSA-SHA256", 256, *pair("ec-p256"), 10),
+        keygen_cell("sign", "ECDSA", "ECDSA-SHA256", 256, *pair("ec-p256"), 10),
+        keygen_cell("verify", "ECDSA", "ECDSA-SHA256", 256, *pair("ec-p256"), 10),
+        keygen_cell("keygen+sign+verify", "ECDSA", "ECDSA-SHA512", 521, *pair("ec-p521"), 100),
+        keygen_cell("sign", "RSA", "RSA-SHA512", 2048, *pair("rsa-2048"), 100),
+    ]
+    rows, _ = bench(driver_env, keygen_spec(cells), tmp_path)
+    found = cells_of(rows)
+    assert len(found) == len(cells)
+    # The per-iteration cells come first (spec order), then the interleaved sign/verify rounds.
+    first = [r["operation"] for r in rows]
+    assert first.index("sign") > max(i for i, op in enumerate(first) if op.startswith("keygen"))
+    for (operation, algorithm, key_bits, input_), cell_rows in found.items():
+        assert {(r["implementation"], r["suite"], r["status"]) for r in cell_rows} == {("jca", "keygen", "ok")}
+        message = 0 if operation == "keygen" else int(input_.removeprefix("msg-"))
+        assert {r["input_bytes"] for r in cell_rows} == {message}
+        if operation.startswith("keygen"):
+            assert len(cell_rows) >= 3, (operation, algorithm)
+            assert [r["sample"] for r in cell_rows] == list(range(1, len(cell_rows) + 1))
+            assert {r["iterations"] for r in cell_rows} == {1}
+            assert all(r["elapsed_ns"] > 1000 for r in cell_rows)
+        else:
+            assert [r["sample"] for r in cell_rows] == [1, 2, 3]
+        outputs = {r["output_bytes"] for r in cell_rows}
+        if operation == "keygen":
+            assert outputs == {294}  # an RSA-2048 public key's DER (SPKI)
+        elif algorithm.startswith("RSA"):
+            assert outputs == {256}
+        else:
+            assert outputs <= set(range(8, 140)), outputs  # DER ECDSA signatures
+
+
+@pytest.fixture(scope="module")
+def rsa_7680(tmp_path_factory):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    folder = tmp_path_factory.mktemp("rsa7680")
+    key = rsa.generate_private_key(65537, 7680)
+    private, public = folder / "rsa-7680.private.pem", folder / "rsa-7680.public.pem"
+    private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))  # fmt: skip
+    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                     serialization.PublicFormat.SubjectPublicKeyInfo))  # fmt: skip
+    return private, public
+
+
+def keygen_children():
+    """Pids of live KeygenChild JVMs (any user's; this test starts its own)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if b"jwtbench.KeygenChild" in handle.read():
+                        pids.append(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
+def test_rsa_7680_keygen_is_stopped_at_its_budget(keys, rsa_7680, driver_env, tmp_path):
+    budget = 1.5  # far below a 7680-bit key's generation; room for the ECDSA cell's cold JVM
+    before = set(keygen_children())
+    cells = [
+        keygen_cell("keygen+sign+verify", "RSA", "RSA-SHA512", 7680, *rsa_7680, 10),
+        keygen_cell("keygen", "ECDSA", "ECDSA-SHA256", 256, keys / "ec-p256.private.pem", keys / "ec-p256.public.pem", 0),
+    ]
+    start = time.monotonic()
+    rows, stderr = bench(driver_env, keygen_spec(cells, iterations=2, target=0, max_cell_seconds=budget), tmp_path)
+    took = time.monotonic() - start
+    # Two cells of at most `budget` each, plus three JVM starts and the PEM checks, on a shared machine.
+    assert took < 2 * budget + 20, took
+    found = cells_of(rows)
+    timed_out = found[("keygen+sign+verify", "RSA-SHA512", 7680, "msg-10")]
+    assert [(r["status"], r["sample"], r["iterations"], r["output_bytes"]) for r in timed_out] == [
+        ("timeout", 0, 0, 0)]  # fmt: skip
+    assert budget * 1e9 <= timed_out[0]["elapsed_ns"] < (budget + 2) * 1e9
+    assert "killed" in stderr
+    # The run went on with the next cell, and no child is left burning the CPU.
+    after = found[("keygen", "ECDSA-SHA256", 256, "keypair")]
+    assert {r["status"] for r in after} == {"ok"} and len(after) >= 2
+    assert set(keygen_children()) <= before
