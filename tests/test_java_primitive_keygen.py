@@ -1,11 +1,7 @@
 """The java driver runs suites primitive and keygen as the contract says
 (workflow/scripts/README.md, "Suite primitive" and "Suite keygen"), natively, on tiny specs.
+Every CSV is read through raw_samples (the contract's schema)."""
 
-The rows are read with the csv module and checked here: raw_samples' schema does not know the
-new suites, operations and algorithms yet (its header is still the contract's, checked too).
-"""
-
-import csv
 import json
 import os
 import time
@@ -18,7 +14,6 @@ import raw_samples
 TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
           "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
 KNOWN_ANSWERS = REPO / "data" / "vectors" / "primitive-known-answers.json"
-INTEGERS = ("key_bits", "input_bytes", "sample", "iterations", "elapsed_ns", "output_bytes")
 
 
 def known_answer(operation, algorithm):
@@ -29,14 +24,7 @@ def known_answer(operation, algorithm):
 
 
 def read_rows(path):
-    with open(path, newline="") as handle:
-        reader = csv.reader(handle)
-        assert next(reader) == raw_samples.COLUMNS
-        rows = [dict(zip(raw_samples.COLUMNS, values, strict=True)) for values in reader]
-    for row in rows:
-        for name in INTEGERS:
-            row[name] = int(row[name])
-    return rows
+    return raw_samples.read(path)
 
 
 def bench(env, spec, tmp_path):
@@ -182,18 +170,11 @@ def test_keygen_cells_follow_the_contract(keys, driver_env, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def rsa_7680(tmp_path_factory):
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
-    folder = tmp_path_factory.mktemp("rsa7680")
-    key = rsa.generate_private_key(65537, 7680)
-    private, public = folder / "rsa-7680.private.pem", folder / "rsa-7680.public.pem"
-    private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))  # fmt: skip
-    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                     serialization.PublicFormat.SubjectPublicKeyInfo))  # fmt: skip
-    return private, public
+def rsa_7680(keys):
+    """The run's RSA-7680 pair (the smoke config's keygen keys include it)."""
+    private, public = keys / "rsa-7680.private.pem", keys / "rsa-7680.public.pem"
+    assert private.is_file(), "keys/rsa-7680.private.pem missing: the smoke config's suites.keygen.keys lost RSA-7680"
+    return str(private), str(public)
 
 
 def keygen_children():
