@@ -109,6 +109,8 @@ async function run(job) {
 }
 
 if (require.main === module && typeof process.send === 'function') {
+  // A parent that died (or closed the channel) ends the child at its next iteration.
+  process.once('disconnect', () => process.exit(0));
   process.once('message', (job) => {
     run(job)
       .catch((err) => send({ type: 'error', reason: err && err.message ? err.message : String(err) }))
