@@ -8,9 +8,11 @@
 const { checkAlgorithm, signAndCheckPool } = require('./checks');
 const { dependencyVersion } = require('./deps');
 const hash = require('./hash');
+const keygen = require('./keygen');
+const primitive = require('./primitive');
 const {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
-  loadKey,
+  loadKey, keyBitsOf,
 } = require('./inputs');
 const { jwt, signOptions, verifyOptions } = require('./jwt_ops');
 const {
@@ -27,6 +29,8 @@ const SUITES = {
   transfer: { operations: ['request-response'], inputKinds: ['claims'] },
   hash: { operations: hash.OPERATIONS, rounds: true },
   percall: { operations: ['sign', 'verify', 'decode'], inputKinds: ['claims'] },
+  primitive: { operations: primitive.OPERATIONS, rounds: true },
+  keygen: { operations: keygen.OPERATIONS, rounds: true },
 };
 const MAX_BATCH = 1e9;
 
@@ -106,6 +110,8 @@ function loadCell(cell, i, suite, fail) {
   const operation = string('operation');
   if (!operations.includes(operation)) fail(`${at}.operation must be one of ${operations.join(', ')} (suite ${suite})`);
   if (suite === 'hash') return { index: i, suite, operation, input: string('input'), ...hash.loadHashCell(cell, at, fail) };
+  if (suite === 'primitive') return { index: i, suite, operation, input: string('input'), ...primitive.loadPrimitiveCell(cell, at, fail) };
+  if (suite === 'keygen') return { index: i, suite, operation, input: string('input'), ...keygen.loadKeygenCell(cell, at, fail) };
   const algorithm = string('algorithm');
   if (!JWS_ALGORITHMS.includes(algorithm)) fail(`${at}.algorithm must be one of ${JWS_ALGORITHMS.join(', ')}`);
   if (!Number.isInteger(cell.key_bits) || cell.key_bits < 1) fail(`${at}.key_bits must be an integer >= 1`);
@@ -133,24 +139,14 @@ function loadSpec(file) {
   const timing = loadTiming(spec, fail);
   const transfer = spec.suite === 'transfer' ? loadTransfer(spec, fail) : undefined;
   const percall = spec.suite === 'percall' ? loadPercall(spec, fail) : undefined;
+  const keygenBlock = spec.suite === 'keygen' ? keygen.loadKeygenBlock(spec, fail) : undefined;
   if (!Array.isArray(spec.cells)) fail('"cells" must be an array');
   const cells = spec.cells.map((cell, i) => loadCell(cell, i, spec.suite, fail));
-  return { suite: spec.suite, timing, transfer, percall, cells };
+  return { suite: spec.suite, timing, transfer, percall, keygen: keygenBlock, cells };
 }
 
 // ---------------------------------------------------------------------------------------
 // Prepare: every file is read and every key parsed once, before anything is timed.
-
-/** Size of a key as the spec's key_bits counts it, or null when we cannot tell. */
-function keyBitsOf(key) {
-  if (key.type === 'secret') return key.symmetricKeySize * 8;
-  const details = key.asymmetricKeyDetails || {};
-  if (details.modulusLength) return details.modulusLength;
-  const curveBits = { prime256v1: 256, secp384r1: 384, secp521r1: 521 };
-  if (details.namedCurve) return curveBits[details.namedCurve] ?? null;
-  if (key.asymmetricKeyType === 'ed25519') return 256;
-  return null;
-}
 
 /** The mean of non-negative integers rounded to the nearest integer, halves up (exact). */
 function roundedMean(values) {
@@ -179,6 +175,8 @@ function readInput(cell, origin) {
 
 function prepareAll(spec, specFile) {
   if (spec.suite === 'hash') return spec.cells.map(hash.prepareHashCell);
+  if (spec.suite === 'primitive') return primitive.prepareCells(spec.cells, specFile, primitive.countingBytes);
+  if (spec.suite === 'keygen') return primitive.prepareCells(spec.cells, specFile, keygen.digitBytes);
   const bytesCache = new Map();
   const keyCache = new Map();
   const inputCache = new Map();
@@ -445,6 +443,7 @@ function batchState(cell, tokens) {
  */
 function timedCall(cell, check) {
   if (cell.suite === 'hash') return { ...hash.hashBatch(cell), fit: (n) => n };
+  if (cell.suite === 'primitive' || cell.suite === 'keygen') return { ...primitive.primitiveBatch(cell, check), fit: (n) => n };
   const fit = cell.records ? (n) => wholePasses(n, cell.records.length) : (n) => n;
   return { ...batchState(cell, cell.records ? check.tokens : [check.token]), fit };
 }
@@ -461,6 +460,7 @@ const medianNsPerOp = (samples) => median(samples.map((s) => Number(s.elapsedNs)
  */
 function checkCell(cell) {
   if (cell.suite === 'hash') return hash.checkHashCell(cell);
+  if (cell.suite === 'primitive' || cell.suite === 'keygen') return primitive.checkPrimitiveCell(cell);
   const check = checkAlgorithm({ alg: cell.algorithm, ...cell });
   // A transfer body's token can be tens of MB: the cell signs its own when it runs.
   if (check.status === 'ok' && cell.suite === 'transfer') return { status: 'ok' };
@@ -478,7 +478,7 @@ function checkCells(cells, run) {
   const checked = new Map();
   const passed = [];
   for (const cell of cells) {
-    const checkId = cell.suite === 'hash' ? cell.index
+    const checkId = ['hash', 'primitive', 'keygen'].includes(cell.suite) ? cell.index
       : JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
     if (!checked.has(checkId)) checked.set(checkId, checkCell(cell));
     const check = checked.get(checkId);
@@ -590,16 +590,21 @@ async function runBench(specFile, outFile) {
   const spec = loadSpec(specFile);
   const cells = prepareAll(spec, specFile);
   const run = startRun(spec, cells, outFile);
-  const passed = checkCells(cells, run);
-  if (SUITES[spec.suite].rounds) {
-    timeInRounds(passed, run);
+  if (spec.suite === 'keygen') {
+    // Per-key checks and the per-iteration cells (in child processes) first; then the
+    // sign and verify cells of the keys that passed, timed as suite primitive's.
+    const signVerify = await keygen.runKeygen(cells, spec.keygen, run);
+    timeInRounds(checkCells(signVerify, run), run);
+  } else if (SUITES[spec.suite].rounds) {
+    timeInRounds(checkCells(cells, run), run);
   } else if (spec.suite === 'percall') {
+    const passed = checkCells(cells, run);
     const cellsToCall = passed.map(({ cell, check }) => ({ cell, ...timedCall(cell, check) }));
     sink = (sink + require('./percall').runPercall(cellsToCall, spec.percall, run)) | 0;
   } else if (spec.suite === 'tokensize') {
-    sink = (sink + require('./tokensize').runTokensize(passed, run)) | 0;
+    sink = (sink + require('./tokensize').runTokensize(checkCells(cells, run), run)) | 0;
   } else {
-    await require('./transfer').runTransfer(passed, spec.transfer, run);
+    await require('./transfer').runTransfer(checkCells(cells, run), spec.transfer, run);
   }
   run.out.close();
   const counts = Object.entries(run.counts).map(([k, v]) => `${k} ${v}`).join(', ');

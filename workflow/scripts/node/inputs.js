@@ -99,11 +99,22 @@ function secretKey(bytes, file, origin) {
   return crypto.createSecretKey(bytes);
 }
 
+/** Size of a key as the spec's key_bits counts it, or null when we cannot tell. */
+function keyBitsOf(key) {
+  if (key.type === 'secret') return key.symmetricKeySize * 8;
+  const details = key.asymmetricKeyDetails || {};
+  if (details.modulusLength) return details.modulusLength;
+  const curveBits = { prime256v1: 256, secp384r1: 384, secp521r1: 521 };
+  if (details.namedCurve) return curveBits[details.namedCurve] ?? null;
+  if (key.asymmetricKeyType === 'ed25519') return 256;
+  return null;
+}
+
 function readToken(file, origin) {
   return readBytes(file, origin).toString('utf8').trim();
 }
 
 module.exports = {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
-  loadKey, loadSigningKey, loadVerificationKey, readToken,
+  loadKey, loadSigningKey, loadVerificationKey, readToken, keyBitsOf,
 };

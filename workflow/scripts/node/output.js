@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const { InputError } = require('./inputs');
 
 const LANGUAGE = 'node';
-// The implementation columns' default; a hash cell names its own (hash.js).
+// The implementation columns' default; hash, primitive and keygen cells name their own.
 const IMPLEMENTATION = 'jsonwebtoken';
 const CSV_COLUMNS = [
   'language', 'implementation', 'implementation_version', 'suite', 'operation', 'algorithm',
@@ -70,6 +70,9 @@ function stderr(line) {
 
 function label(cell) {
   if (cell.suite === 'hash') return `${cell.algorithm} ${cell.input}`;
+  if (cell.suite === 'primitive' || cell.suite === 'keygen') {
+    return `${cell.algorithm}${cell.key_bits && !cell.algorithm.endsWith(`-${cell.key_bits}`) ? `-${cell.key_bits}` : ''} ${cell.input}`;
+  }
   return /^(RS|PS)/.test(cell.algorithm) ? `${cell.algorithm}-${cell.key_bits}` : cell.algorithm;
 }
 
