@@ -4,7 +4,6 @@ specs: every cell ok, a wrong known answer fails only its cell, a per-iteration 
 whose key generation outlasts max_cell_seconds is stopped (status timeout) and the bench
 returns soon after, keygen rows are one iteration each."""
 
-import csv
 import json
 import time
 
@@ -12,6 +11,7 @@ import pytest
 from conftest import REPO, run_driver
 
 import generate_keys
+import raw_samples
 
 LANGUAGE = "node"
 TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
@@ -20,14 +20,9 @@ VECTORS = {
     (v["operation"], v["algorithm"]): {k: v[k] for k in ("key_hex", "nonce_hex", "message_hex", "output_hex") if k in v}
     for v in json.loads((REPO / "data" / "vectors" / "primitive-known-answers.json").read_text())["vectors"]
 }  # fmt: skip
-COLUMNS = ["language", "implementation", "implementation_version", "suite", "operation", "algorithm", "key_bits",
-           "input", "input_bytes", "sample", "iterations", "elapsed_ns", "output_bytes", "status"]  # fmt: skip
-INTEGERS = ("key_bits", "input_bytes", "sample", "iterations", "elapsed_ns", "output_bytes")
-
-
 @pytest.fixture(scope="module")
 def node_keys(tmp_path_factory):
-    """This module's own keys (RSA-7680 included, which no run config generates)."""
+    """This module's own keys (RSA-7680 included)."""
     out = tmp_path_factory.mktemp("node-keys")
     for name in ("hmac-256", "rsa-2048", "ec-p256", "ed25519", "rsa-7680"):
         generate_keys.generate(name, out)
@@ -35,16 +30,7 @@ def node_keys(tmp_path_factory):
 
 
 def read_rows(path):
-    """The raw CSV, columns checked, integers parsed (raw_samples.read does not know these
-    suites yet)."""
-    with open(path, newline="") as handle:
-        reader = csv.DictReader(handle)
-        assert reader.fieldnames == COLUMNS
-        rows = list(reader)
-    for row in rows:
-        for name in INTEGERS:
-            row[name] = int(row[name])
-    return rows
+    return raw_samples.read(path)
 
 
 def bench(env, spec, tmp_path):
