@@ -53,7 +53,8 @@ def test_dry_run_lists_every_job(tmp_path):
 def test_dry_run_in_containers_adds_the_images(tmp_path):
     """Under podman: the base, one image per language plus the report's, and the
     container/native comparison; native environments stay for cold start and comparisons."""
-    images = {"build_base_image": 1, "build_image": len(LANGUAGES) + 1, "compare_native": 1}
+    images = {"build_base_image": 1, "build_image": len(LANGUAGES) + 1, "compare_native": 1,
+              "install_native_env": len(JWS_LANGUAGES)}  # fmt: skip
     assert dry_run_counts(tmp_path, "podman") == {**NATIVE_JOBS, **images}
 
 

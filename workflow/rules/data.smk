@@ -43,7 +43,5 @@ rule write_jwt_signing_input:
         JWT_SIGNING_INPUT,
     log:
         "logs/write_jwt_signing_input/write_jwt_signing_input.log",
-    params:
-        claims=jwt_input_file(),
     run:
         write_bench_spec.write_signing_input(job(input, output, params, log))

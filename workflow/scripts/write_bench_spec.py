@@ -173,7 +173,7 @@ def jws_signing_input(claims_file):
 
 
 def write_signing_input(job):
-    data = jws_signing_input(job.params.claims)
+    data = jws_signing_input(job.input.claims)
     Path(job.output[0]).write_bytes(data)
     with open(job.log[0], "w") as log:
         print(f"wrote {job.output[0]}: {len(data)} bytes", file=log)
