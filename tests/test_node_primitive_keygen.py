@@ -117,17 +117,26 @@ def test_primitive_cells_follow_the_contract(driver_env, node_keys, tmp_path):
 
 def test_a_wrong_known_answer_fails_only_its_cell(driver_env, node_keys, tmp_path):
     spec = primitive_spec(node_keys, tmp_path)
-    wrong = [c for c in spec["cells"] if (c["operation"], c["algorithm"]) in {("digest", "SHA-256"), ("encrypt", "AES-256-GCM")}]
+    wrong = [
+        c
+        for c in spec["cells"]
+        if (c["operation"], c["algorithm"]) in {("digest", "SHA-256"), ("encrypt", "AES-256-GCM")}
+    ]
     for cell in wrong:
         expected = cell["known_answer"]["output_hex"]
-        cell["known_answer"] = {**cell["known_answer"], "output_hex": ("1" if expected[0] == "0" else "0") + expected[1:]}
+        cell["known_answer"] = {
+            **cell["known_answer"],
+            "output_hex": ("1" if expected[0] == "0" else "0") + expected[1:],
+        }
     rows, _, stderr = bench(driver_env, spec, tmp_path)
     cells = cells_of(rows)
     assert len(cells) == len(spec["cells"])
     failed = {(c["operation"], c["algorithm"], c["key_bits"], c["input"]) for c in wrong}
     for key, cell_rows in cells.items():
         if key in failed:
-            assert [(r["status"], r["sample"], r["iterations"], r["elapsed_ns"]) for r in cell_rows] == [("failed", 0, 0, 0)]
+            assert [(r["status"], r["sample"], r["iterations"], r["elapsed_ns"]) for r in cell_rows] == [
+                ("failed", 0, 0, 0)
+            ]
         else:
             assert {r["status"] for r in cell_rows} == {"ok"}, key
     assert "known answer" in stderr
@@ -163,7 +172,9 @@ def test_keygen_cells_follow_the_contract(driver_env, node_keys, tmp_path):
     version = openssl_version(driver_env)
     for (operation, algorithm, key_bits, input_), cell_rows in found.items():
         assert {r["status"] for r in cell_rows} == {"ok"}, (operation, algorithm, input_)
-        assert {(r["implementation"], r["implementation_version"], r["suite"]) for r in cell_rows} == {("crypto", version, "keygen")}
+        assert {(r["implementation"], r["implementation_version"], r["suite"]) for r in cell_rows} == {
+            ("crypto", version, "keygen")
+        }
         assert [r["sample"] for r in cell_rows] == list(range(1, len(cell_rows) + 1))
         assert {r["input_bytes"] for r in cell_rows} == {0 if operation == "keygen" else int(input_[4:])}
         if operation in ("keygen", "keygen+sign+verify"):

@@ -100,6 +100,14 @@ function runInChild(job, budgetSeconds) {
       clearTimeout(timer);
       if (!exited) child.kill('SIGKILL');
     };
+    // A timer may fire a little early by the monotonic clock (libuv's cached loop time):
+    // until the budget has really passed, it is armed again for what is left.
+    const limitNs = BigInt(Math.round(budgetSeconds * 1e9));
+    const armBudget = () => {
+      const leftNs = limitNs - (now() - start);
+      if (leftNs <= 0n) finish('timeout');
+      else timer = setTimeout(armBudget, Math.ceil(Number(leftNs) / 1e6));
+    };
     timer = setTimeout(() => finish('failed', `the child did not start within ${CHILD_START_SECONDS} s`), CHILD_START_SECONDS * 1000);
     child.on('message', (m) => {
       if (result.outcome !== undefined) return; // after the budget ended: ignored
@@ -107,7 +115,7 @@ function runInChild(job, budgetSeconds) {
         case 'ready':
           clearTimeout(timer);
           start = now();
-          timer = setTimeout(() => finish('timeout'), budgetSeconds * 1000);
+          armBudget();
           child.send(job);
           break;
         case 'check':
