@@ -21,7 +21,7 @@ def load(name):
 
 def test_default_config_is_valid_and_filled():
     config = validate(load("config.yaml"))
-    assert config["languages"] == ["node", "python", "java"]
+    assert config["languages"] == ["node", "python", "java", "openssl"]
     assert len(config["suites"]["jwt"]["algorithms"]) == 25
     assert config["statistics"]["confidence"] == 0.95
     assert config["crosscheck"]["activate"] is True
@@ -99,3 +99,17 @@ def test_snakemake_rejects_unknown_key_fast(tmp_path):
     assert "timing.warmpu_seconds" in result.stdout + result.stderr
     assert elapsed < 5, f"took {elapsed:.1f} s"
     assert not (tmp_path / "results").exists()
+
+
+def test_driver_manifest_errors_name_the_file(tmp_path):
+    """A driver.yaml that is missing or malformed is refused, naming its path and key."""
+    (tmp_path / "lang").mkdir()
+    with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: missing"):
+        config_validation.driver_manifest(tmp_path, "lang")
+    (tmp_path / "lang" / "driver.yaml").write_text("jws: yes-please\nsuites: [jwt, speed]\n")
+    with pytest.raises(config_validation.ConfigError) as error:
+        config_validation.driver_manifest(tmp_path, "lang")
+    assert "key 'jws' must be true or false" in str(error.value)
+    assert "unknown ['speed']" in str(error.value)
+    manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
+    assert manifest == {"jws": False, "suites": ["primitive"]}
