@@ -170,7 +170,7 @@ def test_primitive_suite_has_openssl_speed_and_every_library(smoke):
 
 def test_keygen_grid_is_complete_and_never_hangs(smoke):
     """Seed 004's grid (the smoke's keys x messages) in every JWS language and python's two
-    implementations; RSA-7680 cells end ok or timeout within their 5 s budget."""
+    implementations; RSA-7680 cells end ok or timeout within their 3 s budget."""
     runs = read_csv(smoke / "results/seed004/runs.csv")
     series = {(r["language"], r["implementation"]) for r in runs}
     assert {("python", "pycryptodome"), ("python", "cryptography")} <= series
@@ -183,7 +183,7 @@ def test_keygen_grid_is_complete_and_never_hangs(smoke):
         for key, row in combined.items():
             assert row["status"] in (("ok", "timeout") if key[1] == "7680" else ("ok",)), row
             if row["status"] == "timeout":
-                assert float(row["seconds_spent"]) < 5 + 10, row
+                assert float(row["seconds_spent"]) < 3 + 10, row
     verdicts = read_csv(smoke / "results/seed004/verdicts.csv")
     assert {r["claim"] for r in verdicts} == {"ecdsa_673x_faster", "rsa_grows_steeply_ecdsa_barely",
                                               "message_size_barely_matters"}  # fmt: skip
