@@ -59,9 +59,18 @@ def plain_command(selection, seconds, image, engine, cpu, openssl):
     return (["taskset", "-c", cpu] if cpu else []) + [openssl, *speed]
 
 
-def run_plain(command):
+def engine_environ(engine):
+    """The environment the pipeline runs `engine` with (e.g. podman with this repository's
+    CONTAINERS_CONF where the host needs it: workflow/scripts/container_engine.py)."""
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import container_engine
+
+    return container_engine.select(engine, REPO).environ()
+
+
+def run_plain(command, env=None):
     print("$ " + " ".join(command), file=sys.stderr, flush=True)
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
     if result.returncode != 0:
         raise SystemExit(f"error: {' '.join(command)} exited {result.returncode}: {result.stderr.strip()[-500:]}")
     return speed_output.parse(result.stdout + "\n" + result.stderr)
@@ -112,7 +121,8 @@ def main(argv):
     if not cells:
         print(f"error: --csv {args.csv}: no ok rows", file=sys.stderr)
         return 2
-    plain = [run_plain(plain_command(selection, args.seconds, args.image, args.engine, args.cpu, args.openssl))
+    env = engine_environ(args.engine) if args.image else None
+    plain = [run_plain(plain_command(selection, args.seconds, args.image, args.engine, args.cpu, args.openssl), env)
              for selection in DEFAULT_SELECTIONS]  # fmt: skip
     plain_versions = {output.version for output in plain if output.version}
     print(f"driver CSV {args.csv}: openssl {', '.join(sorted(versions))}; "
