@@ -39,18 +39,26 @@ def group_cells(paths):
     return cells
 
 
-def samples_by(paths, key_of):
-    """({key: per-sample ns/op of the ok rows}, {key: its first row}) over the cells of
-    `paths`, keyed by key_of(row); cells whose key_of is None are left out."""
-    samples, first = {}, {}
+def rows_by(paths, key_of):
+    """{key: rows} over the cells of `paths`, keyed by key_of(row) (cells whose key_of is
+    None are left out), in the order keys first appear."""
+    found = {}
     for rows in group_cells(paths).values():
         key = key_of(rows[0])
-        if key is None:
-            continue
-        first.setdefault(key, rows[0])
-        if rows[0]["status"] == "ok":
-            samples.setdefault(key, []).extend(ns_per_op(rows))
-    return samples, first
+        if key is not None:
+            found.setdefault(key, []).extend(rows)
+    return found
+
+
+def samples_of(cells):
+    """({key: per-sample ns/op of the ok rows}, {key: its first row}) of rows_by's cells."""
+    samples = {key: ns_per_op(rows) for key, rows in cells.items() if rows[0]["status"] == "ok"}
+    return samples, {key: rows[0] for key, rows in cells.items()}
+
+
+def samples_by(paths, key_of):
+    """samples_of(rows_by(paths, key_of))."""
+    return samples_of(rows_by(paths, key_of))
 
 
 def ns_per_op(rows):
@@ -123,6 +131,13 @@ def write_csv(path, names, rows):
         writer.writeheader()
         for row in rows:
             writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+
+
+def write_tables(outputs, columns, tables, log):
+    """Each table to outputs[name] with columns[name]; one line per file to `log`."""
+    for name, table in tables.items():
+        write_csv(outputs[name], columns[name], table)
+        print(f"{outputs[name]}: {len(table)} rows", file=log)
 
 
 def main(raw_paths, settings, summary_path, ratios_path, log):

@@ -152,9 +152,7 @@ def main(raw_paths, counter_path, settings, outputs, log):
         "sweep": sweep_rows(cells, first, counter),
         "verdicts": verdicts(cells, implementations),
     }
-    for name, table in tables.items():
-        aggregate_samples.write_csv(outputs[name], COLUMNS[name], table)
-        print(f"{outputs[name]}: {len(table)} rows", file=log)
+    aggregate_samples.write_tables(outputs, COLUMNS, tables, log)
     print(f"cycle counter: {counter['reason']}", file=log)
     for row in tables["verdicts"]:
         print(f"{row['claim']} ({row['language']} {row['implementation']}): {row['verdict']}", file=log)

@@ -167,9 +167,7 @@ def main(primitive_paths, jwt_paths, languages, settings, outputs, log):
         "verdicts": verdicts(cells, first, measured),
         "overhead": overhead_rows(cells, first),
     }
-    for name, table in tables.items():
-        aggregate_samples.write_csv(outputs[name], COLUMNS[name], table)
-        print(f"{outputs[name]}: {len(table)} rows", file=log)
+    aggregate_samples.write_tables(outputs, COLUMNS, tables, log)
     for row in tables["verdicts"]:
         print(f"{row['claim']} ({row['language']}): {row['verdict']}", file=log)
 

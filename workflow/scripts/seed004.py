@@ -161,21 +161,15 @@ COLUMNS = {
 
 
 def main(raw_paths, settings, outputs, log):
-    samples, first = aggregate_samples.samples_by(raw_paths, key_of)
-    rows_by_cell = {}
-    for rows in aggregate_samples.group_cells(raw_paths).values():
-        key = key_of(rows[0])
-        if key is not None:
-            rows_by_cell.setdefault(key, []).extend(rows)
+    rows_by_cell = aggregate_samples.rows_by(raw_paths, key_of)
+    samples, first = aggregate_samples.samples_of(rows_by_cell)
     cells = BootstrapCells(samples, settings, "seed004")
     tables = {
         "runs": run_rows(cells, first, rows_by_cell),
         "decomposed": decomposed_rows(cells, first),
         "verdicts": verdicts(cells, first),
     }
-    for name, table in tables.items():
-        aggregate_samples.write_csv(outputs[name], COLUMNS[name], table)
-        print(f"{outputs[name]}: {len(table)} rows", file=log)
+    aggregate_samples.write_tables(outputs, COLUMNS, tables, log)
     for row in tables["runs"]:
         if row["status"] != "ok":
             print(f"{row['language']} {row['implementation']} {row['family']}-{row['key_bits']} {row['operation']}"

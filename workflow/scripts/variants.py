@@ -57,9 +57,15 @@ def name_of(algorithm, key_bits):
     return algorithm
 
 
-def key_files(variant, key_dir):
-    """(signing key, verifying key) paths: the secret twice for HMAC, else the PEM pair."""
-    base = f"{key_dir}/{variant.key_name}"
-    if variant.symmetric:
+def key_pair(key_name, key_dir):
+    """(signing key, verifying key) paths of a run key: the secret twice for an HMAC
+    secret (hmac-*), else the PEM pair."""
+    base = f"{key_dir}/{key_name}"
+    if key_name.startswith("hmac-"):
         return f"{base}.secret", f"{base}.secret"
     return f"{base}.private.pem", f"{base}.public.pem"
+
+
+def key_files(variant, key_dir):
+    """(signing key, verifying key) paths of a variant's key."""
+    return key_pair(variant.key_name, key_dir)

@@ -100,13 +100,6 @@ KEYGEN_KEYS = {
 KEYGEN_SETTINGS = ("iterations", "target_cell_seconds", "max_iterations", "max_cell_seconds")
 
 
-def key_pair(key_dir, key_name):
-    """(private_key, public_key) of a run key: the secret twice, else the PEM pair."""
-    if key_name.startswith("hmac-"):
-        return f"{key_dir}/{key_name}.secret", f"{key_dir}/{key_name}.secret"
-    return f"{key_dir}/{key_name}.private.pem", f"{key_dir}/{key_name}.public.pem"
-
-
 def primitive_key_names(suite_config):
     return sorted({PRIMITIVES[name][3] for name in suite_config["algorithms"]} - {None})
 
@@ -126,7 +119,7 @@ def primitive_cells(language, suite_config, key_dir, signing_input, with_signing
         chosen = {} if implementation is None else {"implementation": implementation}
         for name in suite_config["algorithms"]:
             operations, algorithm, bits, key_name = PRIMITIVES[name]
-            keys = dict(zip(("private_key", "public_key"), key_pair(key_dir, key_name))) if key_name else {}
+            keys = dict(zip(("private_key", "public_key"), variants.key_pair(key_name, key_dir))) if key_name else {}
             sizes = suite_config["block_sizes"] if bits == 0 or name in ("HMAC-SHA256", "AES-256-GCM") else [
                 suite_config["signature_message_bytes"]]  # fmt: skip
             messages = [{"input": f"bytes-{size}", "message_bytes": size} for size in sizes]
@@ -150,7 +143,7 @@ def keygen_cells(language, suite_config, key_dir):
         chosen = {} if implementation is None else {"implementation": implementation}
         for name in suite_config["keys"]:
             family, bits, algorithm, key_name = KEYGEN_KEYS[name]
-            private_key, public_key = key_pair(key_dir, key_name)
+            private_key, public_key = variants.key_pair(key_name, key_dir)
             common = {"algorithm": algorithm, "family": family, "key_bits": bits, **chosen,
                       "private_key": private_key, "public_key": public_key}  # fmt: skip
             made.append({"operation": "keygen", **common, "input": "keypair", "message_bytes": 0})

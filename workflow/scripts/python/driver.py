@@ -287,38 +287,31 @@ def bench_jwt(spec, out):
     sample_in_rounds(timed, budget, out, len(cells))
 
 
-def bench_hash(spec, out):
-    """Suite hash (hashing.py): check each cell, warm it up and calibrate it, then
-    sample in interleaved rounds, as suite jwt."""
+def bench_prepared(module, spec, out):
+    """Suites hash (hashing.py) and primitive (primitive.py): `module.prepare` checks each
+    cell and gives its batch; warm it up and calibrate it, then sample in interleaved
+    rounds, as suite jwt."""
     budget = Budget.from_spec(spec["timing"])
     cells = spec["cells"]
     timed = []
     for index, cell in enumerate(cells, 1):
         name = label(index, len(cells), cell)
-        case = checked(cell, functools.partial(hashing.prepare, cell))
+        case = checked(cell, functools.partial(module.prepare, cell))
         if isinstance(case, tuple):
-            untimed(out, name, cell, hashing.expected_bytes(cell), *case)
+            untimed(out, name, cell, module.expected_bytes(cell), *case)
             continue
         timed.append(start_timing(name, cell, case.batch, budget, case.input_bytes, case.output_bytes))
     sample_in_rounds(timed, budget, out, len(cells))
+
+
+def bench_hash(spec, out):
+    bench_prepared(hashing, spec, out)
 
 
 def bench_primitive(spec, out):
-    """Suite primitive (primitive.py): check each cell, warm it up and calibrate it, then
-    sample in interleaved rounds, as suite jwt."""
     import primitive
 
-    budget = Budget.from_spec(spec["timing"])
-    cells = spec["cells"]
-    timed = []
-    for index, cell in enumerate(cells, 1):
-        name = label(index, len(cells), cell)
-        case = checked(cell, functools.partial(primitive.prepare, cell))
-        if isinstance(case, tuple):
-            untimed(out, name, cell, primitive.expected_bytes(cell), *case)
-            continue
-        timed.append(start_timing(name, cell, case.batch, budget, case.input_bytes, case.output_bytes))
-    sample_in_rounds(timed, budget, out, len(cells))
+    bench_prepared(primitive, spec, out)
 
 
 def bench_keygen(spec, out):
