@@ -16,6 +16,7 @@ sys.path.insert(0, str(SCRIPTS))
 
 import aggregate_samples  # noqa: E402
 import collect_provenance  # noqa: E402
+import compare_runs  # noqa: E402
 import build_image  # noqa: E402
 import coldstart  # noqa: E402
 import cycle_counter  # noqa: E402
@@ -24,6 +25,7 @@ import config_validation  # noqa: E402
 import container_engine  # noqa: E402
 import crosscheck_harness  # noqa: E402
 import generate_keys  # noqa: E402
+import merge_hosts  # noqa: E402
 import prepare_dataset  # noqa: E402
 import render_report  # noqa: E402
 import run_benchmark  # noqa: E402

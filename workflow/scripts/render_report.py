@@ -1,5 +1,7 @@
 """Render the report with render_report.sh: natively, or under a container engine inside
-the report image (R, ggplot2, knitr, pandoc as pinned there).
+the report image (R, ggplot2, knitr, pandoc as pinned there). The document is
+report/report.qmd unless the rule's params name another (params.document: compare.qmd,
+merge.qmd).
 
 In the container, as for any driver (driver_runner.py), everything is read-only but a
 fresh output directory: the report sources and the script are mounted from the
@@ -22,14 +24,14 @@ SCRIPT = Path(__file__).resolve().parent / "render_report.sh"
 REPORT_SOURCES = Path(__file__).resolve().parents[2] / "report"
 
 
-def render(runner, results, output, renderer, log):
+def render(runner, results, output, renderer, log, document="report.qmd"):
     """Render into a fresh directory beside `output`, then move the HTML into place."""
     out_dir = Path(tempfile.mkdtemp(prefix=".render-", dir=output.parent)).resolve()
     try:
         driver_runner.writable_by_container(out_dir)
         session = runner.session(read_only=[REPORT_SOURCES, SCRIPT, results], writable=out_dir)
         with session as argv:
-            command = argv(str(SCRIPT), results, str(out_dir / output.name), renderer)
+            command = argv(str(SCRIPT), results, str(out_dir / output.name), renderer, document)
             print(f"rendering with {runner.describe()}:\n  " + " ".join(command), file=log, flush=True)
             result = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=runner.environ())
         if result.returncode == 0:
@@ -45,15 +47,16 @@ def run_job(snake):
     results = str(Path(snake.params.results).resolve())
     output = Path(snake.output[0]).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
+    document = getattr(snake.params, "document", "report.qmd")
     with open(snake.log[0], "w") as log:
         if engine.in_containers:
             image = json.loads(Path(snake.input.images[0]).read_text())["tag"]
             # The image has no entrypoint: the command is the script itself.
             status = render(driver_runner.DriverRunner("report", None, engine, image), results, output,
-                            snake.params.renderer, log)  # fmt: skip
+                            snake.params.renderer, log, document)  # fmt: skip
         else:
-            command = [str(SCRIPT), results, str(output), snake.params.renderer]
+            command = [str(SCRIPT), results, str(output), snake.params.renderer, document]
             print("rendering natively", file=log, flush=True)
             status = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT).returncode
     if status != 0:
-        raise RuntimeError(f"rendering the report failed (exit {status}); see {snake.log[0]}")
+        raise RuntimeError(f"rendering {document} failed (exit {status}); see {snake.log[0]}")

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Render report/report.qmd against one results directory into one self-contained HTML.
+# Render report/report.qmd (or another document of report/) against one results directory
+# into one self-contained HTML.
 #
-#   render_report.sh RESULTS_DIR OUTPUT_HTML [auto|quarto|rmarkdown]
+#   render_report.sh RESULTS_DIR OUTPUT_HTML [auto|quarto|rmarkdown] [DOCUMENT]
 #
+# DOCUMENT (default report.qmd): compare.qmd and merge.qmd render results/compare/ and
+# results/merged/ (workflow/rules/compare.smk).
 # auto (the default) uses Quarto when `quarto` is on PATH, else R's rmarkdown (knitr +
 # pandoc), which renders the same .qmd. The report is copied into a fresh build directory
 # beside OUTPUT_HTML, so rendering never writes into the source tree. Prints the renderer
@@ -11,17 +14,20 @@ set -euo pipefail
 
 die() { echo "render_report: $*" >&2; exit 1; }
 
-[ $# -ge 2 ] && [ $# -le 3 ] || {
-  echo "usage: render_report.sh RESULTS_DIR OUTPUT_HTML [auto|quarto|rmarkdown]" >&2
+[ $# -ge 2 ] && [ $# -le 4 ] || {
+  echo "usage: render_report.sh RESULTS_DIR OUTPUT_HTML [auto|quarto|rmarkdown] [DOCUMENT]" >&2
   exit 2
 }
 results_dir=$1
 output_html=$2
 renderer=${3:-auto}
+document=${4:-report.qmd}
+[[ "$document" =~ ^[A-Za-z0-9_-]+\.qmd$ ]] || die "DOCUMENT must be a .qmd file name in report/, got '$document'"
+html=${document%.qmd}.html
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 report_src=$(cd "$script_dir/../.." && pwd)/report
-[ -f "$report_src/report.qmd" ] || die "no report.qmd in $report_src"
+[ -f "$report_src/$document" ] || die "no $document in $report_src"
 [ -d "$results_dir" ] || die "results directory not found: $results_dir"
 results_abs=$(cd "$results_dir" && pwd)
 
@@ -57,30 +63,31 @@ export LC_ALL=C.UTF-8
 status=0
 case "$renderer" in
   quarto)
-    (cd "$build" && quarto render report.qmd --to html) >&2 || status=$?
+    (cd "$build" && quarto render "$document" --to html) >&2 || status=$?
     ;;
   rmarkdown)
-    (cd "$build" && Rscript -e '
+    (cd "$build" && JWTBENCH_DOCUMENT="$document" Rscript -e '
       rmarkdown::render(
-        "report.qmd",
+        Sys.getenv("JWTBENCH_DOCUMENT"),
         output_format = rmarkdown::html_document(
           mathjax = NULL, self_contained = TRUE, highlight = NULL, toc = TRUE),
-        output_file = "report.html", output_dir = getwd(), intermediates_dir = getwd(),
+        output_file = sub("[.]qmd$", ".html", Sys.getenv("JWTBENCH_DOCUMENT")),
+        output_dir = getwd(), intermediates_dir = getwd(),
         envir = new.env(), quiet = TRUE)') >&2 || status=$?
     ;;
 esac
 [ "$status" -eq 0 ] || die "$renderer failed (exit $status); build directory kept: $build"
-[ -s "$build/report.html" ] || die "$renderer produced no report.html; build directory kept: $build"
+[ -s "$build/$html" ] || die "$renderer produced no $html; build directory kept: $build"
 
 # Self-contained means no resource is fetched: no src= or href= (on link/script/img and
 # friends) pointing at http(s):// or protocol-relative //. Plain <a href> links are fine.
 external=$(grep -Eio '<(script|link|img|iframe|source|video|audio|embed)[^>]*(src|href)="(https?:)?//[^"]*"' \
-  "$build/report.html" || true)
+  "$build/$html" || true)
 if [ -n "$external" ]; then
   printf '%s\n' "$external" | cut -c1-200 >&2
-  die "report.html loads external resources (listed above); build directory kept: $build"
+  die "$html loads external resources (listed above); build directory kept: $build"
 fi
 
-mv "$build/report.html" "$output_abs"
+mv "$build/$html" "$output_abs"
 rm -rf "$build"
 echo "render_report: rendered $output_abs with $renderer"
