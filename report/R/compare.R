@@ -109,13 +109,14 @@ compare_one_sided_table <- function(cells) {
           `status A` = status_a, `status B` = status_b)]
 }
 
-# Every compared cell's B/A with its CI, log x, one panel per suite and language.
+# Every compared cell's B/A with its CI, log x: one row of panels per suite, one column per
+# language, each panel as tall as its cells.
 compare_ratio_figure <- function(cells, threshold) {
   timed <- cells[!is.na(ratio)]
   timed[, outcome := factor(ifelse(flagged, change, "within threshold"),
                             levels = c("slower", "faster", "within threshold"))]
-  timed[, panel := paste(suite, language, sep = " \u00b7 ")]
-  ggplot(timed, aes(x = ratio, y = cell, colour = outcome)) +
+  timed[, row := paste(operation, variant, input)]
+  ggplot(timed, aes(x = ratio, y = row, colour = outcome)) +
     annotate("rect", xmin = 1 / (1 + threshold), xmax = 1 + threshold, ymin = -Inf, ymax = Inf,
              fill = "grey85", alpha = 0.5) +
     geom_vline(xintercept = 1, colour = "grey40") +
@@ -124,13 +125,14 @@ compare_ratio_figure <- function(cells, threshold) {
     scale_x_log10() +
     scale_colour_manual(values = c(slower = "#D55E00", faster = "#0072B2", `within threshold` = "grey30"),
                         drop = FALSE, name = NULL) +
-    facet_wrap(~panel, scales = "free_y", ncol = 2) +
+    facet_grid(suite ~ language, scales = "free_y", space = "free_y") +
+    theme(strip.text.y = element_text(angle = 0, hjust = 0), axis.text.y = element_text(size = 7.5)) +
     labs(x = "time in B / time in A (log scale)", y = NULL)
 }
 
-# Inches for a figure of `n` rows spread over `panels` panels in two columns.
-figure_height <- function(n, panels, per_row = 0.16, cap = 45) {
-  min(cap, max(3, 1.5 + per_row * n / min(2, max(1, panels)) + 0.5 * ceiling(panels / 2)))
+# Inches for a figure with `rows` rows of points in `panels` rows of panels.
+figure_height <- function(rows, panels, per_row = 0.14, cap = 120) {
+  min(cap, max(3, 1.5 + per_row * rows + 0.3 * panels))
 }
 
 compare_verdict_table <- function(verdicts) {

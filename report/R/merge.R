@@ -36,32 +36,38 @@ merge_run_colours <- function(levels) {
 
 wrap_label <- function(x) gsub(" / ", "\n", as.character(x), fixed = TRUE)
 
-# Median ns/op of every timed cell, one column of panels per run (never pooled), one row
-# of panels per suite.
+# Median ns/op of every timed cell: one column of panels per host and run (never pooled),
+# one row per suite, languages side by side in colour.
 merge_median_figure <- function(summary) {
   timed <- summary[status == "ok" & !is.na(median_ns)]
-  timed[, cell := paste(operation, variant, input)]
-  ggplot(timed, aes(x = median_ns, y = cell, colour = language)) +
-    geom_errorbarh(aes(xmin = ci_low_ns, xmax = ci_high_ns), height = 0.3) +
-    geom_point(size = 1.5) +
-    scale_x_log10(labels = function(x) bundle_fmt_ns(x, 2)) +
+  timed[, row := paste(operation, variant, input)]
+  dodge <- position_dodge(width = 0.6)
+  ggplot(timed, aes(x = median_ns, y = row, colour = language)) +
+    geom_errorbarh(aes(xmin = ci_low_ns, xmax = ci_high_ns), height = 0.3, position = dodge) +
+    geom_point(size = 1.5, position = dodge) +
+    scale_x_log10(labels = function(x) bundle_fmt_ns(x, 2), breaks = scales::breaks_log(4)) +
     facet_grid(suite ~ label, scales = "free_y", space = "free_y",
                labeller = labeller(label = wrap_label)) +
-    labs(x = "median time per operation (log scale; each panel one host and run)", y = NULL)
+    theme(strip.text.y = element_text(angle = 0, hjust = 0), axis.text.y = element_text(size = 7.5),
+          strip.text.x = element_text(size = 8), panel.spacing.x = unit(1, "lines")) +
+    labs(x = "median time per operation (log scale; each column of panels one host and run)", y = NULL)
 }
 
-# The within-run ratios (ratios.csv), each run's in its own colour, side by side per ratio.
+# The within-run ratios (ratios.csv), each run in its own colour, side by side per ratio:
+# one column of panels per kind, one row per language and suite.
 merge_ratio_figure <- function(ratios, colours) {
   shown <- ratios[!is.na(ratio)]
-  shown[, what := paste(language, suite, input, paste(numerator, "/", denominator))]
-  ggplot(shown, aes(x = ratio, y = what, colour = label)) +
+  shown[, `:=`(row = paste(ifelse(kind == "verify/sign", sub("^[^:]*:", "", numerator), numerator), input),
+               panel = paste(language, suite, sep = " \u00b7 "))]
+  dodge <- position_dodge(width = 0.7)
+  ggplot(shown, aes(x = ratio, y = row, colour = label)) +
     geom_vline(xintercept = 1, colour = "grey40") +
-    geom_errorbarh(aes(xmin = ci_low, xmax = ci_high), height = 0.4,
-                   position = position_dodge(width = 0.6)) +
-    geom_point(size = 1.5, position = position_dodge(width = 0.6)) +
+    geom_errorbarh(aes(xmin = ci_low, xmax = ci_high), height = 0.4, position = dodge) +
+    geom_point(size = 1.5, position = dodge) +
     scale_x_log10() +
     scale_colour_manual(values = colours, name = "host / run", labels = wrap_label) +
-    facet_wrap(~kind, scales = "free_y", ncol = 1) +
+    facet_grid(panel ~ kind, scales = "free", space = "free_y") +
+    theme(strip.text.y = element_text(angle = 0, hjust = 0), axis.text.y = element_text(size = 7.5)) +
     labs(x = "ratio within the run (log scale)", y = NULL) +
     guides(colour = guide_legend(ncol = 1))
 }

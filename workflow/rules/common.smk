@@ -453,3 +453,19 @@ def get_final_outputs():
         "results/provenance.json",
         "results/report/report.html",
     ]
+
+
+def config_bundles(key):
+    """Input function: the bundles of config key `key` (compare or merge), each of which
+    must exist (rules in compare.smk); the steps themselves check how many there are."""
+
+    def bundles(wildcards):
+        paths = config[key]["bundles"]
+        for index, path in enumerate(paths):
+            if not Path(path).exists():
+                raise WorkflowError(
+                    f"config key '{key}.bundles[{index}]': no such bundle directory or archive: {path}"
+                )
+        return paths
+
+    return bundles

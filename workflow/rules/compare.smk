@@ -2,32 +2,14 @@
 # run on demand, never part of `all`:
 #   snakemake compare --config 'compare={bundles: [A, B]}'     -> results/compare/report.html
 #   snakemake merge --config 'merge={bundles: [A, B, ...]}'    -> results/merged/report.html
-# A bundle is a directory results/bundles/<host-id>/<run-id> or its .tar.gz archive.
-
-
-def get_bundles(key):
-    """The bundles of config key `key` (compare or merge) as the rule's inputs; the count
-    is checked by the step itself, so its error names the key."""
-
-    def bundles(wildcards):
-        return config[key]["bundles"]
-
-    return bundles
-
-
-def get_render_images(wildcards):
-    return [image_record("report")] if IN_CONTAINERS else []
-
-
-def report_sources(document, *helpers):
-    """The document and the R helpers it sources (absolute: the working directory may be
-    elsewhere)."""
-    return [str(SOURCE / "report" / name) for name in (document, *helpers)]
+# A bundle is a directory results/bundles/<host-id>/<run-id> or its .tar.gz archive; the
+# steps check the count of bundles, so their errors name the config key. The render rules
+# reuse render_report.py with another document of report/.
 
 
 rule compare_runs:
     input:
-        bundles=get_bundles("compare"),
+        bundles=config_bundles("compare"),
     output:
         cells="results/compare/cells.csv",
         verdicts="results/compare/verdicts.csv",
@@ -46,8 +28,11 @@ rule compare_runs:
 rule render_compare:
     input:
         tables=rules.compare_runs.output,
-        images=get_render_images,
-        sources=report_sources("compare.qmd", "R/text.R", "R/compare.R"),
+        images=[image_record("report")] if IN_CONTAINERS else [],
+        sources=[
+            str(SOURCE / "report" / name)
+            for name in ("compare.qmd", "R/text.R", "R/compare.R")
+        ],
     output:
         "results/compare/report.html",
     log:
@@ -55,7 +40,7 @@ rule render_compare:
     params:
         renderer=config["report"]["renderer"],
         engine=ENGINE.as_dict(),
-        results="results/compare",
+        results=lambda wildcards, output: str(Path(output[0]).parent),
         document="compare.qmd",
     run:
         render_report.run_job(job(input, output, params, log))
@@ -68,7 +53,7 @@ rule compare:
 
 rule merge_hosts:
     input:
-        bundles=get_bundles("merge"),
+        bundles=config_bundles("merge"),
     output:
         summary="results/merged/summary.csv",
         ratios="results/merged/ratios.csv",
@@ -85,8 +70,11 @@ rule merge_hosts:
 rule render_merged:
     input:
         tables=rules.merge_hosts.output,
-        images=get_render_images,
-        sources=report_sources("merge.qmd", "R/text.R", "R/compare.R", "R/merge.R"),
+        images=[image_record("report")] if IN_CONTAINERS else [],
+        sources=[
+            str(SOURCE / "report" / name)
+            for name in ("merge.qmd", "R/text.R", "R/compare.R", "R/merge.R")
+        ],
     output:
         "results/merged/report.html",
     log:
@@ -94,7 +82,7 @@ rule render_merged:
     params:
         renderer=config["report"]["renderer"],
         engine=ENGINE.as_dict(),
-        results="results/merged",
+        results=lambda wildcards, output: str(Path(output[0]).parent),
         document="merge.qmd",
     run:
         render_report.run_job(job(input, output, params, log))
