@@ -70,7 +70,8 @@ def written(tmp_path):
 
 
 def rerun_main(*args):
-    return subprocess.run([sys.executable, str(SCRIPTS / "bundles.py"), *args], capture_output=True, text=True)
+    """The CLI without site-packages (-S): checking a bundle needs only the standard library."""
+    return subprocess.run([sys.executable, "-S", str(SCRIPTS / "bundles.py"), *args], capture_output=True, text=True)
 
 
 # ---- host-id ----------------------------------------------------------------------------

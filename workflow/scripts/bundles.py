@@ -23,11 +23,9 @@ import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
 
-import yaml
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import host_identity  # noqa: E402
+# Checking a bundle needs the standard library only (a reviewer's plain python3); writing
+# one imports yaml and host_identity (the workflow's venv) where it is done.
 
 FORMAT = "jwtbench-bundle/1"
 MANIFEST = "manifest.json"
@@ -134,7 +132,10 @@ def open_bundle(path):
             try:
                 with tarfile.open(path, "r:gz") as archive:
                     members, top = safe_members(archive, str(path))
-                    archive.extractall(scratch, members=members, filter="data")
+                    # safe_members already refused what the "data" filter would; the
+                    # filter (Python >= 3.11.4) is a second guard where it exists.
+                    extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+                    archive.extractall(scratch, members=members, **extra)
             except (tarfile.TarError, OSError, EOFError) as error:
                 raise BundleError(f"{path}: unreadable archive: {error}") from None
             directory = Path(scratch) / top
@@ -207,7 +208,11 @@ def host_of(metadata_paths):
                 f"{path} names host {metadata['host_id']} but {first[0]} host {first[1]['host_id']}:"
                 " a bundle holds one host's run"
             )
-    return first[1]["host"] if first else host_identity.host_facts()
+    if first:
+        return first[1]["host"]
+    import host_identity
+
+    return host_identity.host_facts()
 
 
 def refuse_secrets(files):
@@ -242,6 +247,9 @@ def write_bundle(bundles_root, files, config, host, created=None):
     """Write <bundles_root>/<host-id>/<run-id>/ and <run-id>.tar.gz from `files` ({path in
     the bundle: source}, see layout()), the effective `config` and the benchmarks' `host`
     facts; verify both; return latest.json's content (paths as bundles_root is given)."""
+    import host_identity
+    import yaml
+
     bundles_root = Path(bundles_root)
     refuse_secrets(files)
     hashes = {relative: sha256_of(source) for relative, source in files.items()}
