@@ -1,12 +1,11 @@
 """Comparing two runs and merging hosts from bundles (workflow/rules/compare.smk).
 
-Two small synthetic bundles of one host, written here with a correct manifest: B has one
-cell made 2x slower and one seed verdict changed. The targets run through Snakemake
+Two small synthetic runs of one host, bundled by bundles.py's writer: B has one cell made
+2x slower and one seed verdict changed. The targets run through Snakemake
 natively, rendering the reports with R (knitr + pandoc) for real.
 """
 
 import csv
-import hashlib
 import json
 import shutil
 import subprocess
@@ -16,15 +15,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import SNAKEFILE, SNAKEMAKE
+from conftest import REPO, SNAKEFILE, SNAKEMAKE
 
 import aggregate_samples
+import bundles
 import compare_runs
 import merge_hosts
 import raw_samples
 
-HOST = "amd-epyc-2c-24g-0123456789"
-OTHER_HOST = "intel-xeon-8c-64g-abcdef0123"
+CPU = "AMD EPYC 7B13"
+OTHER_CPU = "Intel Xeon Platinum 8375C"
 SETTINGS = {"confidence": 0.95, "bootstrap_resamples": 200, "seed": 20261121}
 
 # (operation, algorithm, key_bits, median ns/op) of python's jwt cells on the claims file.
@@ -48,21 +48,6 @@ VERDICT_FILES = {
 CHANGED_CLAIM = ("seed001", "ecdsa_verify_costlier")
 
 
-def sha256_of(path):
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def write_manifest(directory, host_id, run_id):
-    files = {
-        path.relative_to(directory).as_posix(): sha256_of(path)
-        for path in sorted(directory.rglob("*"))
-        if path.is_file() and path.name != "manifest.json"
-    }
-    manifest = {"format": "jwtbench-bundle/1", "host_id": host_id, "run_id": run_id,
-                "created": "2026-11-21T18:00:00Z", "files": files}  # fmt: skip
-    (directory / "manifest.json").write_text(json.dumps(manifest, indent=2))
-
-
 def write_raw(path, factor, seed):
     rng = np.random.default_rng(seed)
     path.parent.mkdir(parents=True)
@@ -77,49 +62,54 @@ def write_raw(path, factor, seed):
                                  sample, 100, int(ns_per_op * 100), 300, "ok"])  # fmt: skip
 
 
-def make_bundle(root, host_id, run_id, started, slower=1.0, changed_verdict=None):
-    """A bundle directory results/bundles/<host>/<run> of the format in the brief."""
-    directory = root / host_id / run_id
-    raw = directory / "raw/python/jwt/claims-001.csv"
-    write_raw(raw, slower, seed=len(run_id) + int(slower * 10))
-    with open(directory / "aggregate.log", "w") as log:
-        aggregate_samples.main([raw], SETTINGS, directory / "summary.csv", directory / "ratios.csv", log)
-    (directory / "aggregate.log").unlink()
+def host_facts(cpu_model):
+    return {"cpu_model": cpu_model, "cores": 2, "memory_gib": 24, "kernel_release": "6.1.0",
+            "os": "Debian GNU/Linux 12 (bookworm)", "architecture": "x86_64"}  # fmt: skip
+
+
+def make_bundle(root, cpu_model, started, slower=1.0, changed_verdict=None):
+    """A bundle written by bundles.py's writer from a small synthetic run's results; its
+    directory (root/<host-id>/<run-id>)."""
+    results = root / f"results-{started[:19].replace(':', '')}-{slower}"
+    raw = results / "raw/python/jwt/claims-001.csv"
+    write_raw(raw, slower, seed=int(slower * 10) + len(started))
+    with open(results / "aggregate.log", "w") as log:
+        aggregate_samples.main([raw], SETTINGS, results / "summary.csv", results / "ratios.csv", log)
+    seed_tables = []
     for seed, (header, rows) in VERDICT_FILES.items():
-        (directory / "seeds" / seed).mkdir(parents=True)
-        with open(directory / "seeds" / seed / "verdicts.csv", "w", newline="") as handle:
+        path = results / seed / "verdicts.csv"
+        path.parent.mkdir(parents=True)
+        with open(path, "w", newline="") as handle:
             writer = csv.writer(handle, lineterminator="\n")
             writer.writerow(header)
             for row in rows:
                 if changed_verdict and (seed, row[0]) == CHANGED_CLAIM:
                     row = [row[0], row[1], row[2], changed_verdict, "1.3", "1.4", "1.2", "1.5", *row[8:]]
                 writer.writerow(row)
+        seed_tables.append(path)
     provenance = {
         "format": "jwtbench-provenance/1",
         "run": {"started": started, "ended": started, "git": {"commit": "5f56e4f", "dirty": False},
                 "execution_mode": "native", "cpus": "1", "config_sha256": "ab" * 32},
-        "host": {"cpu_model": "AMD EPYC", "cores": 2, "kernel": "6.1.0", "os": "Debian GNU/Linux 12 (bookworm)"},
+        "host": {"cpu_model": cpu_model, "cores": 2, "kernel": "6.1.0", "os": "Debian GNU/Linux 12 (bookworm)"},
         "engine": {"name": "native", "version": None},
         "tools": {"snakemake": "9.27.1", "python": "3.11.7"},
         "languages": {"python": {"runtime": "cpython", "runtime_version": "3.11.2", "implementation": "pyjwt",
                                  "implementation_version": "2.9.0"}},
         "images": {},
     }  # fmt: skip
-    (directory / "provenance.json").write_text(json.dumps(provenance, indent=1))
-    (directory / "config.yaml").write_text(yaml.safe_dump({"languages": ["python"]}))
-    (directory / "host.json").write_text(json.dumps({"host_id": host_id, "cpu_model": "AMD EPYC", "cores": 2}))
-    (directory / "published").mkdir()
-    (directory / "published/seed001_claims.csv").write_text("claim,text\nhmac_dominates,HMAC wins\n")
-    write_manifest(directory, host_id, run_id)
-    return directory
+    (results / "provenance.json").write_text(json.dumps(provenance, indent=1))
+    published = REPO / "report/published/seed001_claims.csv"
+    files = bundles.layout(results, [raw], seed_tables, [published])
+    info = bundles.write_bundle(root / "bundles", files, {"languages": ["python"]}, host_facts(cpu_model))
+    return Path(info["path"])
 
 
 @pytest.fixture(scope="module")
-def bundles(tmp_path_factory):
+def two_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("bundles")
-    a = make_bundle(root, HOST, "20261121T100000Z-aaaaaaaa", "2026-11-21T10:00:00+00:00")
-    b = make_bundle(root, HOST, "20261121T120000Z-bbbbbbbb", "2026-11-21T12:00:00+00:00", slower=2.0,
-                    changed_verdict="holds")  # fmt: skip
+    a = make_bundle(root, CPU, "2026-11-21T10:00:00+00:00")
+    b = make_bundle(root, CPU, "2026-11-21T12:00:00+00:00", slower=2.0, changed_verdict="holds")
     return a, b
 
 
@@ -140,8 +130,8 @@ def read_csv(path):
         return list(csv.DictReader(handle))
 
 
-def test_compare_flags_the_slower_cell_lists_the_verdict_and_renders(bundles, tmp_path):
-    a, b = bundles
+def test_compare_flags_the_slower_cell_lists_the_verdict_and_renders(two_runs, tmp_path):
+    a, b = two_runs
     result = run_target(tmp_path, "compare", "compare", [a, b])
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     cells = read_csv(tmp_path / "results/compare/cells.csv")
@@ -163,20 +153,20 @@ def test_compare_flags_the_slower_cell_lists_the_verdict_and_renders(bundles, tm
     assert (differing[0]["ci_low_a"], differing[0]["ci_high_b"]) == ("0.58", "1.5")
     assert differing[0]["method"] == "jwtbench" and differing[0]["dataset"] == ""
     html = (tmp_path / "results/compare/report.html").read_text()
-    assert "20261121T100000Z-aaaaaaaa" in html and "20261121T120000Z-bbbbbbbb" in html
+    assert a.name in html and b.name in html and a.parent.name in html
     assert "ecdsa_verify_costlier" in html and 'id="fig-cell-ratios"' in html
     assert html.count("<img") >= 1
 
 
-def test_compare_refuses_bundles_of_different_hosts(bundles, tmp_path):
-    a, _ = bundles
-    other = make_bundle(tmp_path, OTHER_HOST, "20261121T130000Z-cccccccc", "2026-11-21T13:00:00+00:00")
+def test_compare_refuses_bundles_of_different_hosts(two_runs, tmp_path):
+    a, _ = two_runs
+    other = make_bundle(tmp_path, OTHER_CPU, "2026-11-21T13:00:00+00:00")
     with pytest.raises(compare_runs.CompareError, match=r"compare\.bundles.*from host.*merge\.bundles"):
         compare_runs.main([a, other], SETTINGS, 0.05, tmp_path / "out", None)
 
 
-def test_a_tampered_bundle_is_refused_naming_the_file(bundles, tmp_path):
-    _, b = bundles
+def test_a_tampered_bundle_is_refused_naming_the_file(two_runs, tmp_path):
+    _, b = two_runs
     tampered = tmp_path / "tampered"
     shutil.copytree(b, tampered)
     raw = tampered / "raw/python/jwt/claims-001.csv"
@@ -184,7 +174,7 @@ def test_a_tampered_bundle_is_refused_naming_the_file(bundles, tmp_path):
     raw.write_text("".join(lines[:-1]))  # one sample dropped
     with pytest.raises(compare_runs.CompareError,
                        match=r"compare\.bundles\[1\].*raw/python/jwt/claims-001\.csv"):  # fmt: skip
-        compare_runs.main([bundles[0], tampered], SETTINGS, 0.05, tmp_path / "out", None)
+        compare_runs.main([two_runs[0], tampered], SETTINGS, 0.05, tmp_path / "out", None)
     # The same refusal from an archive of it.
     archive = tmp_path / "tampered.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
@@ -193,12 +183,10 @@ def test_a_tampered_bundle_is_refused_naming_the_file(bundles, tmp_path):
         merge_hosts.main([archive], tmp_path / "merged", None)
 
 
-def test_merge_renders_both_runs_with_host_on_every_row(bundles, tmp_path):
-    a, b = bundles
-    other = make_bundle(tmp_path / "other", OTHER_HOST, "20261121T130000Z-cccccccc", "2026-11-21T13:00:00+00:00")
-    archive = tmp_path / "other.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(other, arcname=other.name)
+def test_merge_renders_both_runs_with_host_on_every_row(two_runs, tmp_path):
+    a, b = two_runs
+    other = make_bundle(tmp_path, OTHER_CPU, "2026-11-21T13:00:00+00:00")
+    archive = other.parent / f"{other.name}.tar.gz"
     result = run_target(tmp_path, "merge", "merge", [a, b, archive])
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     merged = tmp_path / "results/merged"
@@ -206,7 +194,7 @@ def test_merge_renders_both_runs_with_host_on_every_row(bundles, tmp_path):
     assert len(summary) == 3 * len(CELLS)
     assert all(row["host_id"] and row["run_id"] and row["label"] for row in summary)
     assert {row["run_id"] for row in summary} == {a.name, b.name, other.name}
-    assert {row["host_id"] for row in read_csv(merged / "ratios.csv")} == {HOST, OTHER_HOST}
+    assert {row["host_id"] for row in read_csv(merged / "ratios.csv")} == {a.parent.name, other.parent.name}
     verdicts = read_csv(merged / "verdicts.csv")
     assert len(verdicts) == 3 * 4 and all(row["host_id"] for row in verdicts)
     html = (merged / "report.html").read_text()
@@ -215,14 +203,14 @@ def test_merge_renders_both_runs_with_host_on_every_row(bundles, tmp_path):
     assert 'id="fig-medians-by-run"' in html and 'id="fig-ratios-across-runs"' in html
 
 
-def test_merge_refuses_an_empty_list_and_a_run_named_twice(bundles, tmp_path):
-    a, _ = bundles
+def test_merge_refuses_an_empty_list_and_a_run_named_twice(two_runs, tmp_path):
+    a, _ = two_runs
     with pytest.raises(compare_runs.CompareError, match=r"merge\.bundles' is empty"):
         merge_hosts.main([], tmp_path, None)
     with pytest.raises(compare_runs.CompareError, match=r"merge\.bundles\[1\].*same run"):
         merge_hosts.main([a, a], tmp_path, None)
 
 
-def test_compare_needs_two_bundles(bundles, tmp_path):
+def test_compare_needs_two_bundles(two_runs, tmp_path):
     with pytest.raises(compare_runs.CompareError, match=r"compare\.bundles' needs exactly two"):
-        compare_runs.main([bundles[0]], SETTINGS, 0.05, tmp_path, None)
+        compare_runs.main([two_runs[0]], SETTINGS, 0.05, tmp_path, None)

@@ -12,12 +12,20 @@ prints "ok: N files" (exit 0), or the error naming the bundle and the offending 
 """
 
 import contextlib
+import datetime
+import gzip
 import hashlib
+import io
 import json
+import shutil
 import sys
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Checking a bundle needs the standard library only (a reviewer's plain python3); writing
+# one imports yaml and host_identity (the workflow's venv) where it is done.
 
 FORMAT = "jwtbench-bundle/1"
 MANIFEST = "manifest.json"
@@ -124,7 +132,10 @@ def open_bundle(path):
             try:
                 with tarfile.open(path, "r:gz") as archive:
                     members, top = safe_members(archive, str(path))
-                    archive.extractall(scratch, members=members, filter="data")
+                    # safe_members already refused what the "data" filter would; the
+                    # filter (Python >= 3.11.4) is a second guard where it exists.
+                    extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+                    archive.extractall(scratch, members=members, **extra)
             except (tarfile.TarError, OSError, EOFError) as error:
                 raise BundleError(f"{path}: unreadable archive: {error}") from None
             directory = Path(scratch) / top
@@ -141,6 +152,164 @@ def verify(path):
     """The manifest dict of a bundle directory or .tar.gz archive that verifies."""
     with open_bundle(path) as directory:
         return read_manifest(directory, str(path))
+
+
+# ---- writing -------------------------------------------------------------------------
+
+SECRET_MARKERS = (b"PRIVATE KEY-----",)
+
+
+def utc_stamp(iso):
+    """provenance run.started (ISO 8601 with an offset) as YYYYmmddTHHMMSSZ."""
+    moment = datetime.datetime.fromisoformat(iso)
+    if moment.tzinfo is None:
+        raise BundleError(f"run start {iso!r} has no time zone")
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def run_id(started, hashes):
+    """<run start, UTC>-<first 8 hex of the sha256 of the sorted "path sha256" lines of the
+    raw/ files (paths relative to the bundle, one line each, newline-terminated)>."""
+    lines = sorted(f"{path} {digest}\n" for path, digest in hashes.items() if path.startswith("raw/"))
+    return f"{utc_stamp(started)}-{hashlib.sha256(''.join(lines).encode()).hexdigest()[:8]}"
+
+
+def layout(results, raw_files, seed_tables, published):
+    """{path in the bundle: source file} for a run's results directory `results` (its
+    summary.csv, ratios.csv and provenance.json), raw files under results/raw/, seed tables
+    (results/<seedNNN or primitive>/<file>.csv) and the published figures' CSVs."""
+    results = Path(results)
+    files = {name: results / name for name in ("summary.csv", "ratios.csv", "provenance.json")}
+    for path in map(Path, raw_files):
+        try:
+            files["raw/" + path.relative_to(results / "raw").as_posix()] = path
+        except ValueError:
+            raise BundleError(f"{path}: a raw-sample file outside {results / 'raw'}") from None
+    for path in map(Path, seed_tables):
+        files[f"seeds/{path.parent.name}/{path.name}"] = path
+    for path in map(Path, published):
+        files[f"published/{path.name}"] = path
+    return files
+
+
+def host_of(metadata_paths):
+    """The facts of the host every benchmark ran on (from run_benchmark's metadata, so a
+    bundle written on another node still names the benchmarks' host); BundleError naming
+    two files when they name different hosts."""
+    first = None
+    for path in metadata_paths:
+        metadata = json.loads(Path(path).read_text())
+        if not metadata.get("host") or not metadata.get("host_id"):
+            raise BundleError(f"{path}: no host facts (an older benchmark's metadata); rerun its benchmark")
+        if first is None:
+            first = (path, metadata)
+        elif metadata["host_id"] != first[1]["host_id"]:
+            raise BundleError(
+                f"{path} names host {metadata['host_id']} but {first[0]} host {first[1]['host_id']}:"
+                " a bundle holds one host's run"
+            )
+    if first:
+        return first[1]["host"]
+    import host_identity
+
+    return host_identity.host_facts()
+
+
+def refuse_secrets(files):
+    for relative, source in files.items():
+        data = Path(source).read_bytes()
+        if any(marker in data for marker in SECRET_MARKERS):
+            raise BundleError(f"{source}: holds private key material; it is not bundled ({relative})")
+
+
+def write_archive(directory, archive, top, mtime):
+    """directory as a .tar.gz with the top directory `top`: members sorted, owners and
+    times fixed, so the same tree gives the same bytes."""
+    paths = sorted(directory.rglob("*"), key=lambda p: p.relative_to(directory).as_posix())
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for path in [directory, *paths]:
+            relative = path.relative_to(directory).as_posix()
+            info = tarfile.TarInfo(top if relative == "." else f"{top}/{relative}")
+            info.mtime, info.uid, info.gid, info.uname, info.gname = mtime, 0, 0, "", ""
+            if path.is_dir():
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+                tar.addfile(info)
+            else:
+                info.mode, info.size = 0o644, path.stat().st_size
+                with open(path, "rb") as handle:
+                    tar.addfile(info, handle)
+    with open(archive, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as packed:
+        packed.write(buffer.getvalue())
+
+
+def write_bundle(bundles_root, files, config, host, created=None):
+    """Write <bundles_root>/<host-id>/<run-id>/ and <run-id>.tar.gz from `files` ({path in
+    the bundle: source}, see layout()), the effective `config` and the benchmarks' `host`
+    facts; verify both; return latest.json's content (paths as bundles_root is given)."""
+    import host_identity
+    import yaml
+
+    bundles_root = Path(bundles_root)
+    refuse_secrets(files)
+    hashes = {relative: sha256_of(source) for relative, source in files.items()}
+    provenance = json.loads(Path(files["provenance.json"]).read_text())
+    started = provenance["run"]["started"]
+    identity = {**host, "host_id": host_identity.host_id(host)}
+    run = run_id(started, hashes)
+    host_dir = bundles_root / identity["host_id"]
+    host_dir.mkdir(parents=True, exist_ok=True)
+    final, archive = host_dir / run, host_dir / f"{run}.tar.gz"
+    stage = Path(tempfile.mkdtemp(prefix=f".{run}-", dir=host_dir))
+    try:
+        for relative, source in sorted(files.items()):
+            target = stage / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        (stage / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=True, allow_unicode=True))
+        (stage / "host.json").write_text(json.dumps(identity, indent=2) + "\n")
+        manifest = {
+            "format": FORMAT,
+            "host_id": identity["host_id"],
+            "run_id": run,
+            "created": created or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "files": {relative: sha256_of(stage / relative) for relative in bundle_files(stage)},
+        }
+        (stage / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        verify_directory(stage, str(final))
+        if final.exists():
+            shutil.rmtree(final)
+        stage.rename(final)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    mtime = int(datetime.datetime.fromisoformat(started).timestamp())
+    partial = host_dir / f".{run}.tar.gz.part"
+    write_archive(final, partial, run, mtime)
+    partial.replace(archive)
+    verify(archive)
+    return {
+        "host_id": identity["host_id"],
+        "run_id": run,
+        "path": final.as_posix(),
+        "archive": archive.as_posix(),
+        "archive_sha256": sha256_of(archive),
+        "files": len(manifest["files"]),
+    }
+
+
+def run_job(snake):
+    """Rule write_bundle: the run's results to a bundle; results/bundles/latest.json."""
+    latest = Path(snake.output.latest)
+    results = Path(snake.input.summary).parent
+    seed_tables = list(snake.input.seeds)
+    files = layout(results, [*snake.input.samples, *snake.input.metadata, *snake.input.coldstart],
+                   seed_tables, snake.input.published)  # fmt: skip
+    info = write_bundle(latest.parent, files, snake.params.config, host_of(snake.input.metadata))
+    with open(snake.log[0], "w") as log:
+        print(f"bundle {info['path']} ({info['files']} files) and {info['archive']}"
+              f" (sha256 {info['archive_sha256']})", file=log)  # fmt: skip
+    del info["files"]
+    latest.write_text(json.dumps(info, indent=2) + "\n")
 
 
 def main(argv):
