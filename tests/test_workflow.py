@@ -42,7 +42,7 @@ NATIVE_JOBS = {
     "write_bench_spec": BENCH_JOBS, "run_benchmark": BENCH_JOBS, "run_coldstart": len(JWS_LANGUAGES),
     "summarize_coldstart": 1, "aggregate_samples": 1, "collect_provenance": 1, "reproduce_seed000": 1,
     "reproduce_seed001": 1, "reproduce_seed002": 1, "measure_cycle_counter": 1, "crosscheck_harness": 1,
-    "write_jwt_signing_input": 1, "reproduce_seed003": 1, "reproduce_seed004": 1, "render_report": 1, "all": 1,
+    "write_jwt_signing_input": 1, "reproduce_seed003": 1, "reproduce_seed004": 1, "render_report": 1, "write_bundle": 1, "all": 1,
 }  # fmt: skip
 
 

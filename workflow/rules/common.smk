@@ -17,6 +17,7 @@ sys.path.insert(0, str(SCRIPTS))
 import aggregate_samples  # noqa: E402
 import collect_provenance  # noqa: E402
 import build_image  # noqa: E402
+import bundles  # noqa: E402
 import coldstart  # noqa: E402
 import cycle_counter  # noqa: E402
 import compare_native  # noqa: E402
@@ -445,9 +446,35 @@ def get_report_inputs(wildcards):
     return inputs
 
 
+SEED_TABLES = ("seed000", "seed001", "seed002", "seed003", "seed004")
+
+
+def get_bundle_inputs(wildcards):
+    """Everything a bundle holds: summary, ratios, provenance, every raw file, the seed
+    tables (and suite primitive's overhead), the published figures' CSVs."""
+    reported = get_report_inputs(wildcards)
+    return {
+        "summary": "results/summary.csv",
+        "ratios": "results/ratios.csv",
+        "provenance": "results/provenance.json",
+        "samples": get_raw_samples(),
+        "metadata": get_raw_metadata(),
+        "coldstart": (
+            expand("results/raw/{language}/coldstart.json", language=JWS_LANGUAGES)
+            if COLDSTART
+            else []
+        ),
+        "seeds": [path for name in SEED_TABLES for path in reported.get(name, [])],
+        "published": sorted(
+            str(path) for path in (SOURCE / "report" / "published").glob("*.csv")
+        ),
+    }
+
+
 def get_final_outputs():
     return [
         "results/summary.csv",
         "results/provenance.json",
         "results/report/report.html",
+        "results/bundles/latest.json",
     ]

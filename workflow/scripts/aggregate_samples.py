@@ -6,6 +6,7 @@ Suite tokensize measures sizes, not time: its cells are summarised by seed000.py
 """
 
 import csv
+import json
 import statistics
 import sys
 from pathlib import Path
@@ -28,14 +29,64 @@ def columns(schema):
 UNTIMED_SUITES = ("tokensize",)
 
 
+class MixedOriginError(ValueError):
+    """Samples from different hosts or different images would be pooled."""
+
+
+def origin_of(path):
+    """(host_id, image_id) from the metadata sidecar run_benchmark writes beside a raw CSV
+    (<name>.json); None for a CSV without one (hand-made files, unit tests)."""
+    sidecar = Path(path).with_suffix(".json")
+    if not sidecar.is_file():
+        return None
+    metadata = json.loads(sidecar.read_text())
+    missing = [key for key in ("host_id", "image_id") if not metadata.get(key)]
+    if missing:
+        raise MixedOriginError(
+            f"{sidecar}: no {' or '.join(missing)} (written before jwtbench recorded where samples"
+            f" come from); rerun its benchmark (snakemake --forcerun run_benchmark) before aggregating"
+        )
+    return metadata["host_id"], metadata["image_id"]
+
+
+def check_origins(paths):
+    """{path: (host_id, image_id)}; MixedOriginError naming both files when the raw files
+    of one run name different hosts: one run's results come from one machine."""
+    origins, first = {}, None
+    for path in dict.fromkeys(map(str, paths)):
+        origin = origin_of(path)
+        if origin is None:
+            continue
+        origins[path] = origin
+        if first is None:
+            first = path
+        elif origin[0] != origins[first][0]:
+            raise MixedOriginError(
+                f"{path} comes from host {origin[0]} but {first} from host {origins[first][0]}:"
+                " one run's samples must come from one host (compare runs of different hosts"
+                " through their bundles instead)"
+            )
+    return origins
+
+
 def group_cells(paths):
-    """{cell key: rows}, in the order cells first appear."""
-    cells = {}
+    """{cell key: rows}, in the order cells first appear. A cell whose rows come from
+    files of different hosts or image IDs is refused (MixedOriginError)."""
+    origins = check_origins(paths)
+    cells, source = {}, {}
     for path in paths:
         for row in raw_samples.read(path):
             if row["suite"] in UNTIMED_SUITES:
                 continue
-            cells.setdefault(raw_samples.cell_key(row), []).append(row)
+            key = raw_samples.cell_key(row)
+            cells.setdefault(key, []).append(row)
+            earlier = source.setdefault(key, str(path))
+            mine, theirs = origins.get(str(path)), origins.get(earlier)
+            if mine and theirs and mine[1] != theirs[1]:  # hosts already agree
+                raise MixedOriginError(
+                    f"cell {key}: {path} has samples from image {mine[1]} and {earlier}"
+                    f" from image {theirs[1]}: refusing to pool them into one cell"
+                )
     return cells
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver_runner  # noqa: E402
+import host_identity  # noqa: E402
 import raw_samples  # noqa: E402
 from machine_lock import machine_to_ourselves  # noqa: E402
 
@@ -92,6 +93,9 @@ def run_job(snake):
     cpus = driver_runner.checked_cpus(snake.params.cpus)
     runner = driver_runner.DriverRunner.from_params(snake.params.driver)
     key_dir = Path(snake.input.key_manifest).parent
+    # Where the samples come from, so aggregation never pools two hosts' or two images' samples.
+    host = host_identity.host_facts()
+    image_id = runner.engine.image_id(runner.image) if runner.in_container else "native"
     Path(samples).parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{suite}-", dir=Path(samples).parent)).resolve()
     driver_out = scratch / "samples.csv"
@@ -128,6 +132,9 @@ def run_job(snake):
         "suite": suite,
         "input": input_name,
         "runner": runner.describe(),
+        "host_id": host_identity.host_id(host),
+        "host": host,
+        "image_id": image_id,
         "started": started,
         "ended": ended,
         "seconds": round(seconds, 3),

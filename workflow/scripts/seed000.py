@@ -35,6 +35,7 @@ SIZE_DIFFERENCE = 256  # "HMAC tokens 256 bytes smaller"
 
 
 def read_rows(paths):
+    aggregate_samples.check_origins(paths)  # one host's samples only
     rows = []
     for path in paths:
         rows.extend(raw_samples.read(path))
