@@ -1,141 +1,238 @@
 #!/usr/bin/env python3
 """Does jwtbench's openssl driver report what a plain `openssl speed` reports?
 
-Reads the openssl language's raw-sample CSV (default results/raw/openssl/primitive/blocks.csv),
-runs a separate plain `openssl speed` of the same binary the way seed 003 did (human output,
-openssl's default block sizes, wall clock; by default `openssl speed -elapsed -seconds 3
-sha256 rsa2048` and `openssl speed -elapsed -seconds 3 -evp aes-256-gcm`), parses it with the
-driver's own parser (workflow/scripts/openssl/speed_output.py), and prints per cell the
-driver's median ns/op, the plain run's ns/op, their ratio and OK or OUTSIDE the tolerance
-(±10% by default). Cells the plain run does not time are listed as not compared.
+The plain run is what seed 003 ran: human output, openssl's default block sizes, wall
+clock (`openssl speed -elapsed -seconds 3 sha256 rsa2048` and `openssl speed -elapsed
+-seconds 3 -evp aes-256-gcm`), parsed with the driver's own parser
+(workflow/scripts/openssl/speed_output.py).
 
-Natively it runs `openssl` from PATH (or --openssl); with `--image TAG --engine podman` it
-runs `podman run --rm --network none --entrypoint openssl TAG speed ...` instead, the binary
-inside the openssl image, for a CSV the image produced.
+Default (paired rounds): each round runs the real driver (`bench` on a spec of SHA-256 and
+AES-256-GCM at openssl's five block sizes and RSA-2048 sign/verify, one sample each, the way
+the pipeline runs it) and the plain runs, one after the other, the order alternating from
+round to round. Each cell's figure is its median over the rounds, and the verdict is on the
+median of the per-round ratios (driver / plain), so a host whose speed drifts by tens of
+percent within minutes (this one's does) shifts both sides of a ratio alike.
 
-Exit status: 0 all compared cells agree; 1 some cell is outside; 2 nothing to compare or a
-usage/input error.
+With --csv FILE it compares a finished run's raw CSV (e.g. results/raw/openssl/primitive/
+blocks.csv) with plain runs made now instead; on a drifting host the minutes between the
+two can decide the verdict.
 
-    python benchmarks/openssl_agreement.py --csv results/raw/openssl/primitive/blocks.csv
+Natively it runs the driver through its shim (workflow/scripts/openssl/run, which needs the
+openssl env in .envs) and `openssl` from PATH (or --openssl); with `--image TAG` both run in
+that image, under the engine's pipeline settings (e.g. CONTAINERS_CONF for podman).
+
+Exit status: 0 all compared cells agree within the tolerance (±10% by default); 1 some cell
+is outside; 2 nothing to compare, or a usage, input or run error.
+
+    python benchmarks/openssl_agreement.py --cpu 1
+    python benchmarks/openssl_agreement.py --image localhost/jwtbench-openssl:TAG --cpu 1
 """
 
 import argparse
 import csv
+import json
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow" / "scripts" / "openssl"))
+sys.path.insert(0, str(REPO / "workflow" / "scripts"))
 
+import container_engine  # noqa: E402
+import driver_runner  # noqa: E402
 import speed_output  # noqa: E402
 from speed_cells import Unsupported, target_for  # noqa: E402
 
-DEFAULT_CSV = "results/raw/openssl/primitive/blocks.csv"
 # What seed 003 ran: `openssl speed sha256 rsa2048 aes-256-gcm` (as two runs: -evp is its own switch).
-DEFAULT_SELECTIONS = [["sha256", "rsa2048"], ["-evp", "aes-256-gcm"]]
+PLAIN_SELECTIONS = [["sha256", "rsa2048"], ["-evp", "aes-256-gcm"]]
+BLOCK_SIZES = (16, 64, 256, 1024, 8192)  # the five the seed's listing and suite primitive share
+SHIM = REPO / "workflow" / "scripts" / "openssl" / "run"
 
 
-def driver_cells(csv_path):
-    """{(operation, algorithm, key_bits, input, input_bytes): [ns/op of each ok sample]} and the
-    implementation versions the rows name."""
+def spec_cells():
+    """The driver's cells that the plain runs also time (suite primitive's names)."""
+    cells = []
+    for size in BLOCK_SIZES:
+        cells.append({"operation": "digest", "algorithm": "SHA-256", "key_bits": 0,
+                      "input": f"bytes-{size}", "message_bytes": size})  # fmt: skip
+        cells.append({"operation": "encrypt", "algorithm": "AES-256-GCM", "key_bits": 256,
+                      "input": f"bytes-{size}", "message_bytes": size})  # fmt: skip
+    for operation in ("sign", "verify"):
+        cells.append({"operation": operation, "algorithm": "RSA-SHA256", "key_bits": 2048,
+                      "input": "bytes-36", "message_bytes": 36})  # fmt: skip
+    return cells
+
+
+def cell_key(operation, algorithm, key_bits, input_name, input_bytes):
+    return (operation, algorithm, int(key_bits), input_name, int(input_bytes))
+
+
+def driver_figures(rows):
+    """{cell key: [ns/op of each ok row]} and the implementation versions the rows name."""
     cells, versions = {}, set()
-    with open(csv_path, newline="") as handle:
-        for row in csv.DictReader(handle):
-            if row["status"] != "ok":
-                continue
-            key = (row["operation"], row["algorithm"], int(row["key_bits"]), row["input"], int(row["input_bytes"]))
-            cells.setdefault(key, []).append(int(row["elapsed_ns"]) / int(row["iterations"]))
-            versions.add(row["implementation_version"])
+    for row in rows:
+        if row["status"] != "ok":
+            continue
+        key = cell_key(row["operation"], row["algorithm"], row["key_bits"], row["input"], row["input_bytes"])
+        cells.setdefault(key, []).append(int(row["elapsed_ns"]) / int(row["iterations"]))
+        versions.add(row["implementation_version"])
     return cells, versions
 
 
-def plain_command(selection, seconds, image, engine, cpu, openssl):
-    speed = ["speed", "-elapsed", "-seconds", str(seconds), *selection]
-    if image:
-        pin = ["--cpuset-cpus", cpu] if cpu else []
-        return [engine, "run", "--rm", "--network", "none", *pin, "--entrypoint", "openssl", image, *speed]
-    return (["taskset", "-c", cpu] if cpu else []) + [openssl, *speed]
+def plain_figure(key, output):
+    """ns/op of the cell `key` in one parsed plain run, or None if that run has no such figure."""
+    operation, algorithm, key_bits, _, input_bytes = key
+    try:
+        target = target_for({"operation": operation, "algorithm": algorithm, "key_bits": key_bits}, input_bytes)
+    except Unsupported:
+        return None
+    count = output.count(target.name, target.operation, target.size)
+    return count.ns_per_operation if count else None
 
 
-def engine_environ(engine):
-    """The environment the pipeline runs `engine` with (e.g. podman with this repository's
-    CONTAINERS_CONF where the host needs it: workflow/scripts/container_engine.py)."""
-    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
-    import container_engine
+class Tools:
+    """How to run the driver and plain openssl: natively, or in an image through an engine."""
 
-    return container_engine.select(engine, REPO).environ()
+    def __init__(self, image, engine_name, cpu, openssl):
+        self.image, self.cpu, self.openssl = image, cpu, openssl
+        self.engine = container_engine.select(engine_name if image else "native", REPO)
+        self.runner = driver_runner.DriverRunner("openssl", str(SHIM), self.engine, image, REPO / ".envs")
+        self.cpus = driver_runner.checked_cpus(cpu) if cpu else set()
 
+    def plain_command(self, selection, seconds):
+        speed = ["speed", "-elapsed", "-seconds", str(seconds), *selection]
+        if self.image:
+            pin = ["--cpuset-cpus", self.cpu] if self.cpu else []
+            return self.engine.command("run", "--rm", "--network", "none", *pin, "--entrypoint", "openssl",
+                                       self.image, *speed)  # fmt: skip
+        return driver_runner.taskset([self.openssl, *speed], self.cpus)
 
-def run_plain(command, env=None):
-    print("$ " + " ".join(command), file=sys.stderr, flush=True)
-    result = subprocess.run(command, capture_output=True, text=True, env=env)
-    if result.returncode != 0:
-        raise SystemExit(f"error: {' '.join(command)} exited {result.returncode}: {result.stderr.strip()[-500:]}")
-    return speed_output.parse(result.stdout + "\n" + result.stderr)
+    def run_plain(self, selection, seconds):
+        command = self.plain_command(selection, seconds)
+        print("$ " + " ".join(command), file=sys.stderr, flush=True)
+        result = subprocess.run(command, capture_output=True, text=True, env=self.engine.environ())
+        if result.returncode != 0:
+            raise SystemExit(f"error: {' '.join(command)} exited {result.returncode}: {result.stderr.strip()[-500:]}")
+        return speed_output.parse(result.stdout + "\n" + result.stderr)
 
-
-def compare(cells, plain_outputs, tolerance):
-    """Lines of the report, and whether any compared cell is outside the tolerance."""
-    lines, outside, compared = [], False, 0
-    header = f"{'cell':<44} {'jwtbench ns/op':>15} {'plain ns/op':>13} {'ratio':>7}  verdict"
-    lines.append(header)
-    for (operation, algorithm, key_bits, input_name, input_bytes), samples in cells.items():
-        name = f"{operation} {algorithm}-{key_bits} {input_name}"
+    def run_driver(self, spec_path, scratch):
+        print(f"$ openssl driver bench ({self.runner.describe()})", file=sys.stderr, flush=True)
         try:
-            target = target_for({"operation": operation, "algorithm": algorithm, "key_bits": key_bits}, input_bytes)
-        except Unsupported:
-            lines.append(f"{name:<44} {'':>15} {'':>13} {'':>7}  not an openssl speed cell")
+            return driver_runner.bench_rows(self.runner, spec_path, None, self.cpus, scratch, sys.stderr)
+        except (RuntimeError, ValueError) as error:
+            raise SystemExit(f"error: {error}") from None
+
+
+def paired_rounds(tools, rounds, seconds):
+    """[(driver figures {key: ns/op}, [plain outputs])] of each round, and the driver's versions."""
+    results, versions = [], set()
+    with tempfile.TemporaryDirectory(prefix="jwtbench-agreement-") as scratch:
+        spec_path = Path(scratch) / "spec.json"
+        spec = {"suite": "primitive", "openssl": {"seconds": seconds, "samples": 1}, "cells": spec_cells()}
+        spec_path.write_text(json.dumps(spec, indent=1))
+        for number in range(1, rounds + 1):
+            print(f"round {number}/{rounds}", file=sys.stderr, flush=True)
+            plain_first = number % 2 == 0
+            plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS] if plain_first else None
+            figures, round_versions = driver_figures(tools.run_driver(spec_path, scratch))
+            if plain is None:
+                plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS]
+            versions |= round_versions
+            results.append(({key: values[0] for key, values in figures.items()}, plain))
+    return results, versions
+
+
+def paired_report(results, tolerance):
+    """Lines of the report, whether any cell is outside the tolerance, and how many were compared."""
+    lines = [f"{'cell':<36} {'jwtbench ns/op':>15} {'plain ns/op':>12} {'ratio':>7} {'rounds (min-max)':>17}  verdict"]
+    outside, compared = False, 0
+    keys = [cell_key(c["operation"], c["algorithm"], c["key_bits"], c["input"], c["message_bytes"]) for c in spec_cells()]
+    for key in keys:
+        pairs = []
+        for figures, plain in results:
+            ours = figures.get(key)
+            theirs = [value for output in plain if (value := plain_figure(key, output))]
+            if ours and theirs:
+                pairs.append((ours, theirs[0]))
+        name = f"{key[0]} {key[1]}-{key[2]} {key[3]}"
+        if not pairs:
+            lines.append(f"{name:<36} not compared (no round has both figures)")
             continue
-        counts = [found for output in plain_outputs
-                  if (found := output.count(target.name, target.operation, target.size))]  # fmt: skip
+        ratios = [ours / theirs for ours, theirs in pairs]
+        ratio = statistics.median(ratios)
+        verdict = "OK" if abs(ratio - 1) <= tolerance else f"OUTSIDE ±{tolerance:.0%}"
+        outside |= verdict != "OK"
+        compared += 1
+        spread = f"{min(ratios):.2f}-{max(ratios):.2f} ({len(ratios)})"
+        lines.append(f"{name:<36} {statistics.median(p[0] for p in pairs):>15.1f} "
+                     f"{statistics.median(p[1] for p in pairs):>12.1f} {ratio:>7.3f} {spread:>17}  {verdict}")  # fmt: skip
+    return lines, outside, compared
+
+
+def csv_report(csv_path, plain_outputs, tolerance):
+    """The --csv comparison: a finished run's median per cell against the median plain run."""
+    with open(csv_path, newline="") as handle:
+        cells, versions = driver_figures(csv.DictReader(handle))
+    lines = [f"{'cell':<44} {'jwtbench ns/op':>15} {'plain ns/op':>13} {'ratio':>7}  verdict"]
+    outside, compared = False, 0
+    for key, samples in cells.items():
+        name = f"{key[0]} {key[1]}-{key[2]} {key[3]}"
+        plain = [value for output in plain_outputs if (value := plain_figure(key, output))]
         driver_ns = statistics.median(samples)
-        if not counts:
+        if not plain:
             lines.append(f"{name:<44} {driver_ns:>15.1f} {'':>13} {'':>7}  not compared (the plain run has no such figure)")
             continue
-        # The median over the repeated plain runs: one run of a few seconds varies by 20% here.
-        plain_ns = statistics.median(count.ns_per_operation for count in counts)
+        plain_ns = statistics.median(plain)
         ratio = driver_ns / plain_ns
         verdict = "OK" if abs(ratio - 1) <= tolerance else f"OUTSIDE ±{tolerance:.0%}"
         outside |= verdict != "OK"
         compared += 1
         lines.append(f"{name:<44} {driver_ns:>15.1f} {plain_ns:>13.1f} {ratio:>7.3f}  {verdict}")
-    return lines, outside, compared
+    return lines, outside, compared, versions
 
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--csv", default=DEFAULT_CSV, help=f"the openssl driver's raw CSV (default {DEFAULT_CSV})")
-    parser.add_argument("--seconds", type=int, default=3, help="seconds per figure of the plain run (default 3)")
+    parser.add_argument("--csv", help="compare this finished run's raw CSV instead of running the driver")
+    parser.add_argument("--rounds", type=int, default=5, help="paired rounds (default 5); with --csv: plain runs")
+    parser.add_argument("--seconds", type=int, default=3, help="seconds per figure, both sides (default 3)")
     parser.add_argument("--tolerance", type=float, default=0.10, help="relative tolerance (default 0.10)")
-    parser.add_argument("--image", help="run openssl inside this image instead of natively")
+    parser.add_argument("--image", help="run the driver and openssl inside this image instead of natively")
     parser.add_argument("--engine", default="podman", help="container engine for --image (default podman)")
-    parser.add_argument("--openssl", default="openssl", help="native openssl binary (default: openssl on PATH)")
-    parser.add_argument("--cpu", help="pin the plain run to this CPU (taskset -c / --cpuset-cpus)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="plain runs of each selection; the median is compared (default 3)")  # fmt: skip
+    parser.add_argument("--openssl", default="openssl", help="native plain openssl (default: openssl on PATH)")
+    parser.add_argument("--cpu", help="pin both sides to these CPUs (taskset -c / --cpuset-cpus)")
     args = parser.parse_args(argv)
+    if args.rounds < 1 or args.seconds < 1:
+        parser.error("--rounds and --seconds must be at least 1")
     try:
-        cells, versions = driver_cells(args.csv)
-    except (OSError, KeyError, ValueError) as error:
-        print(f"error: --csv {args.csv}: {error}", file=sys.stderr)
+        tools = Tools(args.image, args.engine, args.cpu, args.openssl)
+    except (container_engine.EngineError, RuntimeError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
-    if not cells:
-        print(f"error: --csv {args.csv}: no ok rows", file=sys.stderr)
-        return 2
-    env = engine_environ(args.engine) if args.image else None
-    plain = [run_plain(plain_command(selection, args.seconds, args.image, args.engine, args.cpu, args.openssl), env)
-             for _ in range(args.repeats) for selection in DEFAULT_SELECTIONS]  # fmt: skip
+    if args.csv:
+        plain = [tools.run_plain(selection, args.seconds) for _ in range(args.rounds) for selection in PLAIN_SELECTIONS]
+        try:
+            lines, outside, compared, versions = csv_report(args.csv, plain, args.tolerance)
+        except (OSError, KeyError, ValueError) as error:
+            print(f"error: --csv {args.csv}: {error}", file=sys.stderr)
+            return 2
+        source = f"driver CSV {args.csv}"
+    else:
+        results, versions = paired_rounds(tools, args.rounds, args.seconds)
+        plain = [output for _, outputs in results for output in outputs]
+        lines, outside, compared = paired_report(results, args.tolerance)
+        source = f"driver ({tools.runner.describe()}), {args.rounds} paired rounds of {args.seconds} s figures"
     plain_versions = {output.version for output in plain if output.version}
-    print(f"driver CSV {args.csv}: openssl {', '.join(sorted(versions))}; "
+    print(f"{source}: openssl {', '.join(sorted(versions)) or 'unknown'}; "
           f"plain run: openssl {', '.join(sorted(plain_versions)) or 'unknown'}")  # fmt: skip
     if plain_versions and versions and plain_versions != versions:
-        print("warning: the plain run's openssl is not the version the CSV names (another binary?)")
-    lines, outside, compared = compare(cells, plain, args.tolerance)
+        print("warning: the plain run's openssl is not the version the driver names (another binary?)")
     print("\n".join(lines))
     if compared == 0:
-        print("error: no cell of the CSV was compared", file=sys.stderr)
+        print("error: no cell was compared", file=sys.stderr)
         return 2
     return 1 if outside else 0
 

@@ -84,7 +84,10 @@ plot_decode <- function(cells) {
     labs(x = "median time per decode (log scale)", y = NULL)
 }
 
-decode_fig_height <- function(cells) 1.4 + 0.5 * max(1, uniqueN(cells[operation == "decode"]$language))
+decode_fig_height <- function(cells) {
+  if (is.null(cells) || !nrow(cells)) return(2)  # knitr evaluates it even for a chunk it skips
+  1.4 + 0.5 * max(1, uniqueN(cells[operation == "decode"]$language))
+}
 
 # (e) every signer -> verifier pair, variant and check, coloured by outcome.
 interop_colours <- c(ok = "#A6D96A", failed = "#D7191C", unsupported = "#BDBDBD",
@@ -103,6 +106,7 @@ plot_interop <- function(outcomes) {
 }
 
 interop_fig_height <- function(outcomes) {
+  if (is.null(outcomes) || !nrow(outcomes)) return(2)
   n_pairs <- max(1, uniqueN(outcomes$pair))
   n_checks <- max(1, uniqueN(outcomes$check))
   1.8 + n_checks * (0.5 + 0.22 * n_pairs)

@@ -97,7 +97,11 @@ plot_primitive_overhead <- function(overhead, langs) {
     labs(x = "block size (bytes), or operation", y = "library time / openssl speed time (log scale)")
 }
 
-overhead_fig_height <- function(overhead) 2.2 + 2.4 * ceiling(max(1, uniqueN(overhead[kind == "over openssl", algorithm])) / 4)
+# Evaluated by knitr even when the chunk is not (eval: false), so it copes with no table.
+overhead_fig_height <- function(overhead) {
+  if (is.null(overhead) || !nrow(overhead)) return(2)
+  2.2 + 2.4 * ceiling(max(1, uniqueN(overhead[kind == "over openssl", algorithm])) / 4)
+}
 
 jwt_overhead_table <- function(overhead, langs) {
   d <- overhead[kind == "jwt over primitive"]
