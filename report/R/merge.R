@@ -54,11 +54,11 @@ merge_median_figure <- function(summary) {
 }
 
 # The within-run ratios (ratios.csv), each run in its own colour, side by side per ratio:
-# one column of panels per kind, one row per language and suite.
+# one row of panels per language, suite and kind of ratio.
 merge_ratio_figure <- function(ratios, colours) {
   shown <- ratios[!is.na(ratio)]
   shown[, `:=`(row = paste(ifelse(kind == "verify/sign", sub("^[^:]*:", "", numerator), numerator), input),
-               panel = paste(language, suite, sep = " \u00b7 "))]
+               panel = paste(language, suite, kind, sep = " \u00b7 "))]
   dodge <- position_dodge(width = 0.7)
   ggplot(shown, aes(x = ratio, y = row, colour = label)) +
     geom_vline(xintercept = 1, colour = "grey40") +
@@ -66,7 +66,7 @@ merge_ratio_figure <- function(ratios, colours) {
     geom_point(size = 1.5, position = dodge) +
     scale_x_log10() +
     scale_colour_manual(values = colours, name = "host / run", labels = wrap_label) +
-    facet_grid(panel ~ kind, scales = "free", space = "free_y") +
+    facet_grid(panel ~ ., scales = "free_y", space = "free_y") +
     theme(strip.text.y = element_text(angle = 0, hjust = 0), axis.text.y = element_text(size = 7.5)) +
     labs(x = "ratio within the run (log scale)", y = NULL) +
     guides(colour = guide_legend(ncol = 1))
