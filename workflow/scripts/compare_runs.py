@@ -146,7 +146,7 @@ def compare_verdicts(verdicts_a, verdicts_b, id_columns):
         row["what"] = (row_a or row_b).get("what", "")
         for run, found in zip(RUNS, (row_a, row_b)):
             for name in VERDICT_FIGURES:
-                row[f"{name}_{run}"] = (found or {}).get(name, "") if found else ""
+                row[f"{name}_{run}"] = (found or {}).get(name, "")
         row["presence"] = "both" if row_a and row_b else "only in A" if row_a else "only in B"
         row["differs"] = row["presence"] != "both" or row_a["verdict"] != row_b["verdict"]
         rows.append(row)
