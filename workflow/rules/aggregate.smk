@@ -27,7 +27,7 @@ rule collect_provenance:
     log:
         "logs/collect_provenance/collect_provenance.log",
     params:
-        config=config,
+        config=RUN_CONFIG,
         source=str(SOURCE),
         engine=ENGINE.as_dict(),
     run:

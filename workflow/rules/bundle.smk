@@ -11,6 +11,6 @@ rule write_bundle:
     log:
         "logs/write_bundle/write_bundle.log",
     params:
-        config=config,
+        config=RUN_CONFIG,
     run:
         bundles.run_job(job(input, output, params, log))
