@@ -287,3 +287,24 @@ def test_metadata_without_origin_is_refused(tmp_path):
 def test_readme_documents_the_cli():
     text = (REPO / "README.md").read_text()
     assert "## Result bundles" in text and "bundles.py verify" in text
+
+
+# ---------------------------------------------------------------- the smoke run's bundle
+
+
+def test_the_smoke_run_writes_a_bundle_that_verifies(smoke):
+    latest = json.loads((smoke / "results/bundles/latest.json").read_text())
+    directory, archive = smoke / latest["path"], smoke / latest["archive"]
+    assert latest["host_id"] == host_identity.host_id(host_identity.host_facts())
+    assert directory.parent.name == latest["host_id"] and directory.name == latest["run_id"]
+    for path in (directory, archive):
+        manifest = bundles.verify(path)
+        assert (manifest["host_id"], manifest["run_id"]) == (latest["host_id"], latest["run_id"])
+    files = set(manifest["files"])
+    raw = {str(p.relative_to(smoke / "results")) for p in (smoke / "results/raw").rglob("*.csv")}
+    assert raw and raw <= files
+    for name in ("provenance.json", "config.yaml", "summary.csv", "ratios.csv", "host.json",
+                 "seeds/seed000/verdicts.csv", "seeds/seed003/verdicts.csv", "seeds/primitive/overhead.csv",
+                 "published/seed001_rankings.csv"):  # fmt: skip
+        assert name in files, name
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() == latest["archive_sha256"]
