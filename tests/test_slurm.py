@@ -1,0 +1,149 @@
+"""The smoke config end to end under a real SLURM (workflow/profiles/slurm).
+
+A one-node cluster (tests/slurm_cluster.py: munged, slurmctld and slurmd from Debian's
+slurm-wlm 22.05, on loopback) runs every job of `snakemake --profile
+workflow/profiles/slurm` with config/smoke.yaml in a fresh working directory: image
+builds, checks, benchmarks, aggregation and the report. The cluster keeps every finished
+job for an hour (MinJobAge), so after the run `squeue` still lists each job with its
+rule, start and end: the tests check that the jobs really ran under SLURM, and that each
+benchmark had the node to itself.
+
+`./jwtbench test` installs slurm-wlm and munge; the daemons need root (slurmd launches
+jobs as their user, munged runs as user munge).
+"""
+
+import csv
+import json
+import os
+import re
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
+from slurm_cluster import missing_daemons, slurm_cluster
+
+PROFILE = REPO / "workflow" / "profiles" / "slurm"
+# The rules with resources bench=1: each asks SLURM for a whole node (--exclusive).
+BENCHMARK_RULES = ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "measure_cycle_counter")
+# Every stage must have gone through SLURM, not run on the submitting host.
+STAGES_AS_JOBS = ("build_image", "check_driver", "check_interop", "run_benchmark", "aggregate_samples",
+                  "collect_provenance", "render_report")  # fmt: skip
+SLURM_RUN_TIMEOUT = 45 * 60
+FINISHED_JOBS_KEPT_SECONDS = 3600
+
+
+def slurm_jobs(env):
+    """Every job the cluster knows (running or finished within MinJobAge): a dict per job
+    with its id, rule (from the comment the executor sets), state, exclusivity, start, end."""
+    result = subprocess.run(
+        ["squeue", "--states=all", "--noheader", "--format=%i|%k|%T|%h|%S|%e"],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    jobs = []
+    for line in result.stdout.splitlines():
+        job_id, comment, state, oversubscribe, start, end = line.split("|")
+        rule = re.match(r"rule_(\w+?)(?:_wildcards_.*)?$", comment)
+        jobs.append({
+            "id": job_id, "comment": comment, "rule": rule.group(1) if rule else None, "state": state,
+            "exclusive": oversubscribe == "NO", "start": datetime.fromisoformat(start),
+            "end": datetime.fromisoformat(end),
+        })  # fmt: skip
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def slurm_smoke(tmp_path_factory):
+    """The smoke config through the SLURM profile in a fresh directory; the run's output,
+    its working directory and the cluster's record of every job."""
+    missing = missing_daemons()
+    assert not missing, f"SLURM test needs {missing} (./jwtbench test installs slurm-wlm and munge)"
+    assert os.geteuid() == 0, "the SLURM test starts slurmd and munged: run it as root"
+    workdir = tmp_path_factory.mktemp("slurm-run")
+    with slurm_cluster(tmp_path_factory.mktemp("slurm-cluster"), min_job_age=FINISHED_JOBS_KEPT_SECONDS) as cluster:
+        env = {key: value for key, value in cluster.env.items() if not key.startswith("KAGGLE_")}
+        command = [SNAKEMAKE, "--profile", str(PROFILE), "-s", str(SNAKEFILE), "-d", str(workdir),
+                   "--configfile", str(SMOKE_CONFIG)]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True, timeout=SLURM_RUN_TIMEOUT, env=env)
+        output = result.stdout + result.stderr
+        (workdir / "slurm-smoke-output.txt").write_text(output)
+        assert result.returncode == 0, output[-5000:]
+        jobs = slurm_jobs(cluster.env)
+    return {"workdir": workdir, "output": output, "jobs": jobs}
+
+
+def test_every_stage_ran_as_a_slurm_job(slurm_smoke):
+    submitted = re.findall(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)", slurm_smoke["output"])
+    jobs = {job["id"]: job for job in slurm_smoke["jobs"]}
+    assert submitted and {job_id for job_id, _ in submitted} <= set(jobs)
+    for job_id, log in submitted:
+        assert Path(log).is_file(), log
+        assert jobs[job_id]["state"] == "COMPLETED", jobs[job_id]
+    rules = {job["rule"] for job in slurm_smoke["jobs"]}
+    assert set(STAGES_AS_JOBS) <= rules, set(STAGES_AS_JOBS) - rules
+    assert re.search(r"Using profiles? \S*workflow/profiles/slurm", slurm_smoke["output"])
+
+
+def test_each_benchmark_had_the_node_to_itself(slurm_smoke):
+    """Benchmarks were submitted --exclusive, and no other job of the run overlapped one
+    in time (SLURM reports whole seconds, so a job may start the second another ends)."""
+    jobs = slurm_smoke["jobs"]
+    benchmarks = [job for job in jobs if job["rule"] in BENCHMARK_RULES]
+    assert {job["rule"] for job in benchmarks} == set(BENCHMARK_RULES)
+    for benchmark in benchmarks:
+        assert benchmark["exclusive"], benchmark
+        overlapping = [
+            other["comment"] for other in jobs
+            if other is not benchmark and other["start"] < benchmark["end"] and benchmark["start"] < other["end"]
+        ]  # fmt: skip
+        assert not overlapping, f"{benchmark['comment']} overlapped {overlapping}"
+
+
+def test_slurm_run_has_the_results_and_the_report(slurm_smoke):
+    """Every language was timed (no benchmark failed under SLURM) and the report rendered
+    with its embedded figures."""
+    workdir = slurm_smoke["workdir"]
+    with open(workdir / "results/summary.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {row["language"] for row in rows} == set(LANGUAGES)
+    assert "failed" not in {row["status"] for row in rows}, [r for r in rows if r["status"] == "failed"][:3]
+    signed = {row["language"] for row in rows if (row["suite"], row["operation"], row["status"]) == ("jwt", "sign", "ok")}
+    assert signed == set(JWS_LANGUAGES)
+    assert not list((workdir / "results/failed").glob("**/*.csv"))
+    html = (workdir / "results/report/report.html").read_text()
+    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) >= 5
+    assert "Colophon" in html
+
+
+def bundle_shape(bundle_dir):
+    """A bundle's layout without what varies between runs: the sorted relative paths of
+    its files, each raw/ file reduced to its raw/<language>/<suite> folder. Two runs of one
+    config (locally and under SLURM, say) give the same shape."""
+    bundle_dir = Path(bundle_dir)
+    shape = set()
+    for path in bundle_dir.rglob("*"):
+        if not path.is_file():
+            continue
+        parts = path.relative_to(bundle_dir).parts
+        shape.add("/".join(parts[:3]) if parts[0] == "raw" and len(parts) > 3 else "/".join(parts))
+    return sorted(shape)
+
+
+def latest_bundle(workdir):
+    """The bundle directory a run in `workdir` wrote (results/bundles/latest.json)."""
+    latest = json.loads((Path(workdir) / "results/bundles/latest.json").read_text())
+    path = Path(latest["path"])
+    return path if path.is_absolute() else Path(workdir) / path
+
+
+def test_bundle_shape_reduces_raw_files_to_language_and_suite(tmp_path):
+    files = ["manifest.json", "summary.csv", "raw/python/jwt/claims-001.csv", "raw/python/jwt/claims-001.json",
+             "raw/python/jwt/netflix-titles.csv", "raw/node/hash/cases.csv", "seeds/seed000/verdicts.csv"]  # fmt: skip
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert bundle_shape(tmp_path) == ["manifest.json", "raw/node/hash", "raw/python/jwt", "seeds/seed000/verdicts.csv",
+                                      "summary.csv"]  # fmt: skip
+    (tmp_path / "raw/java/jwt").mkdir(parents=True)
+    assert "raw/java/jwt" not in bundle_shape(tmp_path)
