@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
-from slurm_cluster import missing_daemons, slurm_cluster
+from slurm_cluster import SlurmClusterError, missing_daemons, slurm_cluster, wait_for
 
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 # The rules with resources bench=1: each asks SLURM for a whole node (--exclusive).
@@ -147,3 +147,18 @@ def test_bundle_shape_reduces_raw_files_to_language_and_suite(tmp_path):
                                       "summary.csv"]  # fmt: skip
     (tmp_path / "raw/java/jwt").mkdir(parents=True)
     assert "raw/java/jwt" not in bundle_shape(tmp_path)
+
+
+def test_a_daemon_that_dies_is_named_with_its_log_tail(tmp_path):
+    log = tmp_path / "slurmd.log"
+    log.write_text("starting\nerror: Unable to bind listen port (6818): Address already in use\n")
+    process = subprocess.Popen(["false"])
+    with pytest.raises(SlurmClusterError, match=r"(?s)slurmd exited with status 1.*Address already in use"):
+        wait_for("slurmd", lambda: False, process, log, timeout=10)
+
+
+def test_a_daemon_that_never_gets_ready_is_named_with_its_log_tail(tmp_path):
+    log = tmp_path / "slurmctld.log"
+    log.write_text("error: Configured MailProg is invalid\n")
+    with pytest.raises(SlurmClusterError, match=r"(?s)slurmctld not ready after 1 s.*MailProg"):
+        wait_for("slurmctld", lambda: False, None, log, timeout=1)
