@@ -8,6 +8,13 @@ job for an hour (MinJobAge), so after the run `squeue` still lists each job with
 rule, start and end: the tests check that the jobs really ran under SLURM, and that each
 benchmark had the node to itself.
 
+Why not the full smoke config: under SLURM each job costs an sbatch, a Snakemake start
+in the job and an srun (about 9 s before the job's own work starts) plus the executor's
+status-check delay (5 to 15 s), and the 46 benchmarks run one after another. Measured on
+our 2-core VM (2026-11-21, shared with other work part of the time): the full smoke config
+took 43 minutes under SLURM (129 SLURM jobs; about 17 minutes locally); python and
+openssl only (SLURM_LANGUAGES, 43 SLURM jobs) took 12.5 minutes, this test.
+
 `./jwtbench test` installs slurm-wlm and munge; the daemons need root (slurmd launches
 jobs as their user, munged runs as user munge).
 """
