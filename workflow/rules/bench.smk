@@ -2,6 +2,12 @@
 # workflow/profiles/default), and only after every language passed the gate.
 
 
+# Writing a spec is bookkeeping (one small JSON file): under a cluster executor it runs in
+# the submitting Snakemake instead of as one of ~50 cluster jobs (workflow/profiles/slurm).
+localrules:
+    write_bench_spec,
+
+
 rule write_bench_spec:
     input:
         unpack(get_spec_inputs),

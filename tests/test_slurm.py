@@ -1,0 +1,192 @@
+"""The smoke config end to end under a real SLURM (workflow/profiles/slurm).
+
+A one-node cluster (tests/slurm_cluster.py: munged, slurmctld and slurmd from Debian's
+slurm-wlm 22.05, on loopback) runs every job of `snakemake --profile
+workflow/profiles/slurm` with config/smoke.yaml in a fresh working directory: image
+builds, checks, benchmarks, aggregation and the report. The cluster keeps every finished
+job for an hour (MinJobAge), so after the run `squeue` still lists each job with its
+rule, start and end: the tests check that the jobs really ran under SLURM, and that each
+benchmark had the node to itself.
+
+Why not the full smoke config: under SLURM each job costs an sbatch, a Snakemake start
+in the job and an srun (about 9 s before the job's own work starts) plus the executor's
+status-check delay (5 to 15 s), and the 46 benchmarks run one after another. Measured on
+our 2-core VM (2026-11-21, shared with other work part of the time): the full smoke config
+took 43 minutes under SLURM (129 SLURM jobs; about 17 minutes locally); python and
+openssl only (SLURM_LANGUAGES, 43 SLURM jobs) took 12.5 minutes, this test.
+
+`./jwtbench test` installs slurm-wlm and munge; the daemons need root (slurmd launches
+jobs as their user, munged runs as user munge).
+"""
+
+import csv
+import json
+import os
+import re
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from conftest import JWS_LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
+from slurm_cluster import SlurmClusterError, missing_daemons, slurm_cluster, wait_for
+
+PROFILE = REPO / "workflow" / "profiles" / "slurm"
+# The rules with resources bench=1: each asks SLURM for a whole node (--exclusive).
+BENCHMARK_RULES = ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "measure_cycle_counter")
+# Every stage must have gone through SLURM, not run on the submitting host.
+STAGES_AS_JOBS = ("build_image", "check_driver", "check_interop", "run_benchmark", "aggregate_samples",
+                  "collect_provenance", "render_report")  # fmt: skip
+# The smoke config narrowed to python (every suite, every dataset) and openssl (suite
+# primitive): image builds, checks, benchmarks of every kind, seed 000's datasets,
+# aggregation and the report all still go through SLURM (the module docstring says why
+# not the full smoke config).
+SLURM_LANGUAGES = ["openssl", "python"]
+SLURM_JWS_LANGUAGES = [language for language in JWS_LANGUAGES if language in SLURM_LANGUAGES]
+CONFIG_OVERRIDES = [f"languages=[{','.join(SLURM_LANGUAGES)}]"]
+SLURM_RUN_TIMEOUT = 45 * 60
+FINISHED_JOBS_KEPT_SECONDS = 3600
+
+
+def parse_time(text):
+    """squeue's ISO time, or None for a job that has not started (N/A)."""
+    return None if text in ("N/A", "Unknown") else datetime.fromisoformat(text)
+
+
+def slurm_jobs(env):
+    """Every job the cluster knows (running or finished within MinJobAge): a dict per job
+    with its id, rule (from the comment the executor sets), state, exclusivity, start, end."""
+    result = subprocess.run(
+        ["squeue", "--states=all", "--noheader", "--format=%i|%k|%T|%h|%S|%e"],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    jobs = []
+    for line in result.stdout.splitlines():
+        job_id, comment, state, oversubscribe, start, end = line.split("|")
+        rule = re.match(r"rule_(\w+?)(?:_wildcards_.*)?$", comment)
+        jobs.append({
+            "id": job_id, "comment": comment, "rule": rule.group(1) if rule else None, "state": state,
+            "exclusive": oversubscribe == "NO", "start": parse_time(start), "end": parse_time(end),
+        })  # fmt: skip
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def slurm_smoke(tmp_path_factory):
+    """The smoke config through the SLURM profile in a fresh directory; the run's output,
+    its working directory and the cluster's record of every job."""
+    missing = missing_daemons()
+    assert not missing, f"SLURM test needs {missing} (./jwtbench test installs slurm-wlm and munge)"
+    assert os.geteuid() == 0, "the SLURM test starts slurmd and munged: run it as root"
+    workdir = tmp_path_factory.mktemp("slurm-run")
+    with slurm_cluster(tmp_path_factory.mktemp("slurm-cluster"), min_job_age=FINISHED_JOBS_KEPT_SECONDS) as cluster:
+        env = {key: value for key, value in cluster.env.items() if not key.startswith("KAGGLE_")}
+        command = [SNAKEMAKE, "--profile", str(PROFILE), "-s", str(SNAKEFILE), "-d", str(workdir),
+                   "--configfile", str(SMOKE_CONFIG), "--config", *CONFIG_OVERRIDES]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True, timeout=SLURM_RUN_TIMEOUT, env=env)
+        output = result.stdout + result.stderr
+        (workdir / "slurm-smoke-output.txt").write_text(output)
+        assert result.returncode == 0, output[-5000:]
+        jobs = slurm_jobs(cluster.env)
+    return {"workdir": workdir, "output": output, "jobs": jobs}
+
+
+def test_every_stage_ran_as_a_slurm_job(slurm_smoke):
+    submitted = re.findall(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)", slurm_smoke["output"])
+    jobs = {job["id"]: job for job in slurm_smoke["jobs"]}
+    assert submitted and {job_id for job_id, _ in submitted} <= set(jobs)
+    for job_id, log in submitted:
+        assert Path(log).is_file(), log
+        assert jobs[job_id]["state"] == "COMPLETED", jobs[job_id]
+    rules = {job["rule"] for job in slurm_smoke["jobs"]}
+    assert set(STAGES_AS_JOBS) <= rules, set(STAGES_AS_JOBS) - rules
+    assert re.search(r"Using profiles? \S*workflow/profiles/slurm", slurm_smoke["output"])
+
+
+def test_each_benchmark_had_the_node_to_itself(slurm_smoke):
+    """Benchmarks were submitted --exclusive, and no other job of the run overlapped one
+    in time (SLURM reports whole seconds, so a job may start the second another ends)."""
+    jobs = slurm_smoke["jobs"]
+    benchmarks = [job for job in jobs if job["rule"] in BENCHMARK_RULES]
+    assert {job["rule"] for job in benchmarks} == set(BENCHMARK_RULES)
+    for benchmark in benchmarks:
+        assert benchmark["exclusive"], benchmark
+        overlapping = [
+            other["comment"] for other in jobs
+            if other is not benchmark and other["start"] and other["end"]
+            and other["start"] < benchmark["end"] and benchmark["start"] < other["end"]
+        ]  # fmt: skip
+        assert not overlapping, f"{benchmark['comment']} overlapped {overlapping}"
+
+
+def test_slurm_run_has_the_results_and_the_report(slurm_smoke):
+    """Every language was timed (no benchmark failed under SLURM) and the report rendered
+    with its embedded figures."""
+    workdir = slurm_smoke["workdir"]
+    with open(workdir / "results/summary.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {row["language"] for row in rows} == set(SLURM_LANGUAGES)
+    assert "failed" not in {row["status"] for row in rows}, [r for r in rows if r["status"] == "failed"][:3]
+    signed = {row["language"] for row in rows if (row["suite"], row["operation"], row["status"]) == ("jwt", "sign", "ok")}
+    assert signed == set(SLURM_JWS_LANGUAGES)
+    assert not list((workdir / "results/failed").glob("**/*.csv"))
+    html = (workdir / "results/report/report.html").read_text()
+    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) >= 5
+    assert "Colophon" in html
+
+
+def bundle_shape(bundle_dir, languages=None):
+    """A bundle's layout without what varies between runs: the sorted relative paths of
+    its files, each raw/ file reduced to its raw/<language>/<suite> folder. Two runs of one
+    config (locally and under SLURM, say) give the same shape. With `languages`, raw/
+    folders of other languages are left out, so the SLURM run (SLURM_LANGUAGES, every
+    dataset kept) can be compared with the full local smoke run."""
+    bundle_dir = Path(bundle_dir)
+    shape = set()
+    for path in bundle_dir.rglob("*"):
+        if not path.is_file():
+            continue
+        parts = path.relative_to(bundle_dir).parts
+        if parts[0] == "raw" and len(parts) > 3:
+            if languages is not None and parts[1] not in languages:
+                continue
+            shape.add("/".join(parts[:3]))
+        else:
+            shape.add("/".join(parts))
+    return sorted(shape)
+
+
+def latest_bundle(workdir):
+    """The bundle directory a run in `workdir` wrote (results/bundles/latest.json)."""
+    latest = json.loads((Path(workdir) / "results/bundles/latest.json").read_text())
+    path = Path(latest["path"])
+    return path if path.is_absolute() else Path(workdir) / path
+
+
+def test_bundle_shape_reduces_raw_files_to_language_and_suite(tmp_path):
+    files = ["manifest.json", "summary.csv", "raw/python/jwt/claims-001.csv", "raw/python/jwt/claims-001.json",
+             "raw/python/jwt/netflix-titles.csv", "raw/node/hash/cases.csv", "seeds/seed000/verdicts.csv"]  # fmt: skip
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert bundle_shape(tmp_path) == ["manifest.json", "raw/node/hash", "raw/python/jwt", "seeds/seed000/verdicts.csv",
+                                      "summary.csv"]  # fmt: skip
+    (tmp_path / "raw/java/jwt").mkdir(parents=True)
+    assert "raw/java/jwt" not in bundle_shape(tmp_path)
+    assert bundle_shape(tmp_path, languages=["python"]) == ["manifest.json", "raw/python/jwt",
+                                                            "seeds/seed000/verdicts.csv", "summary.csv"]  # fmt: skip
+
+
+def test_a_daemon_that_dies_is_named_with_its_log_tail(tmp_path):
+    log = tmp_path / "slurmd.log"
+    log.write_text("starting\nerror: Unable to bind listen port (6818): Address already in use\n")
+    process = subprocess.Popen(["false"])
+    with pytest.raises(SlurmClusterError, match=r"(?s)slurmd exited with status 1.*Address already in use"):
+        wait_for("slurmd", lambda: False, process, log, timeout=10)
+
+
+def test_a_daemon_that_never_gets_ready_is_named_with_its_log_tail(tmp_path):
+    log = tmp_path / "slurmctld.log"
+    log.write_text("error: Configured MailProg is invalid\n")
+    with pytest.raises(SlurmClusterError, match=r"(?s)slurmctld not ready after 1 s.*MailProg"):
+        wait_for("slurmctld", lambda: False, None, log, timeout=1)
