@@ -9,9 +9,10 @@ clock (`openssl speed -elapsed -seconds 3 sha256 rsa2048` and `openssl speed -el
 Default (paired rounds): each round runs the real driver (`bench` on a spec of SHA-256 and
 AES-256-GCM at openssl's five block sizes and RSA-2048 sign/verify, one sample each, the way
 the pipeline runs it) and the plain runs, one after the other, the order alternating from
-round to round. Each cell's figure is its median over the rounds, and the verdict is on the
-median of the per-round ratios (driver / plain), so a host whose speed drifts by tens of
-percent within minutes (this one's does) shifts both sides of a ratio alike.
+round to round. Each cell's figure is its median over the rounds, as in the pipeline, and the
+verdict is on the ratio of the two medians; the range of the per-round ratios (driver /
+plain of one round) is printed beside it. Interleaving matters: this host's speed drifts
+by tens of percent within minutes, and a drift then moves both medians alike.
 
 With --csv FILE it compares a finished run's raw CSV (e.g. results/raw/openssl/primitive/
 blocks.csv) with plain runs made now instead; on a drifting host the minutes between the
@@ -162,13 +163,13 @@ def paired_report(results, tolerance):
             lines.append(f"{name:<36} not compared (no round has both figures)")
             continue
         ratios = [ours / theirs for ours, theirs in pairs]
-        ratio = statistics.median(ratios)
+        ours_ns, theirs_ns = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+        ratio = ours_ns / theirs_ns  # jwtbench's figure (a median) over the plain runs' median
         verdict = "OK" if abs(ratio - 1) <= tolerance else f"OUTSIDE ±{tolerance:.0%}"
         outside |= verdict != "OK"
         compared += 1
         spread = f"{min(ratios):.2f}-{max(ratios):.2f} ({len(ratios)})"
-        lines.append(f"{name:<36} {statistics.median(p[0] for p in pairs):>15.1f} "
-                     f"{statistics.median(p[1] for p in pairs):>12.1f} {ratio:>7.3f} {spread:>17}  {verdict}")  # fmt: skip
+        lines.append(f"{name:<36} {ours_ns:>15.1f} {theirs_ns:>12.1f} {ratio:>7.3f} {spread:>17}  {verdict}")
     return lines, outside, compared
 
 
@@ -197,7 +198,7 @@ def csv_report(csv_path, plain_outputs, tolerance):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--csv", help="compare this finished run's raw CSV instead of running the driver")
-    parser.add_argument("--rounds", type=int, default=5, help="paired rounds (default 5); with --csv: plain runs")
+    parser.add_argument("--rounds", type=int, default=7, help="paired rounds (default 7); with --csv: plain runs")
     parser.add_argument("--seconds", type=int, default=3, help="seconds per figure, both sides (default 3)")
     parser.add_argument("--tolerance", type=float, default=0.10, help="relative tolerance (default 0.10)")
     parser.add_argument("--image", help="run the driver and openssl inside this image instead of natively")

@@ -13,7 +13,8 @@ in the job and an srun (about 9 s before the job's own work starts) plus the exe
 status-check delay (5 to 15 s), and the 46 benchmarks run one after another. Measured on
 our 2-core VM (2026-11-21, shared with other work part of the time): the full smoke config
 took 43 minutes under SLURM (129 SLURM jobs; about 17 minutes locally); python and
-openssl only (SLURM_LANGUAGES, 43 SLURM jobs) took 12.5 minutes, this test.
+openssl with every dataset (43 SLURM jobs) took 12.5 minutes. This test runs python with
+one dataset (SLURM_LANGUAGES, narrowed_config).
 
 `./jwtbench test` installs slurm-wlm and munge; the daemons need root (slurmd launches
 jobs as their user, munged runs as user munge).
@@ -28,22 +29,24 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import JWS_LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
+import yaml
+from conftest import JWS_LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, snakemake
 from slurm_cluster import SlurmClusterError, missing_daemons, slurm_cluster, wait_for
+
+import bundles
 
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 # The rules with resources bench=1: each asks SLURM for a whole node (--exclusive).
 BENCHMARK_RULES = ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "measure_cycle_counter")
 # Every stage must have gone through SLURM, not run on the submitting host.
 STAGES_AS_JOBS = ("build_image", "check_driver", "check_interop", "run_benchmark", "aggregate_samples",
-                  "collect_provenance", "render_report")  # fmt: skip
-# The smoke config narrowed to python (every suite, every dataset) and openssl (suite
-# primitive): image builds, checks, benchmarks of every kind, seed 000's datasets,
-# aggregation and the report all still go through SLURM (the module docstring says why
-# not the full smoke config).
-SLURM_LANGUAGES = ["openssl", "python"]
+                  "collect_provenance", "render_report", "write_bundle")  # fmt: skip
+# The smoke config narrowed to python (every suite) and the first of its datasets: image
+# builds, checks, benchmarks of every kind, seed 000's dataset suites, aggregation, the
+# report and the bundle all still go through SLURM (the module docstring says why not the
+# full smoke config).
+SLURM_LANGUAGES = ["python"]
 SLURM_JWS_LANGUAGES = [language for language in JWS_LANGUAGES if language in SLURM_LANGUAGES]
-CONFIG_OVERRIDES = [f"languages=[{','.join(SLURM_LANGUAGES)}]"]
 SLURM_RUN_TIMEOUT = 45 * 60
 FINISHED_JOBS_KEPT_SECONDS = 3600
 
@@ -71,6 +74,14 @@ def slurm_jobs(env):
     return jobs
 
 
+def narrowed_config(directory):
+    """A config file laid over the smoke config: SLURM_LANGUAGES and the smoke's first dataset."""
+    smoke = yaml.safe_load(SMOKE_CONFIG.read_text())
+    path = Path(directory) / "slurm-narrowed.yaml"
+    path.write_text(yaml.safe_dump({"languages": SLURM_LANGUAGES, "datasets": smoke["datasets"][:1]}))
+    return path
+
+
 @pytest.fixture(scope="module")
 def slurm_smoke(tmp_path_factory):
     """The smoke config through the SLURM profile in a fresh directory; the run's output,
@@ -81,8 +92,11 @@ def slurm_smoke(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("slurm-run")
     with slurm_cluster(tmp_path_factory.mktemp("slurm-cluster"), min_job_age=FINISHED_JOBS_KEPT_SECONDS) as cluster:
         env = {key: value for key, value in cluster.env.items() if not key.startswith("KAGGLE_")}
+        # A status check every 2 s rather than the profile's cluster-friendly 10 s: this
+        # cluster is ours, and its jobs are short.
         command = [SNAKEMAKE, "--profile", str(PROFILE), "-s", str(SNAKEFILE), "-d", str(workdir),
-                   "--configfile", str(SMOKE_CONFIG), "--config", *CONFIG_OVERRIDES]  # fmt: skip
+                   "--configfile", str(SMOKE_CONFIG), str(narrowed_config(workdir)),
+                   "--seconds-between-status-checks", "2"]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, timeout=SLURM_RUN_TIMEOUT, env=env)
         output = result.stdout + result.stderr
         (workdir / "slurm-smoke-output.txt").write_text(output)
@@ -190,3 +204,38 @@ def test_a_daemon_that_never_gets_ready_is_named_with_its_log_tail(tmp_path):
     log.write_text("error: Configured MailProg is invalid\n")
     with pytest.raises(SlurmClusterError, match=r"(?s)slurmctld not ready after 1 s.*MailProg"):
         wait_for("slurmctld", lambda: False, None, log, timeout=1)
+
+
+# ---------------------------------------------------------------- against the local smoke run
+
+
+def test_the_slurm_bundle_has_the_local_bundles_shape(smoke, slurm_smoke):
+    """Same files in both bundles (raw/ by language and suite), for the languages both ran."""
+    local, remote = latest_bundle(smoke), latest_bundle(slurm_smoke["workdir"])
+    bundles.verify(remote)
+    assert bundle_shape(remote) == bundle_shape(local, languages=SLURM_LANGUAGES)
+
+
+def test_compare_of_the_local_and_the_slurm_run(smoke, slurm_smoke, tmp_path):
+    """Issue 7's check: two smoke runs of this machine (the local one and the one under
+    SLURM), then `snakemake compare`: the report renders, every cell of both runs has a
+    ratio with its CI, and every seed verdict of both is listed, differences marked."""
+    local, remote = latest_bundle(smoke), latest_bundle(slurm_smoke["workdir"])
+    result = snakemake(tmp_path, "compare", "--config", f"compare={{bundles: [{local}, {remote}]}}",
+                       "execution={engine: native}")  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    cells = read_csv(tmp_path / "results/compare/cells.csv")
+    both = [row for row in cells if row["presence"] == "both" and row["ratio"]]
+    assert {row["language"] for row in both} == set(SLURM_LANGUAGES)
+    for row in both:
+        assert float(row["ci_low"]) <= float(row["ratio"]) <= float(row["ci_high"]), row
+    verdicts = read_csv(tmp_path / "results/compare/verdicts.csv")
+    slurm_verdicts = sum(len(read_csv(path)) for path in Path(remote, "seeds").glob("*/verdicts.csv"))
+    assert len([row for row in verdicts if row["verdict_b"]]) == slurm_verdicts
+    html = (tmp_path / "results/compare/report.html").read_text()
+    assert re.search(r'<img[^>]+src="data:image/png;base64,', html)
+
+
+def read_csv(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))

@@ -66,7 +66,9 @@ LANGUAGES = config["languages"]
 # The config a run's provenance and bundle record: without the keys that only name other
 # runs' bundles for the on-demand compare and merge targets (rules/compare.smk), so
 # setting those never re-runs (or changes the record of) this run.
-RUN_CONFIG = {key: value for key, value in config.items() if key not in ("compare", "merge")}
+RUN_CONFIG = {
+    key: value for key, value in config.items() if key not in ("compare", "merge")
+}
 try:
     DRIVERS = {
         language: config_validation.driver_manifest(SCRIPTS, language)
