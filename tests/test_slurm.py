@@ -151,22 +151,20 @@ def test_slurm_run_has_the_results_and_the_report(slurm_smoke):
 
 def bundle_shape(bundle_dir, languages=None):
     """A bundle's layout without what varies between runs: the sorted relative paths of
-    its files, each raw/ file reduced to its raw/<language>/<suite> folder. Two runs of one
-    config (locally and under SLURM, say) give the same shape. With `languages`, raw/
-    folders of other languages are left out, so the SLURM run (SLURM_LANGUAGES, every
-    dataset kept) can be compared with the full local smoke run."""
+    its files, each raw/ file reduced to its raw/<language>/<suite> folder (a language's
+    own files, raw/<language>/coldstart.json, stay as they are). Two runs of one config
+    (locally and under SLURM, say) give the same shape. With `languages`, raw/ files of
+    other languages are left out, so the SLURM run (SLURM_LANGUAGES, one dataset) can be
+    compared with the full local smoke run."""
     bundle_dir = Path(bundle_dir)
     shape = set()
     for path in bundle_dir.rglob("*"):
         if not path.is_file():
             continue
         parts = path.relative_to(bundle_dir).parts
-        if parts[0] == "raw" and len(parts) > 3:
-            if languages is not None and parts[1] not in languages:
-                continue
-            shape.add("/".join(parts[:3]))
-        else:
-            shape.add("/".join(parts))
+        if parts[0] == "raw" and languages is not None and parts[1] not in languages:
+            continue
+        shape.add("/".join(parts[:3] if parts[0] == "raw" and len(parts) > 3 else parts))
     return sorted(shape)
 
 
@@ -179,12 +177,13 @@ def latest_bundle(workdir):
 
 def test_bundle_shape_reduces_raw_files_to_language_and_suite(tmp_path):
     files = ["manifest.json", "summary.csv", "raw/python/jwt/claims-001.csv", "raw/python/jwt/claims-001.json",
-             "raw/python/jwt/netflix-titles.csv", "raw/node/hash/cases.csv", "seeds/seed000/verdicts.csv"]  # fmt: skip
+             "raw/python/jwt/netflix-titles.csv", "raw/node/hash/cases.csv", "raw/node/coldstart.json",
+             "seeds/seed000/verdicts.csv"]  # fmt: skip
     for name in files:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
-    assert bundle_shape(tmp_path) == ["manifest.json", "raw/node/hash", "raw/python/jwt", "seeds/seed000/verdicts.csv",
-                                      "summary.csv"]  # fmt: skip
+    assert bundle_shape(tmp_path) == ["manifest.json", "raw/node/coldstart.json", "raw/node/hash", "raw/python/jwt",
+                                      "seeds/seed000/verdicts.csv", "summary.csv"]  # fmt: skip
     (tmp_path / "raw/java/jwt").mkdir(parents=True)
     assert "raw/java/jwt" not in bundle_shape(tmp_path)
     assert bundle_shape(tmp_path, languages=["python"]) == ["manifest.json", "raw/python/jwt",
