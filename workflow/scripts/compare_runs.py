@@ -212,14 +212,6 @@ def side_by_side(facts_a, facts_b):
 # ---- the job ------------------------------------------------------------------------------
 
 
-def write_csv(path, names, rows):
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, names, lineterminator="\n", restval="")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
-
-
 def main(paths, settings, threshold, out_dir, log):
     if len(paths) != 2:
         raise CompareError(f"config key 'compare.bundles' needs exactly two bundles (A, B), got {len(paths)}: "
@@ -243,9 +235,9 @@ def main(paths, settings, threshold, out_dir, log):
         id_columns = list(dict.fromkeys(ids_a + ids_b))
         verdicts = compare_verdicts(verdicts_a, verdicts_b, id_columns)
         runs = side_by_side(run_facts(dir_a, manifest_a, paths[0]), run_facts(dir_b, manifest_b, paths[1]))
-    write_csv(out_dir / "cells.csv", CELL_COLUMNS, cells)
-    write_csv(out_dir / "verdicts.csv", verdict_columns(id_columns), verdicts)
-    write_csv(out_dir / "runs.csv", ["fact", "a", "b", "same"], runs)
+    aggregate_samples.write_csv(out_dir / "cells.csv", CELL_COLUMNS, cells)
+    aggregate_samples.write_csv(out_dir / "verdicts.csv", verdict_columns(id_columns), verdicts)
+    aggregate_samples.write_csv(out_dir / "runs.csv", ["fact", "a", "b", "same"], runs)
     settings_used = {"bundles": {"a": str(paths[0]), "b": str(paths[1])}, "host_id": manifest_a["host_id"],
                      "run_ids": {"a": manifest_a["run_id"], "b": manifest_b["run_id"]},
                      "threshold": threshold, "confidence": settings["confidence"],

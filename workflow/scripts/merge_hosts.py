@@ -18,6 +18,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import aggregate_samples  # noqa: E402
 import compare_runs  # noqa: E402
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
@@ -70,7 +71,7 @@ def main(paths, out_dir, log):
             for (seed, _), row in found.items():
                 verdicts.append({**tag, "seed": seed, **row})
             runs.append({**tag, **dict(compare_runs.run_facts(directory, manifest, path))})
-    write = compare_runs.write_csv
+    write = aggregate_samples.write_csv
     write(out_dir / "summary.csv", RUN_COLUMNS + summary_columns, summary)
     write(out_dir / "ratios.csv", RUN_COLUMNS + ratio_columns, ratios)
     write(out_dir / "verdicts.csv", RUN_COLUMNS + ["seed", *id_columns, "what", *compare_runs.VERDICT_FIGURES],
