@@ -111,5 +111,11 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
         config_validation.driver_manifest(tmp_path, "lang")
     assert "key 'jws' must be true or false" in str(error.value)
     assert "unknown ['speed']" in str(error.value)
+    (tmp_path / "lang" / "driver.yaml").write_text("jws: true\nsuites: [jwt]\nunsupported: {ES521: no, EdDSA: ''}\n")
+    with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: key 'unsupported' must map"):
+        config_validation.driver_manifest(tmp_path, "lang")
+    (tmp_path / "lang" / "driver.yaml").write_text("jws: true\nsuites: [jwt]\nunsupported: {ES521: no such curve}\n")
+    with pytest.raises(config_validation.ConfigError, match=r"unknown algorithms \['ES521'\]"):
+        config_validation.driver_manifest(tmp_path, "lang")
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
-    assert manifest == {"jws": False, "suites": ["primitive"]}
+    assert manifest == {"jws": False, "suites": ["primitive"], "unsupported": {}}

@@ -140,11 +140,15 @@ def driver_languages(scripts_dir):
 
 
 BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen")
+# The JWS algorithms of seed 001's variants (workflow/scripts/variants.py); a driver.yaml's
+# `unsupported` names those its library cannot do.
+JWS_ALGORITHMS = tuple(f"{family}{bits}" for family in ("HS", "RS", "PS", "ES") for bits in (256, 384, 512)) + ("EdDSA",)
 
 
 def driver_manifest(scripts_dir, language):
     """What a language's driver does, from workflow/scripts/<language>/driver.yaml:
-    {"jws": bool, "suites": [...]}; ConfigError naming the file and key when malformed."""
+    {"jws": bool, "suites": [...], "unsupported": {JWS algorithm: why}}; ConfigError naming
+    the file and key when malformed."""
     path = Path(scripts_dir) / language / "driver.yaml"
     if not path.is_file():
         raise ConfigError(f"{path}: missing (every driver says what it does: jws and suites;"
@@ -156,9 +160,9 @@ def driver_manifest(scripts_dir, language):
     problems = []
     if not isinstance(manifest, dict):
         raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
-    unknown = sorted(set(manifest) - {"jws", "suites"})
+    unknown = sorted(set(manifest) - {"jws", "suites", "unsupported"})
     if unknown:
-        problems.append(f"unknown keys {unknown} (known: jws, suites)")
+        problems.append(f"unknown keys {unknown} (known: jws, suites, unsupported)")
     if not isinstance(manifest.get("jws"), bool):
         problems.append("key 'jws' must be true or false")
     suites = manifest.get("suites")
@@ -168,6 +172,15 @@ def driver_manifest(scripts_dir, language):
         wrong = [suite for suite in suites if suite not in BENCH_SUITES]
         if wrong:
             problems.append(f"key 'suites': unknown {wrong} (known: {', '.join(BENCH_SUITES)})")
+    unsupported = manifest.get("unsupported", {})
+    if not isinstance(unsupported, dict) or not all(
+        isinstance(reason, str) and reason.strip() for reason in unsupported.values()
+    ):
+        problems.append("key 'unsupported' must map JWS algorithms to the reason each is missing")
+    else:
+        wrong = sorted(set(unsupported) - set(JWS_ALGORITHMS))
+        if wrong:
+            problems.append(f"key 'unsupported': unknown algorithms {wrong} (known: {', '.join(JWS_ALGORITHMS)})")
     if problems:
         raise ConfigError(f"{path}: " + "; ".join(problems))
-    return {"jws": manifest["jws"], "suites": list(suites)}
+    return {"jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported)}
