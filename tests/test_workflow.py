@@ -123,6 +123,18 @@ def test_interop_matrix_is_green_but_for_known_gaps(smoke):
     assert {r["check"] for r in both} == {"valid", "tampered", "alg_none"}
 
 
+def test_deterministic_tokens_of_identical_bytes_are_identical(smoke):
+    """HS*, RS* and EdDSA: languages that signed the same header and payload bytes got the
+    same token; at least one such group spans several languages (the check is not vacuous)."""
+    rows = read_csv(smoke / "results/verify/deterministic.csv")
+    assert {r["variant"] for r in rows} >= {"HS256", "RS256-2048", "EdDSA"}
+    assert not [r for r in rows if r["outcome"] == "DIFFERENT"]
+    shared = [r for r in rows if r["outcome"] == "identical"]
+    assert shared and max(len(r["languages"].split()) for r in shared) >= 2
+    for row in rows:
+        assert row["outcome"] != "identical" or row["signatures"] == "1"
+
+
 def test_provenance_records_the_run(smoke):
     provenance = json.loads((smoke / "results/provenance.json").read_text())
     assert provenance["run"]["execution_mode"] == provenance["engine"]["name"]

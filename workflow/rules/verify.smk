@@ -50,3 +50,16 @@ rule check_interop:
         drivers=all_drivers(),
     run:
         verify_tokens.run_job(job(input, output, params, log, wildcards, threads))
+
+
+rule check_deterministic_tokens:
+    input:
+        tokens=expand("results/verify/tokens/{language}", language=JWS_LANGUAGES),
+    output:
+        "results/verify/deterministic.csv",
+    log:
+        "logs/check_deterministic_tokens/check_deterministic_tokens.log",
+    params:
+        variants=[variant.name for variant in JWT_VARIANTS],
+    run:
+        deterministic_tokens.run_job(job(input, output, params, log))
