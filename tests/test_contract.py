@@ -37,8 +37,9 @@ JWS = [language for language in CONFIG_LANGUAGES if MANIFESTS[language]["jws"]]
 NOT_JWS = [language for language in CONFIG_LANGUAGES if not MANIFESTS[language]["jws"]]
 VECTORS = jwk_keys.known_answers()
 CLAIMS = json.loads(FIXTURE.read_bytes())
-# A few variants for the round trips here (tests/test_drivers.py does all 25).
-ROUND_TRIP = ["HS256", "RS256-2048", "ES512", "EdDSA"]
+# Two variants for the round trips through the gate (tests/test_drivers.py does all 25;
+# the known answers cover RSA and ECDSA verification).
+ROUND_TRIP = ["HS256", "EdDSA"]
 STATUSES = {"ok", "timeout", "failed", "unsupported"}
 NATIVE = container_engine.Engine("native", "native", "contract test")
 
