@@ -43,6 +43,7 @@ var commands = map[string]func(args []string) error{
 	"verify":            verifyCommand,
 	"bench":             benchCommand,
 	"coldstart":         coldstartCommand,
+	"crosscheck":        crosscheckCommand,
 	keygenWorkerCommand: keygenWorker,
 }
 
