@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/golang-jwt/jwt/v5"
 )
 
 // parseFlags reads the named flags (each required) of one subcommand.
@@ -49,20 +51,27 @@ func errorWithoutPath(err error) error {
 	return err
 }
 
-func signCommand(args []string) error {
-	flags, err := parseFlags("sign", args, "alg", "key", "payload")
+// signingInputs reads the flags --alg, --key and --payload: the signing method, its key
+// parsed once, the claims.
+func signingInputs(command string, args []string) (jwt.SigningMethod, any, jwt.MapClaims, error) {
+	flags, err := parseFlags(command, args, "alg", "key", "payload")
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	method, err := lookupMethod(flags["alg"])
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	key, err := loadSigningKey(method, flags["key"])
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	claims, _, err := readClaims(flags["payload"])
+	return method, key, claims, err
+}
+
+func signCommand(args []string) error {
+	method, key, claims, err := signingInputs("sign", args)
 	if err != nil {
 		return err
 	}

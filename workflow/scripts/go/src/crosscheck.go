@@ -16,19 +16,7 @@ import (
 // Usage: jwtbench-go crosscheck --alg ALG --key FILE --payload FILE   (one JSON object)
 func crosscheckCommand(args []string) error {
 	const repeats = 7
-	flags, err := parseFlags("crosscheck", args, "alg", "key", "payload")
-	if err != nil {
-		return err
-	}
-	method, err := lookupMethod(flags["alg"])
-	if err != nil {
-		return err
-	}
-	key, err := loadSigningKey(method, flags["key"])
-	if err != nil {
-		return err
-	}
-	claims, _, err := readClaims(flags["payload"])
+	method, key, claims, err := signingInputs("crosscheck", args)
 	if err != nil {
 		return err
 	}

@@ -91,23 +91,18 @@ func expectedLength(parts []string) int {
 }
 
 func benchHash(spec *benchSpec, out *rowWriter) error {
-	var timed []*timedCell
+	cells := &checkedCells{out: out}
 	for _, cell := range spec.Cells {
 		label := cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: "hash", operation: cell.Operation,
 			algorithm: cell.Algorithm, input: cell.Input, keyBits: *cell.KeyBits,
 		}
 		run, outputBytes, err := hashCell(cell, &label)
-		if err != nil {
-			progress("%s: check failed: %v", describe(label), err)
-			if err := out.untimed(label, "failed"); err != nil {
-				return err
-			}
-			continue
+		if err := cells.add(label, run, outputBytes, err); err != nil {
+			return err
 		}
-		timed = append(timed, &timedCell{label, outputBytes, &calibratedCell{run: run}})
 	}
-	return runInterleaved(timed, budgetOf(spec.Timing), out)
+	return runInterleaved(cells.timed, budgetOf(spec.Timing), out)
 }
 
 // hashCell builds a cell's batch after its checks (known answer, message length, and
@@ -124,15 +119,7 @@ func hashCell(cell *cellSpec, label *cellLabel) (batchFunc, int, error) {
 		if got := hex.EncodeToString(digest(nil, known)); got != cell.KnownAnswer["digest_hex"] {
 			return nil, 0, fmt.Errorf("known answer: got %s, want %s", got, cell.KnownAnswer["digest_hex"])
 		}
-		outputBytes = len(digest(nil, message))
-		run = func(n int64) int64 {
-			var buffer [64]byte
-			var folded int64
-			for ; n > 0; n-- {
-				folded += int64(len(digest(buffer[:0], message)))
-			}
-			return folded
-		}
+		outputBytes, run = len(digest(nil, message)), digestBatch(digest, message)
 	case "hex-digest":
 		if got := hexDigest(digest, cell.KnownAnswer["message"]); got != cell.KnownAnswer["digest_hex"] {
 			return nil, 0, fmt.Errorf("known answer: got %s, want %s", got, cell.KnownAnswer["digest_hex"])
@@ -170,6 +157,18 @@ func hashCell(cell *cellSpec, label *cellLabel) (batchFunc, int, error) {
 		return nil, 0, fmt.Errorf("one call consumed %d bytes, the checked call %d", got, outputBytes)
 	}
 	return run, outputBytes, nil
+}
+
+// digestBatch hashes the same message n times into a reused array.
+func digestBatch(digest digestInto, message []byte) batchFunc {
+	return func(n int64) int64 {
+		var buffer [64]byte
+		var folded int64
+		for ; n > 0; n-- {
+			folded += int64(len(digest(buffer[:0], message)))
+		}
+		return folded
+	}
 }
 
 // patternBytes is the contract's message of n bytes: byte i = i mod 256.

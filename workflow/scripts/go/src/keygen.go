@@ -63,7 +63,7 @@ func benchKeygen(spec *benchSpec, out *rowWriter) error {
 			return err
 		}
 	}
-	var timed []*timedCell
+	cells := &checkedCells{out: out}
 	for _, s := range later {
 		scheme := signatureSchemes[s.cell.Algorithm]
 		private, public, err := loadPEMPair(s.cell.PrivateKey, s.cell.PublicKey)
@@ -71,16 +71,11 @@ func benchKeygen(spec *benchSpec, out *rowWriter) error {
 			return err
 		}
 		run, outputBytes, err := signatureBatch(s.cell.Operation, scheme, private, public, keygenMessage(*s.cell.MessageBytes))
-		if err != nil {
-			progress("%s: %v", describe(s.label), err)
-			if err := out.untimed(s.label, "failed"); err != nil {
-				return err
-			}
-			continue
+		if err := cells.add(s.label, run, outputBytes, err); err != nil {
+			return err
 		}
-		timed = append(timed, &timedCell{s.label, outputBytes, &calibratedCell{run: run}})
 	}
-	return runInterleaved(timed, budgetOf(spec.Timing), out)
+	return runInterleaved(cells.timed, budgetOf(spec.Timing), out)
 }
 
 // checkPEMPair: the run's key pair is of the cell's family and size, and signs and verifies.

@@ -16,7 +16,7 @@ import (
 // cell's batch a loop with its call inline.
 
 func benchPrimitive(spec *benchSpec, out *rowWriter) error {
-	var timed []*timedCell
+	cells := &checkedCells{out: out}
 	for _, cell := range spec.Cells {
 		label := cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: "primitive", operation: cell.Operation,
@@ -39,16 +39,11 @@ func benchPrimitive(spec *benchSpec, out *rowWriter) error {
 				err = fmt.Errorf("one call consumed %d bytes, the checked call %d", got, outputBytes)
 			}
 		}
-		if err != nil {
-			progress("%s: check failed: %v", describe(label), err)
-			if err := out.untimed(label, "failed"); err != nil {
-				return err
-			}
-			continue
+		if err := cells.add(label, run, outputBytes, err); err != nil {
+			return err
 		}
-		timed = append(timed, &timedCell{label, outputBytes, &calibratedCell{run: run}})
 	}
-	return runInterleaved(timed, budgetOf(spec.Timing), out)
+	return runInterleaved(cells.timed, budgetOf(spec.Timing), out)
 }
 
 func primitiveMessage(cell *cellSpec) ([]byte, error) {
@@ -71,14 +66,7 @@ func primitiveCell(cell *cellSpec, message []byte) (batchFunc, int, error) {
 		if got := hex.EncodeToString(digest(nil, knownHex(cell, "message_hex"))); got != cell.KnownAnswer["output_hex"] {
 			return nil, 0, fmt.Errorf("known answer: got %s", got)
 		}
-		return func(n int64) int64 {
-			var buffer [64]byte
-			var folded int64
-			for ; n > 0; n-- {
-				folded += int64(len(digest(buffer[:0], message)))
-			}
-			return folded
-		}, len(digest(nil, message)), nil
+		return digestBatch(digest, message), len(digest(nil, message)), nil
 	case "mac":
 		return macCell(cell, message)
 	case "encrypt":

@@ -254,3 +254,19 @@ func describe(label cellLabel) string {
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, format+"\n", args...)
 }
+
+// checkedCells gathers a suite's cells for runInterleaved: a cell whose check failed gets
+// its one failed row now, the others are timed later.
+type checkedCells struct {
+	out   *rowWriter
+	timed []*timedCell
+}
+
+func (c *checkedCells) add(label cellLabel, run batchFunc, outputBytes int, checkErr error) error {
+	if checkErr != nil {
+		progress("%s: check failed: %v", describe(label), checkErr)
+		return c.out.untimed(label, "failed")
+	}
+	c.timed = append(c.timed, &timedCell{label, outputBytes, &calibratedCell{run: run}})
+	return nil
+}
