@@ -51,10 +51,11 @@ func versionsCommand(args []string) error {
 		"runtime_version":        goVersionNumber(),
 		"implementation":         "golang-jwt",
 		"implementation_version": jwtVersion(),
-		"crypto_backend":         "Go standard library crypto (" + goVersion() + ", FIPS 140-3 module " + fips140.Version() + ")",
-		"fips140_enabled":        fips140.Enabled(),
-		"goos_goarch":            runtime.GOOS + "/" + runtime.GOARCH,
-		"libraries":              libraries,
+		// fips140.Version() is "latest" unless built with GOFIPS140 set to a frozen module.
+		"crypto_backend":  "Go standard library crypto (" + goVersion() + "; Go Cryptographic Module " + fips140.Version() + ")",
+		"fips140_enabled": fips140.Enabled(),
+		"goos_goarch":     runtime.GOOS + "/" + runtime.GOARCH,
+		"libraries":       libraries,
 	}
 	encoder := json.NewEncoder(os.Stdout)
 	return encoder.Encode(info)
