@@ -30,3 +30,15 @@ def test_only_deterministic_variants_and_signed_tokens_are_read(tmp_path):
     (tmp_path / "java").mkdir()  # signed nothing (unsupported): no file, no row
     rows = det.check([tmp_path / "node", tmp_path / "python", tmp_path / "java"], ["HS256", "PS256-2048", "ES256", "EdDSA"])
     assert [(r["variant"], r["languages"], r["outcome"]) for r in rows] == [("HS256", "node python", det.IDENTICAL)]
+
+
+def test_header_alg_is_the_name_the_own_token_uses(tmp_path):
+    """verify_tokens.header_alg: what interop compares to expect a valid token's rejection."""
+    import variants
+    import verify_tokens
+
+    eddsa = variants.parse("EdDSA")
+    (tmp_path / "java").mkdir()
+    (tmp_path / "java" / "EdDSA.jwt").write_text(token("eyJhbGciOiJFZDI1NTE5IiwidHlwIjoiSldUIn0", "e30", "AAAA") + "\n")
+    assert verify_tokens.header_alg(tmp_path / "java", eddsa) == "Ed25519"
+    assert verify_tokens.header_alg(tmp_path / "node", eddsa) is None

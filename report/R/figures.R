@@ -91,8 +91,8 @@ decode_fig_height <- function(cells) {
 
 # (e) The interop matrix: signer x verifier, one panel per algorithm family; a tile holds
 # every variant and check of that family for the pair (self-checks on the diagonal).
-interop_colours <- c(ok = "#A6D96A", "partly unsupported" = "#D9F0A3", failed = "#D7191C",
-                     unsupported = "#BDBDBD", "no row" = "#FFFFFF")
+interop_colours <- c(ok = "#A6D96A", "partly unsupported" = "#D9F0A3", "other alg name" = "#ABD9E9",
+                     failed = "#D7191C", unsupported = "#BDBDBD", "no row" = "#FFFFFF")
 interop_families <- c("HS", "RS", "PS", "ES", "EdDSA")
 
 variant_family <- function(variant) {
@@ -101,8 +101,9 @@ variant_family <- function(variant) {
 }
 
 # One row per (family, signer, verifier): failed if any check failed, no row if any is
-# missing, unsupported if all are, partly unsupported if some are, else ok; the label
-# counts failures, or ok checks of all.
+# missing, unsupported if all are, other alg name if the pair names one of the family's
+# algorithms differently, partly unsupported if some are unsupported, else ok; the label
+# counts failures, or passed checks of all.
 interop_by_family <- function(outcomes) {
   d <- copy(outcomes)[, family := factor(variant_family(variant),
                                          levels = union(interop_families, variant_family(variant)))]
@@ -110,10 +111,11 @@ interop_by_family <- function(outcomes) {
           o <- as.character(outcome)
           if (any(o == "failed")) "failed" else if (any(o == "no row")) "no row"
           else if (all(o == "unsupported")) "unsupported"
+          else if (any(o == "other alg name")) "other alg name"
           else if (any(o == "unsupported")) "partly unsupported" else "ok"
         },
         label = if (any(outcome == "failed")) paste(sum(outcome == "failed"), "failed")
-                else paste0(sum(outcome == "ok"), "/", .N)),
+                else paste0(sum(outcome %in% c("ok", "other alg name")), "/", .N)),
     by = .(family, signer, verifier)][
     , outcome := factor(outcome, levels = names(interop_colours))][]
 }

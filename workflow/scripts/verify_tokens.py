@@ -153,7 +153,10 @@ class Checker(contextlib.ExitStack):
         self.note(f"{verifier} verify {variant.name} exited {result.returncode}: {result.stderr.strip()}")
         return "error"
 
-    def rows_for(self, signer, verifier, variant, token_file, declared=None):
+    def rows_for(self, signer, verifier, variant, token_file, declared=None, valid="accept"):
+        """The three checks of one token; `valid`: what the verifier must answer for the
+        token itself (interop: `reject` when the token's header names the algorithm by
+        another name than the verifier's library uses, see header_alg)."""
         if token_file is None:
             return [self.row(signer, verifier, variant, check, "unsupported", declared) for check in CHECKS]
         rows = []
@@ -161,7 +164,8 @@ class Checker(contextlib.ExitStack):
         for check, token in twins.items():
             path = Path(self.scratch) / f"{signer}-{verifier}-{variant.name}-{check}.jwt"
             path.write_text(token + "\n")
-            rows.append(self.row(signer, verifier, variant, check, self.verdict(verifier, variant, path), declared))
+            expected = valid if check == "valid" else EXPECTED[check]
+            rows.append(self.row(signer, verifier, variant, check, self.verdict(verifier, variant, path), declared, expected))
         return rows
 
     def known_answer_rows(self, language, vector, declared):
@@ -202,11 +206,11 @@ class Checker(contextlib.ExitStack):
         self.note(f"{what}: verify --signature-only exited {result.returncode}: {stderr}")
         return "error"
 
-    def row(self, signer, verifier, variant, check, observed, declared=None):
+    def row(self, signer, verifier, variant, check, observed, declared=None, expected=None):
         """One table row. `declared` (self-checks only): the algorithms the driver.yaml
         says the library lacks; observing `unsupported` for any other, or anything else
         for one of those, is a failure. Without it (interop), unsupported is not judged."""
-        expected = EXPECTED[check]
+        expected = expected or EXPECTED[check]
         if declared is None:
             ok = "" if observed == "unsupported" else str(observed == expected).lower()
         elif variant.algorithm in declared:
@@ -258,6 +262,14 @@ def self_check(checker, language, variant_list, tokens_dir, table, threads, know
         )
 
 
+def header_alg(token_dir, variant):
+    """The `alg` a language's own token of the variant names, or None (it signed none)."""
+    path = Path(token_dir) / f"{variant.name}.jwt"
+    if not path.exists():
+        return None
+    return json.loads(b64url_decode(path.read_text().strip().split(".")[0])).get("alg")
+
+
 def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
     rows = []
     for table in self_tables:
@@ -273,7 +285,12 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
                 for variant in variant_list:
                     token = Path(token_dirs[signer]) / f"{variant.name}.jwt"
                     token = token if token.exists() else None
-                    jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token))
+                    # A library that names the algorithm otherwise (fusionauth-jwt writes
+                    # Ed25519, RFC 9864's name, for EdDSA) pins its own name: the verifier
+                    # must reject a token that names it differently, as any other alg.
+                    names = {header_alg(token_dirs[language], variant) for language in (signer, verifier)}
+                    valid = "reject" if None not in names and len(names) == 2 else "accept"
+                    jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token, None, valid))
         rows += [row for job in jobs for row in job.result()]
     write_table(matrix, rows)
     bad = failures(rows)
