@@ -50,6 +50,7 @@ sys.path.insert(0, str(REPO / "workflow" / "scripts"))
 
 import container_engine  # noqa: E402
 import driver_runner  # noqa: E402
+import machine_lock  # noqa: E402
 import numpy as np  # noqa: E402
 import sample_statistics  # noqa: E402
 import speed_output  # noqa: E402
@@ -149,10 +150,13 @@ def paired_rounds(tools, rounds, seconds):
         for number in range(1, rounds + 1):
             print(f"round {number}/{rounds}", file=sys.stderr, flush=True)
             plain_first = number % 2 == 0
-            plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS] if plain_first else None
-            figures, round_versions = driver_figures(tools.run_driver(spec_path, scratch))
-            if plain is None:
-                plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS]
+            # A round is a benchmark: it holds the machine's benchmark lock, so no pipeline
+            # benchmark or image build (of any run here) shares the machine with it.
+            with machine_lock.machine_to_ourselves(sys.stderr):
+                plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS] if plain_first else None
+                figures, round_versions = driver_figures(tools.run_driver(spec_path, scratch))
+                if plain is None:
+                    plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS]
             versions |= round_versions
             results.append(({key: values[0] for key, values in figures.items()}, plain))
     return results, versions
