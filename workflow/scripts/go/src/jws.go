@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -196,4 +197,41 @@ func (v *verifier) decode(token string) (jwt.MapClaims, error) {
 		return nil, err
 	}
 	return claims, nil
+}
+
+// verifySignature checks a compact JWS and nothing else, returning its payload's bytes
+// exactly as signed: the header's alg must be the pinned method's, and the signature over
+// the signing input must verify with the key, through golang-jwt's own signing method
+// (SigningMethod.Verify). No claims are parsed, so the payload need not be JSON and no
+// exp is read.
+func verifySignature(method jwt.SigningMethod, key any, token string) ([]byte, error) {
+	segments := strings.Split(token, ".")
+	if len(segments) != 3 {
+		return nil, fmt.Errorf("a compact JWS has 3 segments, this has %d", len(segments))
+	}
+	header, payload, signature := segments[0], segments[1], segments[2]
+	segmentDecoder := jwt.NewParser()
+	headerJSON, err := segmentDecoder.DecodeSegment(header)
+	if err != nil {
+		return nil, fmt.Errorf("header: %v", err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(headerJSON, &fields); err != nil {
+		return nil, fmt.Errorf("header: not a JSON object: %v", err)
+	}
+	if alg, _ := fields["alg"].(string); alg != method.Alg() {
+		return nil, fmt.Errorf("header alg %q is not the pinned %s", fields["alg"], method.Alg())
+	}
+	payloadBytes, err := segmentDecoder.DecodeSegment(payload)
+	if err != nil {
+		return nil, fmt.Errorf("payload: %v", err)
+	}
+	signatureBytes, err := segmentDecoder.DecodeSegment(signature)
+	if err != nil {
+		return nil, fmt.Errorf("signature: %v", err)
+	}
+	if err := method.Verify(header+"."+payload, signatureBytes, key); err != nil {
+		return nil, err
+	}
+	return payloadBytes, nil
 }

@@ -33,7 +33,7 @@ var errInvalidToken = errors.New("invalid token")
 
 const usage = `usage: jwtbench-go versions
        jwtbench-go sign --alg ALG --key FILE --payload FILE
-       jwtbench-go verify --alg ALG --key FILE --token FILE
+       jwtbench-go verify --alg ALG --key FILE --token FILE [--signature-only]
        jwtbench-go bench --spec FILE --out FILE
        jwtbench-go coldstart --hmac FILE --rsa FILE --payload FILE`
 
