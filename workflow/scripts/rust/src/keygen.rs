@@ -432,10 +432,10 @@ fn signing_cell<'a>(cell: &Cell, family: &str) -> Result<Result<(u64, Batch<'a>)
 
 pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     let settings = Settings {
-        iterations: spec.setting("keygen", "iterations", 10.0) as u64,
-        target: Duration::from_secs_f64(spec.setting("keygen", "target_cell_seconds", 2.0)),
-        max_iterations: spec.setting("keygen", "max_iterations", 1000.0) as u64,
-        budget: Duration::from_secs_f64(spec.setting("keygen", "max_cell_seconds", 120.0)),
+        iterations: spec.setting("keygen", "iterations")? as u64,
+        target: Duration::from_secs_f64(spec.setting("keygen", "target_cell_seconds")?),
+        max_iterations: spec.setting("keygen", "max_iterations")? as u64,
+        budget: Duration::from_secs_f64(spec.setting("keygen", "max_cell_seconds")?),
     };
     let mut checks: Vec<((String, i64, Option<String>), KeyCheck)> = Vec::new();
     let mut interleaved = Vec::new();

@@ -11,8 +11,8 @@ use crate::suite_jwt::{self, Cases};
 use crate::timing;
 
 pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
-    let warmup_calls = spec.setting("percall", "warmup_calls", 100.0) as u64;
-    let calls = spec.setting("percall", "calls", 1000.0) as u64;
+    let warmup_calls = spec.setting("percall", "warmup_calls")? as u64;
+    let calls = spec.setting("percall", "calls")? as u64;
     let budget_ns = (spec.timing.max_cell_seconds * 1e9) as u128;
     let mut cases = Cases::default();
     let prepared = spec.cells.iter().map(|cell| cases.get(cell)).collect::<Result<Vec<_>, _>>()?;

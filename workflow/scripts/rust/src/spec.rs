@@ -33,6 +33,7 @@ pub struct Cell {
 }
 
 pub struct Spec {
+    pub path: String,
     pub suite: String,
     pub timing: Timing,
     pub cells: Vec<Cell>,
@@ -72,12 +73,16 @@ impl Spec {
             .enumerate()
             .map(|(i, cell)| Cell::parse(cell).map_err(|what| bad(format!("cell {i}: {what}"))))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Spec { suite, timing, cells, raw })
+        Ok(Spec { path: path.to_string(), suite, timing, cells, raw })
     }
 
-    /// A number from a suite's settings block, e.g. ("percall", "calls").
-    pub fn setting(&self, block: &str, key: &str, default: f64) -> f64 {
-        self.raw.get(block).and_then(|b| b.get(key)).and_then(Value::as_f64).unwrap_or(default)
+    /// A number from a suite's settings block, e.g. ("percall", "calls"); a spec without
+    /// it is an input error naming it.
+    pub fn setting(&self, block: &str, key: &str) -> Result<f64, Failure> {
+        match self.raw.get(block).and_then(|b| b.get(key)).and_then(Value::as_f64) {
+            Some(n) if n >= 0.0 => Ok(n),
+            _ => Err(Failure::Input(format!("{}: no {block}.{key} (a number >= 0) in the spec", self.path))),
+        }
     }
 }
 

@@ -191,9 +191,9 @@ fn run_cell(cell: &Cell, settings: &Settings) -> Result<Outcome, Failure> {
 
 pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     let settings = Settings {
-        trials: spec.setting("transfer", "trials", 10.0) as u64,
-        warmup_trials: spec.setting("transfer", "warmup_trials", 2.0) as u64,
-        timeout: Duration::from_secs_f64(spec.setting("transfer", "request_timeout_seconds", 60.0).max(0.001)),
+        trials: spec.setting("transfer", "trials")? as u64,
+        warmup_trials: spec.setting("transfer", "warmup_trials")? as u64,
+        timeout: Duration::from_secs_f64(spec.setting("transfer", "request_timeout_seconds")?.max(0.001)),
         budget: Duration::from_secs_f64(spec.timing.max_cell_seconds),
     };
     for cell in &spec.cells {
