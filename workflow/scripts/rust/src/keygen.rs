@@ -167,12 +167,26 @@ fn generate(family: &str, bits: u64, hash: Hash) -> Result<Box<dyn KeyPair>, Str
     })
 }
 
+/// An SPKI PEM RSA public key of any size up to 16384 bits: the rsa crate's own decoder
+/// refuses moduli over RsaPublicKey::MAX_SIZE (4096 bits), which would rule out seed 004's
+/// RSA-7680 run key, so the SPKI is unwrapped here and the key built with a larger limit.
+fn rsa_public_key_from_pem(pem: &str) -> Result<RsaPublicKey, String> {
+    use rsa::pkcs8::der::{Decode, Document};
+    let (_, document) = Document::from_pem(pem).map_err(|e| e.to_string())?;
+    let spki = rsa::pkcs8::SubjectPublicKeyInfoRef::from_der(document.as_bytes()).map_err(|e| e.to_string())?;
+    let bits = spki.subject_public_key.as_bytes().ok_or("the SPKI key is not whole bytes")?;
+    let key = rsa::pkcs1::RsaPublicKey::from_der(bits).map_err(|e| e.to_string())?;
+    let n = rsa::BigUint::from_bytes_be(key.modulus.as_bytes());
+    let e = rsa::BigUint::from_bytes_be(key.public_exponent.as_bytes());
+    RsaPublicKey::new_with_max_size(n, e, 16384).map_err(|e| e.to_string())
+}
+
 fn load(family: &str, bits: u64, hash: Hash, private_pem: &str, public_pem: &str) -> Result<Box<dyn KeyPair>, String> {
     Ok(match (family, bits) {
         ("RSA", _) => {
-            use rsa::pkcs8::{DecodePrivateKey, DecodePublicKey};
+            use rsa::pkcs8::DecodePrivateKey;
             let private = RsaPrivateKey::from_pkcs8_pem(private_pem).map_err(|e| e.to_string())?;
-            let public = RsaPublicKey::from_public_key_pem(public_pem).map_err(|e| e.to_string())?;
+            let public = rsa_public_key_from_pem(public_pem)?;
             Box::new(RsaPair { private, public, hash })
         }
         ("ECDSA", 256) => Box::new(P256Pair::from_pem(private_pem, public_pem, hash)?),
