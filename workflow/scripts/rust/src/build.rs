@@ -4,8 +4,21 @@
 use std::{env, fs, path::Path, process::Command};
 
 const CRATES: &[&str] = &[
-    "jsonwebtoken", "serde_json", "base64", "sha2", "sha1", "md-5", "hmac", "aes-gcm", "rsa",
-    "p256", "p384", "p521", "ed25519-dalek", "rand", "uuid",
+    "jsonwebtoken",
+    "serde_json",
+    "base64",
+    "sha2",
+    "sha1",
+    "md-5",
+    "hmac",
+    "aes-gcm",
+    "rsa",
+    "p256",
+    "p384",
+    "p521",
+    "ed25519-dalek",
+    "rand",
+    "uuid",
 ];
 
 fn main() {

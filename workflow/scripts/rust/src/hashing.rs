@@ -35,7 +35,10 @@ impl Message {
                 "cached-uuid" => Ok(Part::Cached(Uuid::new_v4().to_string())),
                 "fresh-uuid" => Ok(Part::Fresh),
                 "time-ms" => Ok(Part::TimeMs),
-                other => Err(Failure::Input(format!("cell {}: unknown message part {other:?}", cell.label()))),
+                other => Err(Failure::Input(format!(
+                    "cell {}: unknown message part {other:?}",
+                    cell.label()
+                ))),
             })
             .collect::<Result<Vec<_>, _>>()?;
         if parts.is_empty() {
@@ -53,7 +56,10 @@ impl Message {
     }
 
     fn expected_length(&self) -> usize {
-        self.parts.iter().map(|p| if matches!(p, Part::TimeMs) { 13 } else { 36 }).sum()
+        self.parts
+            .iter()
+            .map(|p| if matches!(p, Part::TimeMs) { 13 } else { 36 })
+            .sum()
     }
 
     /// One message as a call builds it: a fresh UUID (the same one for every fresh part)
@@ -66,7 +72,9 @@ impl Message {
                 Part::Cached(uuid) => message.push_str(uuid),
                 Part::Fresh => message.push_str(fresh.get_or_insert_with(|| Uuid::new_v4().to_string())),
                 Part::TimeMs => {
-                    let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+                    let millis = SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .map_or(0, |d| d.as_millis());
                     message.push_str(&millis.to_string());
                 }
             }
@@ -154,18 +162,33 @@ fn prepare<'a>(cell: &Cell) -> Result<Result<Prepared<'a>, String>, Failure> {
         let message = Message::parse(cell)?;
         let built = message.build().len();
         if built != message.expected_length() {
-            return Ok(Err(format!("built message has {built} bytes, not {}", message.expected_length())));
+            return Ok(Err(format!(
+                "built message has {built} bytes, not {}",
+                message.expected_length()
+            )));
         }
         let (bytes, out) = (built as u64, built as u64);
-        return Ok(Ok(Prepared { version: versions::UUID, input_bytes: bytes, output_bytes: out, batch: generate_batch(message) }));
+        return Ok(Ok(Prepared {
+            version: versions::UUID,
+            input_bytes: bytes,
+            output_bytes: out,
+            batch: generate_batch(message),
+        }));
     }
     let Some((version, check_digest, digest_bytes)) = hasher(&cell.algorithm) else {
-        return Err(Failure::Input(format!("cell {}: unknown hash algorithm {:?}", cell.label(), cell.algorithm)));
+        return Err(Failure::Input(format!(
+            "cell {}: unknown hash algorithm {:?}",
+            cell.label(),
+            cell.algorithm
+        )));
     };
     if let (Some(message), Some(expected)) = (cell.known_text("message"), cell.known_text("digest_hex")) {
         let got = check_digest(message.as_bytes());
         if got != expected {
-            return Ok(Err(format!("known answer: {} of {message:?} is {got}, not {expected}", cell.algorithm)));
+            return Ok(Err(format!(
+                "known answer: {} of {message:?} is {got}, not {expected}",
+                cell.algorithm
+            )));
         }
     }
     match cell.operation.as_str() {
@@ -173,7 +196,10 @@ fn prepare<'a>(cell: &Cell) -> Result<Result<Prepared<'a>, String>, Failure> {
             let message = Message::parse(cell)?;
             let built = message.single_cached().map_or_else(|| message.build().len(), str::len);
             if built != message.expected_length() {
-                return Ok(Err(format!("built message has {built} bytes, not {}", message.expected_length())));
+                return Ok(Err(format!(
+                    "built message has {built} bytes, not {}",
+                    message.expected_length()
+                )));
             }
             let batch = match cell.algorithm.as_str() {
                 "MD5" => hex_digest_batch::<Md5>(message),
@@ -181,10 +207,17 @@ fn prepare<'a>(cell: &Cell) -> Result<Result<Prepared<'a>, String>, Failure> {
                 "SHA-256" => hex_digest_batch::<Sha256>(message),
                 _ => hex_digest_batch::<Sha512>(message),
             };
-            Ok(Ok(Prepared { version, input_bytes: built as u64, output_bytes: 2 * digest_bytes as u64, batch }))
+            Ok(Ok(Prepared {
+                version,
+                input_bytes: built as u64,
+                output_bytes: 2 * digest_bytes as u64,
+                batch,
+            }))
         }
         "digest" => {
-            let length = cell.message_bytes.ok_or_else(|| Failure::Input(format!("cell {}: no message_bytes", cell.label())))?;
+            let length = cell
+                .message_bytes
+                .ok_or_else(|| Failure::Input(format!("cell {}: no message_bytes", cell.label())))?;
             let bytes = counting_bytes(length);
             let batch = match cell.algorithm.as_str() {
                 "MD5" => digest_batch::<Md5>(bytes),
@@ -192,9 +225,17 @@ fn prepare<'a>(cell: &Cell) -> Result<Result<Prepared<'a>, String>, Failure> {
                 "SHA-256" => digest_batch::<Sha256>(bytes),
                 _ => digest_batch::<Sha512>(bytes),
             };
-            Ok(Ok(Prepared { version, input_bytes: length as u64, output_bytes: digest_bytes as u64, batch }))
+            Ok(Ok(Prepared {
+                version,
+                input_bytes: length as u64,
+                output_bytes: digest_bytes as u64,
+                batch,
+            }))
         }
-        other => Err(Failure::Input(format!("cell {}: unknown hash operation {other:?}", cell.label()))),
+        other => Err(Failure::Input(format!(
+            "cell {}: unknown hash operation {other:?}",
+            cell.label()
+        ))),
     }
 }
 

@@ -22,7 +22,10 @@ pub fn read_message(reader: &mut BufReader<TcpStream>) -> std::io::Result<Option
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line)? == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "headers cut short"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "headers cut short",
+            ));
         }
         let line = line.trim_end();
         if line.is_empty() {
@@ -31,9 +34,10 @@ pub fn read_message(reader: &mut BufReader<TcpStream>) -> std::io::Result<Option
         if let Some((name, value)) = line.split_once(':') {
             match name.trim().to_ascii_lowercase().as_str() {
                 "content-length" => {
-                    length = value.trim().parse().map_err(|_| {
-                        std::io::Error::new(std::io::ErrorKind::InvalidData, "bad Content-Length")
-                    })?
+                    length = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "bad Content-Length"))?
                 }
                 "content-type" => content_type = Some(value.trim().to_string()),
                 _ => {}
@@ -42,7 +46,11 @@ pub fn read_message(reader: &mut BufReader<TcpStream>) -> std::io::Result<Option
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    Ok(Some(Message { start_line: start_line.trim_end().to_string(), content_type, body }))
+    Ok(Some(Message {
+        start_line: start_line.trim_end().to_string(),
+        content_type,
+        body,
+    }))
 }
 
 pub fn write_request(stream: &mut TcpStream, host: &str, path: &str, body: &[u8]) -> std::io::Result<()> {

@@ -91,7 +91,11 @@ impl Verifier {
     pub fn load(alg: Algorithm, path: &str) -> Result<Verifier, Failure> {
         let key_bytes = read_file(path)?;
         let decoding = decoding_key(alg, &key_bytes, path)?;
-        Ok(Verifier { decoding, validation: pinned_validation(alg), key_bytes })
+        Ok(Verifier {
+            decoding,
+            validation: pinned_validation(alg),
+            key_bytes,
+        })
     }
 
     pub fn verify(&self, token: &str) -> Result<Value, Failure> {
@@ -147,7 +151,11 @@ impl Signer {
     /// with the same secret, or for public-key algorithms HS256 keyed with the public PEM
     /// (the key-confusion attack).
     fn other_algorithm_twin(&self, claims: &Value) -> Result<String, Failure> {
-        let other = if self.alg == Algorithm::HS256 { Algorithm::HS384 } else { Algorithm::HS256 };
+        let other = if self.alg == Algorithm::HS256 {
+            Algorithm::HS384
+        } else {
+            Algorithm::HS256
+        };
         let key = EncodingKey::from_secret(&self.verifier.key_bytes);
         debug_assert!(is_hmac(other));
         jsonwebtoken::encode(&Header::new(other), claims, &key)
@@ -186,13 +194,15 @@ pub fn flip_signature_bit(token: &str) -> Result<String, Failure> {
 /// The same payload under header {"alg":"none","typ":"JWT"} with an empty signature.
 pub fn unsigned_twin(token: &str) -> Result<String, Failure> {
     let (_, payload, _) = split(token)?;
-    Ok(format!("{}.{payload}.", URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#)))
+    Ok(format!(
+        "{}.{payload}.",
+        URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#)
+    ))
 }
 
 pub fn read_claims(path: &str) -> Result<Value, Failure> {
     let bytes = read_file(path)?;
-    let claims: Value =
-        serde_json::from_slice(&bytes).map_err(|e| Failure::Input(format!("{path}: not JSON: {e}")))?;
+    let claims: Value = serde_json::from_slice(&bytes).map_err(|e| Failure::Input(format!("{path}: not JSON: {e}")))?;
     if !claims.is_object() {
         return Err(Failure::Input(format!("{path}: the payload is not a JSON object")));
     }
@@ -210,12 +220,14 @@ pub fn sign_command(alg: &str, key: &str, payload: &str) -> Result<String, Failu
 pub fn verify_command(alg: &str, key: &str, token: &str) -> Result<String, Failure> {
     let alg = algorithm(alg)?;
     let verifier = Verifier::load(alg, key)?;
-    let text = String::from_utf8(read_file(token)?)
-        .map_err(|_| Failure::Invalid(format!("{token}: not UTF-8")))?;
+    let text = String::from_utf8(read_file(token)?).map_err(|_| Failure::Invalid(format!("{token}: not UTF-8")))?;
     Ok(verifier.verify(text.trim())?.to_string())
 }
 
 /// One cold process's work: an HS256 token and an RS256 token of the payload.
 pub fn coldstart_command(hmac: &str, rsa: &str, payload: &str) -> Result<Vec<String>, Failure> {
-    Ok(vec![sign_command("HS256", hmac, payload)?, sign_command("RS256", rsa, payload)?])
+    Ok(vec![
+        sign_command("HS256", hmac, payload)?,
+        sign_command("RS256", rsa, payload)?,
+    ])
 }

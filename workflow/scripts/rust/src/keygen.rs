@@ -70,11 +70,17 @@ struct RsaPair {
 impl KeyPair for RsaPair {
     fn sign(&self, message: &[u8]) -> Result<Vec<u8>, String> {
         self.private
-            .sign_with_rng(&mut rand::thread_rng(), self.hash.pkcs1v15(), &self.hash.digest(message))
+            .sign_with_rng(
+                &mut rand::thread_rng(),
+                self.hash.pkcs1v15(),
+                &self.hash.digest(message),
+            )
             .map_err(|e| e.to_string())
     }
     fn verify(&self, message: &[u8], signature: &[u8]) -> bool {
-        self.public.verify(self.hash.pkcs1v15(), &self.hash.digest(message), signature).is_ok()
+        self.public
+            .verify(self.hash.pkcs1v15(), &self.hash.digest(message), signature)
+            .is_ok()
     }
     fn public_der_bytes(&self) -> usize {
         use rsa::pkcs8::EncodePublicKey;
@@ -105,7 +111,12 @@ macro_rules! ecdsa_pair {
             fn from_keys(secret: &$curve::SecretKey, public: $curve::PublicKey, hash: Hash) -> $pair {
                 let signing_of: fn(&$curve::SecretKey) -> $curve::ecdsa::SigningKey = $signing;
                 let verifying_of: fn(&$curve::PublicKey) -> $curve::ecdsa::VerifyingKey = $verifying;
-                $pair { signing: signing_of(secret), verifying: verifying_of(&public), public, hash }
+                $pair {
+                    signing: signing_of(secret),
+                    verifying: verifying_of(&public),
+                    public,
+                    hash,
+                }
             }
 
             fn from_pem(private_pem: &str, public_pem: &str, hash: Hash) -> Result<$pair, String> {
@@ -127,17 +138,26 @@ macro_rules! ecdsa_pair {
             }
             fn verify(&self, message: &[u8], signature: &[u8]) -> bool {
                 use $curve::ecdsa::signature::hazmat::PrehashVerifier;
-                $curve::ecdsa::Signature::from_slice(signature)
-                    .is_ok_and(|s| self.verifying.verify_prehash(&self.hash.digest(message), &s).is_ok())
+                $curve::ecdsa::Signature::from_slice(signature).is_ok_and(|s| {
+                    self.verifying
+                        .verify_prehash(&self.hash.digest(message), &s)
+                        .is_ok()
+                })
             }
             fn public_der_bytes(&self) -> usize {
                 use $curve::pkcs8::EncodePublicKey;
-                self.public.to_public_key_der().map_or(0, |der| der.as_bytes().len())
+                self.public
+                    .to_public_key_der()
+                    .map_or(0, |der| der.as_bytes().len())
             }
             fn size_bits(&self) -> u64 {
                 // The curve is the type's; its field size shows in the SEC1 point's length.
                 let point = self.public.to_sec1_bytes().len() as u64;
-                if point == 1 + 2 * (($bits + 7) / 8) { $bits } else { 0 }
+                if point == 1 + 2 * (($bits + 7) / 8) {
+                    $bits
+                } else {
+                    0
+                }
             }
         }
     };
@@ -174,7 +194,10 @@ fn rsa_public_key_from_pem(pem: &str) -> Result<RsaPublicKey, String> {
     use rsa::pkcs8::der::{Decode, Document};
     let (_, document) = Document::from_pem(pem).map_err(|e| e.to_string())?;
     let spki = rsa::pkcs8::SubjectPublicKeyInfoRef::from_der(document.as_bytes()).map_err(|e| e.to_string())?;
-    let bits = spki.subject_public_key.as_bytes().ok_or("the SPKI key is not whole bytes")?;
+    let bits = spki
+        .subject_public_key
+        .as_bytes()
+        .ok_or("the SPKI key is not whole bytes")?;
     let key = rsa::pkcs1::RsaPublicKey::from_der(bits).map_err(|e| e.to_string())?;
     let n = rsa::BigUint::from_bytes_be(key.modulus.as_bytes());
     let e = rsa::BigUint::from_bytes_be(key.public_exponent.as_bytes());
@@ -230,12 +253,18 @@ fn version_of(family: &str, bits: i64) -> &'static str {
 /// output_bytes` each.
 pub fn worker(args: &[String]) -> Result<(), Failure> {
     let [family, bits, algorithm, message_bytes, operation] = args else {
-        return Err(Failure::Input(format!("{WORKER_COMMAND} FAMILY BITS ALGORITHM MESSAGE_BYTES OPERATION")));
+        return Err(Failure::Input(format!(
+            "{WORKER_COMMAND} FAMILY BITS ALGORITHM MESSAGE_BYTES OPERATION"
+        )));
     };
     let bad = |what: String| Failure::Input(format!("{WORKER_COMMAND}: {what}"));
     let bits: u64 = bits.parse().map_err(|_| bad(format!("bits {bits:?}")))?;
     let hash = Hash::of(algorithm).map_err(bad)?;
-    let message = digits(message_bytes.parse().map_err(|_| bad(format!("message bytes {message_bytes:?}")))?);
+    let message = digits(
+        message_bytes
+            .parse()
+            .map_err(|_| bad(format!("message bytes {message_bytes:?}")))?,
+    );
     let mut stdout = std::io::stdout().lock();
     let mut say = |line: String| writeln!(stdout, "{line}").and_then(|_| stdout.flush()).is_ok();
     if operation == "check" {
@@ -270,7 +299,11 @@ pub fn worker(args: &[String]) -> Result<(), Failure> {
             0
         };
         let elapsed = start.elapsed().as_nanos();
-        let output = if with_signature { output } else { pair.public_der_bytes() };
+        let output = if with_signature {
+            output
+        } else {
+            pair.public_der_bytes()
+        };
         if !say(format!("{elapsed} {output}")) {
             return Ok(()); // the parent is gone
         }
@@ -285,9 +318,17 @@ struct WorkerRun {
 
 impl WorkerRun {
     fn start(cell: &Cell, family: &str, message_bytes: usize, operation: &str) -> Result<WorkerRun, Failure> {
-        let exe = std::env::current_exe().map_err(|e| Failure::Input(format!("cannot find this driver's binary: {e}")))?;
+        let exe =
+            std::env::current_exe().map_err(|e| Failure::Input(format!("cannot find this driver's binary: {e}")))?;
         let mut child = Command::new(exe)
-            .args([WORKER_COMMAND, family, &cell.key_bits.to_string(), &cell.algorithm, &message_bytes.to_string(), operation])
+            .args([
+                WORKER_COMMAND,
+                family,
+                &cell.key_bits.to_string(),
+                &cell.algorithm,
+                &message_bytes.to_string(),
+                operation,
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()
@@ -330,7 +371,9 @@ struct Settings {
 }
 
 fn family_of(cell: &Cell) -> Result<String, Failure> {
-    cell.family.clone().ok_or_else(|| Failure::Input(format!("cell {}: no family", cell.label())))
+    cell.family
+        .clone()
+        .ok_or_else(|| Failure::Input(format!("cell {}: no family", cell.label())))
 }
 
 /// The check before a key's first cell: a generated pair (in a worker, within the budget)
@@ -360,8 +403,18 @@ fn check_key(cell: &Cell, family: &str, settings: &Settings) -> Result<KeyCheck,
 
 /// One per-iteration cell: one untimed iteration, then at least `iterations` timed ones,
 /// more while under `target_cell_seconds`, up to `max_iterations`, within the budget.
-fn run_iterations(cell: &Cell, family: &str, who: &RowIdentity, settings: &Settings, out: &mut RawSamples) -> Result<(), Failure> {
-    let message_bytes = if cell.operation == "keygen" { 0 } else { cell.message_bytes.unwrap_or(0) };
+fn run_iterations(
+    cell: &Cell,
+    family: &str,
+    who: &RowIdentity,
+    settings: &Settings,
+    out: &mut RawSamples,
+) -> Result<(), Failure> {
+    let message_bytes = if cell.operation == "keygen" {
+        0
+    } else {
+        cell.message_bytes.unwrap_or(0)
+    };
     let started = Instant::now();
     let deadline = started + settings.budget;
     let run = WorkerRun::start(cell, family, message_bytes, &cell.operation)?;
@@ -371,7 +424,11 @@ fn run_iterations(cell: &Cell, family: &str, who: &RowIdentity, settings: &Setti
     let mut timed_out = false;
     loop {
         let Some(line) = run.next_line(deadline) else {
-            if Instant::now() >= deadline { timed_out = true } else { ended_early = true }
+            if Instant::now() >= deadline {
+                timed_out = true
+            } else {
+                ended_early = true
+            }
             break;
         };
         let mut fields = line.split_whitespace().map(str::parse::<u64>);
@@ -393,19 +450,50 @@ fn run_iterations(cell: &Cell, family: &str, who: &RowIdentity, settings: &Setti
         out.untimed(who, Status::Failed, "the keygen worker failed (see its error above)")?;
         return Ok(());
     }
-    let status = if timed_out && (timed.len() as u64) < settings.iterations { Status::Timeout } else { Status::Ok };
+    let status = if timed_out && (timed.len() as u64) < settings.iterations {
+        Status::Timeout
+    } else {
+        Status::Ok
+    };
     if timed.is_empty() {
         let spent = started.elapsed().as_nanos() as u64;
-        out.write(who, &Sample { sample: 0, iterations: 0, elapsed_ns: spent, output_bytes: 0, status: Status::Timeout })?;
-        eprintln!("{}: no iteration within {:.1} s (timeout)", cell.label(), settings.budget.as_secs_f64());
+        out.write(
+            who,
+            &Sample {
+                sample: 0,
+                iterations: 0,
+                elapsed_ns: spent,
+                output_bytes: 0,
+                status: Status::Timeout,
+            },
+        )?;
+        eprintln!(
+            "{}: no iteration within {:.1} s (timeout)",
+            cell.label(),
+            settings.budget.as_secs_f64()
+        );
         return Ok(());
     }
     for (i, (ns, output)) in timed.iter().enumerate() {
-        out.write(who, &Sample { sample: i as u64 + 1, iterations: 1, elapsed_ns: *ns, output_bytes: *output, status })?;
+        out.write(
+            who,
+            &Sample {
+                sample: i as u64 + 1,
+                iterations: 1,
+                elapsed_ns: *ns,
+                output_bytes: *output,
+                status,
+            },
+        )?;
     }
     let mut values: Vec<f64> = timed.iter().map(|(ns, _)| *ns as f64).collect();
-    eprintln!("{}: {} iterations, median {:.0} ns{}", cell.label(), values.len(), timing::median(&mut values),
-        if status == Status::Timeout { " (timeout)" } else { "" });
+    eprintln!(
+        "{}: {} iterations, median {:.0} ns{}",
+        cell.label(),
+        values.len(),
+        timing::median(&mut values),
+        if status == Status::Timeout { " (timeout)" } else { "" }
+    );
     Ok(())
 }
 
@@ -462,19 +550,45 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
             match &verdict {
                 KeyCheck::Passed => eprintln!("{family}-{}: checked", cell.key_bits),
                 KeyCheck::Failed(reason) => eprintln!("{family}-{}: check failed: {reason}", cell.key_bits),
-                KeyCheck::TimedOut(ns) => eprintln!("{family}-{}: a key generation for the check outlived the budget ({:.1} s)", cell.key_bits, *ns as f64 / 1e9),
+                KeyCheck::TimedOut(ns) => eprintln!(
+                    "{family}-{}: a key generation for the check outlived the budget ({:.1} s)",
+                    cell.key_bits,
+                    *ns as f64 / 1e9
+                ),
             }
             checks.push((key.clone(), verdict));
         }
         let verdict = &checks.iter().find(|(k, _)| *k == key).expect("checked above").1;
-        let input_bytes = if cell.operation == "keygen" { 0 } else { cell.message_bytes.unwrap_or(0) as u64 };
-        let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, version_of(&family, cell.key_bits), input_bytes);
+        let input_bytes = if cell.operation == "keygen" {
+            0
+        } else {
+            cell.message_bytes.unwrap_or(0) as u64
+        };
+        let who = RowIdentity::new(
+            &spec.suite,
+            cell,
+            versions::RUSTCRYPTO,
+            version_of(&family, cell.key_bits),
+            input_bytes,
+        );
         let per_iteration = matches!(cell.operation.as_str(), "keygen" | "keygen+sign+verify");
         match verdict {
             KeyCheck::Failed(reason) => out.untimed(&who, Status::Failed, reason)?,
             KeyCheck::TimedOut(ns) if per_iteration => {
-                out.write(&who, &Sample { sample: 0, iterations: 0, elapsed_ns: *ns, output_bytes: 0, status: Status::Timeout })?;
-                eprintln!("{}: timeout (its key's check did not finish a key generation)", cell.label());
+                out.write(
+                    &who,
+                    &Sample {
+                        sample: 0,
+                        iterations: 0,
+                        elapsed_ns: *ns,
+                        output_bytes: 0,
+                        status: Status::Timeout,
+                    },
+                )?;
+                eprintln!(
+                    "{}: timeout (its key's check did not finish a key generation)",
+                    cell.label()
+                );
             }
             _ if per_iteration => run_iterations(cell, &family, &who, &settings, out)?,
             _ => match signing_cell(cell, &family)? {

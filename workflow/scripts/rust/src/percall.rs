@@ -15,7 +15,11 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     let calls = spec.setting("percall", "calls")? as u64;
     let budget_ns = (spec.timing.max_cell_seconds * 1e9) as u128;
     let mut cases = Cases::default();
-    let prepared = spec.cells.iter().map(|cell| cases.get(cell)).collect::<Result<Vec<_>, _>>()?;
+    let prepared = spec
+        .cells
+        .iter()
+        .map(|cell| cases.get(cell))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut fold = 0u64;
     for (cell, case) in spec.cells.iter().zip(prepared) {
         let case = match case {
@@ -62,15 +66,35 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
         let status = if timed_out { Status::Timeout } else { Status::Ok };
         if elapsed.is_empty() {
             let spent = started.elapsed().as_nanos() as u64;
-            out.write(&who, &Sample { sample: 0, iterations: 0, elapsed_ns: spent, output_bytes: 0, status })?;
+            out.write(
+                &who,
+                &Sample {
+                    sample: 0,
+                    iterations: 0,
+                    elapsed_ns: spent,
+                    output_bytes: 0,
+                    status,
+                },
+            )?;
         }
         for (i, ns) in elapsed.iter().enumerate() {
-            let sample = Sample { sample: i as u64 + 1, iterations: 1, elapsed_ns: *ns, output_bytes, status };
+            let sample = Sample {
+                sample: i as u64 + 1,
+                iterations: 1,
+                elapsed_ns: *ns,
+                output_bytes,
+                status,
+            };
             out.write(&who, &sample)?;
         }
         let mut per_call: Vec<f64> = elapsed.iter().map(|&ns| ns as f64).collect();
-        eprintln!("{}: {} calls, median {:.0} ns{}", cell.label(), per_call.len(), timing::median(&mut per_call),
-            if timed_out { " (timeout)" } else { "" });
+        eprintln!(
+            "{}: {} calls, median {:.0} ns{}",
+            cell.label(),
+            per_call.len(),
+            timing::median(&mut per_call),
+            if timed_out { " (timeout)" } else { "" }
+        );
     }
     timing::report_fold(fold);
     Ok(())

@@ -118,7 +118,10 @@ fn message_of(cell: &Cell) -> Result<Vec<u8>, Failure> {
     match (cell.message_bytes, cell.input_kind.as_str()) {
         (_, "bytes") => read_file(cell.input_file()?),
         (Some(length), _) => Ok(counting_bytes(length)),
-        _ => Err(Failure::Input(format!("cell {}: neither message_bytes nor a bytes input_file", cell.label()))),
+        _ => Err(Failure::Input(format!(
+            "cell {}: neither message_bytes nor a bytes input_file",
+            cell.label()
+        ))),
     }
 }
 
@@ -127,12 +130,17 @@ fn secret_of(cell: &Cell) -> Result<Vec<u8>, Failure> {
 }
 
 fn known(cell: &Cell, key: &str) -> Result<Vec<u8>, String> {
-    cell.known_hex(key).unwrap_or_else(|| Err(format!("no known_answer.{key}")))
+    cell.known_hex(key)
+        .unwrap_or_else(|| Err(format!("no known_answer.{key}")))
 }
 
 fn expect(what: &str, got: &[u8], cell: &Cell) -> Result<(), String> {
     let wanted = known(cell, "output_hex")?;
-    if got == wanted.as_slice() { Ok(()) } else { Err(format!("known answer: {what} gave {}", hex_encode(got))) }
+    if got == wanted.as_slice() {
+        Ok(())
+    } else {
+        Err(format!("known answer: {what} gave {}", hex_encode(got)))
+    }
 }
 
 fn hmac_sha256(key: &[u8]) -> Result<Hmac<Sha256>, String> {
@@ -144,7 +152,9 @@ fn nonce(counter: u128) -> [u8; 12] {
 }
 
 fn seal(cipher: &Aes256Gcm, nonce_bytes: &[u8; 12], message: &[u8]) -> Result<Vec<u8>, String> {
-    cipher.encrypt(&Nonce::from(*nonce_bytes), message).map_err(|e| e.to_string())
+    cipher
+        .encrypt(&Nonce::from(*nonce_bytes), message)
+        .map_err(|e| e.to_string())
 }
 
 struct Prepared<'a> {
@@ -187,7 +197,11 @@ fn prepare<'a>(cell: &Cell, message: Vec<u8>) -> Result<Result<Prepared<'a>, Str
                 (Sha512::digest(&sample).to_vec(), 64, digest_batch::<Sha512>(message))
             };
             expect(algorithm, &got, cell)?;
-            Ok(Prepared { version: versions::SHA2, output_bytes: size, batch })
+            Ok(Prepared {
+                version: versions::SHA2,
+                output_bytes: size,
+                batch,
+            })
         })()),
         ("mac", "HMAC-SHA256") => {
             let secret = secret_of(cell)?;
@@ -204,18 +218,31 @@ fn prepare<'a>(cell: &Cell, message: Vec<u8>) -> Result<Result<Prepared<'a>, Str
                     }
                     Ok(fold)
                 });
-                Ok(Prepared { version: versions::HMAC, output_bytes: 32, batch })
+                Ok(Prepared {
+                    version: versions::HMAC,
+                    output_bytes: 32,
+                    batch,
+                })
             })())
         }
         ("encrypt", "AES-256-GCM") => {
             let secret = secret_of(cell)?;
             checked((|| {
                 let sample = Aes256Gcm::new_from_slice(&known(cell, "key_hex")?).map_err(|e| e.to_string())?;
-                let sample_nonce: [u8; 12] = known(cell, "nonce_hex")?.try_into().map_err(|_| "nonce_hex is not 12 bytes")?;
-                expect("AES-256-GCM", &seal(&sample, &sample_nonce, &known(cell, "message_hex")?)?, cell)?;
-                let cipher = Aes256Gcm::new_from_slice(&secret).map_err(|_| "the secret is not 32 bytes".to_string())?;
+                let sample_nonce: [u8; 12] = known(cell, "nonce_hex")?
+                    .try_into()
+                    .map_err(|_| "nonce_hex is not 12 bytes")?;
+                expect(
+                    "AES-256-GCM",
+                    &seal(&sample, &sample_nonce, &known(cell, "message_hex")?)?,
+                    cell,
+                )?;
+                let cipher =
+                    Aes256Gcm::new_from_slice(&secret).map_err(|_| "the secret is not 32 bytes".to_string())?;
                 let first = seal(&cipher, &nonce(0), &message)?;
-                let opened = cipher.decrypt(&Nonce::from(nonce(0)), first.as_slice()).map_err(|e| e.to_string())?;
+                let opened = cipher
+                    .decrypt(&Nonce::from(nonce(0)), first.as_slice())
+                    .map_err(|e| e.to_string())?;
                 if opened != message {
                     return Err("decrypting an output does not give the message back".into());
                 }
@@ -230,7 +257,11 @@ fn prepare<'a>(cell: &Cell, message: Vec<u8>) -> Result<Result<Prepared<'a>, Str
                     }
                     Ok(fold)
                 });
-                Ok(Prepared { version: versions::AES_GCM, output_bytes, batch })
+                Ok(Prepared {
+                    version: versions::AES_GCM,
+                    output_bytes,
+                    batch,
+                })
             })())
         }
         (operation @ ("sign" | "verify"), algorithm @ ("RSA-SHA256" | "ECDSA-SHA256" | "Ed25519")) => {
@@ -264,7 +295,11 @@ fn prepare<'a>(cell: &Cell, message: Vec<u8>) -> Result<Result<Prepared<'a>, Str
                         Ok(fold)
                     })
                 };
-                Ok(Prepared { version, output_bytes, batch })
+                Ok(Prepared {
+                    version,
+                    output_bytes,
+                    batch,
+                })
             })())
         }
         (operation, algorithm) => Err(Failure::Input(format!(

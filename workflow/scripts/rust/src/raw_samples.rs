@@ -56,7 +56,10 @@ impl RowIdentity {
     }
 
     pub fn with_operation(&self, operation: &str) -> RowIdentity {
-        RowIdentity { operation: operation.into(), ..self.clone() }
+        RowIdentity {
+            operation: operation.into(),
+            ..self.clone()
+        }
     }
 }
 
@@ -71,7 +74,13 @@ pub struct Sample {
 impl Sample {
     /// The one row of a cell that was not timed (failed, unsupported).
     pub fn untimed(status: Status) -> Sample {
-        Sample { sample: 0, iterations: 0, elapsed_ns: 0, output_bytes: 0, status }
+        Sample {
+            sample: 0,
+            iterations: 0,
+            elapsed_ns: 0,
+            output_bytes: 0,
+            status,
+        }
     }
 }
 
@@ -91,7 +100,10 @@ fn field(text: &str) -> String {
 impl RawSamples {
     pub fn create(path: &str) -> Result<RawSamples, Failure> {
         let file = File::create(path).map_err(|e| Failure::Input(format!("cannot write {path}: {e}")))?;
-        let mut out = RawSamples { path: path.to_string(), file: BufWriter::new(file) };
+        let mut out = RawSamples {
+            path: path.to_string(),
+            file: BufWriter::new(file),
+        };
         out.line(HEADER)?;
         Ok(out)
     }
@@ -124,7 +136,10 @@ impl RawSamples {
 
     /// A cell that is not timed: one row, the reason on stderr.
     pub fn untimed(&mut self, who: &RowIdentity, status: Status, reason: &str) -> Result<(), Failure> {
-        eprintln!("{} {} {}: {:?}: {reason}", who.operation, who.algorithm, who.input, status);
+        eprintln!(
+            "{} {} {}: {:?}: {reason}",
+            who.operation, who.algorithm, who.input, status
+        );
         self.write(who, &Sample::untimed(status))
     }
 }

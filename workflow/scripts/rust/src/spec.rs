@@ -73,7 +73,13 @@ impl Spec {
             .enumerate()
             .map(|(i, cell)| Cell::parse(cell).map_err(|what| bad(format!("cell {i}: {what}"))))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Spec { path: path.to_string(), suite, timing, cells, raw })
+        Ok(Spec {
+            path: path.to_string(),
+            suite,
+            timing,
+            cells,
+            raw,
+        })
     }
 
     /// A number from a suite's settings block, e.g. ("percall", "calls"); a spec without
@@ -81,7 +87,10 @@ impl Spec {
     pub fn setting(&self, block: &str, key: &str) -> Result<f64, Failure> {
         match self.raw.get(block).and_then(|b| b.get(key)).and_then(Value::as_f64) {
             Some(n) if n >= 0.0 => Ok(n),
-            _ => Err(Failure::Input(format!("{}: no {block}.{key} (a number >= 0) in the spec", self.path))),
+            _ => Err(Failure::Input(format!(
+                "{}: no {block}.{key} (a number >= 0) in the spec",
+                self.path
+            ))),
         }
     }
 }
@@ -111,21 +120,29 @@ impl Cell {
     }
 
     pub fn private_key(&self) -> Result<&str, Failure> {
-        self.private_key.as_deref().ok_or_else(|| Failure::Input(format!("cell {}: no private_key", self.label())))
+        self.private_key
+            .as_deref()
+            .ok_or_else(|| Failure::Input(format!("cell {}: no private_key", self.label())))
     }
 
     pub fn public_key(&self) -> Result<&str, Failure> {
-        self.public_key.as_deref().ok_or_else(|| Failure::Input(format!("cell {}: no public_key", self.label())))
+        self.public_key
+            .as_deref()
+            .ok_or_else(|| Failure::Input(format!("cell {}: no public_key", self.label())))
     }
 
     pub fn input_file(&self) -> Result<&str, Failure> {
-        self.input_file.as_deref().ok_or_else(|| Failure::Input(format!("cell {}: no input_file", self.label())))
+        self.input_file
+            .as_deref()
+            .ok_or_else(|| Failure::Input(format!("cell {}: no input_file", self.label())))
     }
 
     /// `operation algorithm[-bits] input` for progress lines.
     pub fn label(&self) -> String {
-        let bits = if self.algorithm.starts_with("RS") || self.algorithm.starts_with("PS")
-            || self.algorithm.starts_with("RSA-") || self.algorithm.starts_with("ECDSA-")
+        let bits = if self.algorithm.starts_with("RS")
+            || self.algorithm.starts_with("PS")
+            || self.algorithm.starts_with("RSA-")
+            || self.algorithm.starts_with("ECDSA-")
         {
             format!("-{}", self.key_bits)
         } else {

@@ -35,7 +35,12 @@ impl Inputs {
         match cell.input_kind.as_str() {
             "claims" => {
                 let claims = jws::read_claims(path)?;
-                Ok(Inputs { claims: vec![claims], sizes: vec![bytes.len() as u64], file_bytes: bytes.len() as u64, records: false })
+                Ok(Inputs {
+                    claims: vec![claims],
+                    sizes: vec![bytes.len() as u64],
+                    file_bytes: bytes.len() as u64,
+                    records: false,
+                })
             }
             "records" => {
                 let mut claims = Vec::new();
@@ -52,15 +57,26 @@ impl Inputs {
                 if claims.is_empty() {
                     return Err(Failure::Input(format!("{path}: no records")));
                 }
-                Ok(Inputs { claims, sizes, file_bytes: bytes.len() as u64, records: true })
+                Ok(Inputs {
+                    claims,
+                    sizes,
+                    file_bytes: bytes.len() as u64,
+                    records: true,
+                })
             }
-            other => Err(Failure::Input(format!("{path}: input_kind {other:?} is not claims or records"))),
+            other => Err(Failure::Input(format!(
+                "{path}: input_kind {other:?} is not claims or records"
+            ))),
         }
     }
 
     /// input_bytes: the claims file's size, or the records' mean size.
     pub fn input_bytes(&self) -> u64 {
-        if self.records { rounded_mean(self.sizes.iter().copied()) } else { self.file_bytes }
+        if self.records {
+            rounded_mean(self.sizes.iter().copied())
+        } else {
+            self.file_bytes
+        }
     }
 }
 
@@ -122,7 +138,12 @@ pub fn prepare(cell: &Cell, check_every_token: bool) -> Result<Result<JwsCase, N
     for (i, token) in tokens.iter().enumerate().skip(1) {
         match signer.verify(token) {
             Ok(claims) if claims == inputs.claims[i] => {}
-            _ => return Ok(Err((Status::Failed, format!("pooled token {} does not verify to its record", i + 1)))),
+            _ => {
+                return Ok(Err((
+                    Status::Failed,
+                    format!("pooled token {} does not verify to its record", i + 1),
+                )));
+            }
         }
     }
     Ok(Ok(JwsCase { signer, inputs, tokens }))
@@ -136,7 +157,12 @@ pub struct Cases {
 
 impl Cases {
     pub fn get(&mut self, cell: &Cell) -> Result<Result<Rc<JwsCase>, NotTimed>, Failure> {
-        let key = (cell.algorithm.clone(), cell.private_key.clone(), cell.public_key.clone(), cell.input_file.clone());
+        let key = (
+            cell.algorithm.clone(),
+            cell.private_key.clone(),
+            cell.public_key.clone(),
+            cell.input_file.clone(),
+        );
         if let Some(found) = self.made.get(&key) {
             return Ok(found.clone());
         }

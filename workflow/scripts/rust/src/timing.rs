@@ -47,7 +47,10 @@ impl<'a> TimedCell<'a> {
     }
 
     fn label(&self) -> String {
-        format!("{} {}/{} {}", self.who.operation, self.who.algorithm, self.who.key_bits, self.who.input)
+        format!(
+            "{} {}/{} {}",
+            self.who.operation, self.who.algorithm, self.who.key_bits, self.who.input
+        )
     }
 
     /// One timed batch of `n` calls: its duration, counted against the cell's budget.
@@ -84,7 +87,11 @@ impl<'a> TimedCell<'a> {
             self.label(),
             self.n,
             self.per_call_ns.last().copied().unwrap_or(0.0),
-            if self.timeout { " (cannot fit its samples: timeout cell)" } else { "" }
+            if self.timeout {
+                " (cannot fit its samples: timeout cell)"
+            } else {
+                ""
+            }
         );
         self.per_call_ns.clear();
         Ok(())
@@ -132,7 +139,11 @@ impl<'a> TimedCell<'a> {
                     return Ok(());
                 }
                 if self.spent_ns as f64 >= limit || self.over_budget(timing) {
-                    eprintln!("{}: not steady after {seconds:.3} s (last change {:.1}%)", self.label(), change * 100.0);
+                    eprintln!(
+                        "{}: not steady after {seconds:.3} s (last change {:.1}%)",
+                        self.label(),
+                        change * 100.0
+                    );
                     return Ok(());
                 }
             } else if self.spent_ns as f64 >= limit || self.over_budget(timing) {
@@ -150,7 +161,11 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
     values.sort_by(|a, b| a.total_cmp(b));
     let mid = values.len() / 2;
-    if values.len() % 2 == 1 { values[mid] } else { (values[mid - 1] + values[mid]) / 2.0 }
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
 }
 
 fn fail_cell(cell: &mut TimedCell, out: &mut RawSamples, reason: &str) -> Result<(), Failure> {
@@ -183,7 +198,13 @@ pub fn run_interleaved(mut cells: Vec<TimedCell>, timing: &Timing, out: &mut Raw
                     cell.taken += 1;
                     cell.per_call_ns.push(elapsed as f64 / n as f64);
                     let status = if cell.timeout { Status::Timeout } else { Status::Ok };
-                    let sample = Sample { sample: round, iterations: n, elapsed_ns: elapsed, output_bytes: cell.output_bytes, status };
+                    let sample = Sample {
+                        sample: round,
+                        iterations: n,
+                        elapsed_ns: elapsed,
+                        output_bytes: cell.output_bytes,
+                        status,
+                    };
                     out.write(&cell.who, &sample)?;
                     wanted = true;
                 }
@@ -202,12 +223,26 @@ pub fn run_interleaved(mut cells: Vec<TimedCell>, timing: &Timing, out: &mut Raw
         fold = fold.wrapping_add(cell.fold);
         if cell.taken == 0 {
             // A timeout cell that got no sample: one row with the time it spent.
-            let sample = Sample { sample: 0, iterations: 0, elapsed_ns: cell.spent_ns, output_bytes: 0, status: Status::Timeout };
+            let sample = Sample {
+                sample: 0,
+                iterations: 0,
+                elapsed_ns: cell.spent_ns,
+                output_bytes: 0,
+                status: Status::Timeout,
+            };
             out.write(&cell.who, &sample)?;
-            eprintln!("{}: timeout before its first sample ({:.3} s)", cell.label(), cell.spent_ns as f64 / 1e9);
+            eprintln!(
+                "{}: timeout before its first sample ({:.3} s)",
+                cell.label(),
+                cell.spent_ns as f64 / 1e9
+            );
         } else if cell.taken != u64::MAX {
             let median_ns = median(&mut cell.per_call_ns);
-            eprintln!("{}: median {median_ns:.0} ns per call over {} samples", cell.label(), cell.taken);
+            eprintln!(
+                "{}: median {median_ns:.0} ns per call over {} samples",
+                cell.label(),
+                cell.taken
+            );
         }
     }
     Ok(black_box(fold))

@@ -58,12 +58,30 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
         let status = if timed_out { Status::Timeout } else { Status::Ok };
         if rows.is_empty() {
             let spent = started.elapsed().as_nanos() as u64;
-            out.write(&who, &Sample { sample: 0, iterations: 0, elapsed_ns: spent, output_bytes: 0, status })?;
+            out.write(
+                &who,
+                &Sample {
+                    sample: 0,
+                    iterations: 0,
+                    elapsed_ns: spent,
+                    output_bytes: 0,
+                    status,
+                },
+            )?;
         }
         for (line, record_bytes, ns, token_bytes) in rows {
             let mut row = who.clone();
             row.input_bytes = record_bytes;
-            out.write(&row, &Sample { sample: line, iterations: 1, elapsed_ns: ns, output_bytes: token_bytes, status })?;
+            out.write(
+                &row,
+                &Sample {
+                    sample: line,
+                    iterations: 1,
+                    elapsed_ns: ns,
+                    output_bytes: token_bytes,
+                    status,
+                },
+            )?;
         }
     }
     timing::report_fold(fold);

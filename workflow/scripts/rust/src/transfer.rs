@@ -45,7 +45,11 @@ impl Server {
                 }
             }
         });
-        Ok(Server { address, stopping, thread: Some(thread) })
+        Ok(Server {
+            address,
+            stopping,
+            thread: Some(thread),
+        })
     }
 
     fn stop(mut self) {
@@ -93,12 +97,17 @@ impl Client {
         stream.set_write_timeout(Some(timeout)).map_err(|e| e.to_string())?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
         let reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
-        Ok(Client { stream, reader, host: address.to_string() })
+        Ok(Client {
+            stream,
+            reader,
+            host: address.to_string(),
+        })
     }
 
     /// Posts a token; (status code, body).
     fn post(&mut self, token: &str) -> Result<(u16, Vec<u8>), String> {
-        http::write_request(&mut self.stream, &self.host, "/verify", token.as_bytes()).map_err(|e| format!("request: {e}"))?;
+        http::write_request(&mut self.stream, &self.host, "/verify", token.as_bytes())
+            .map_err(|e| format!("request: {e}"))?;
         let response = http::read_message(&mut self.reader)
             .map_err(|e| format!("response: {e}"))?
             .ok_or("the server closed the connection")?;
@@ -126,15 +135,25 @@ fn trial(client: &mut Client, signer: &Signer, body: &Value, records: usize) -> 
     if code != 200 {
         return Err(format!("the server answered {code}"));
     }
-    let receipt = signer.verify(String::from_utf8_lossy(&receipt).trim()).map_err(|e| format!("receipt: {}", e.message()))?;
+    let receipt = signer
+        .verify(String::from_utf8_lossy(&receipt).trim())
+        .map_err(|e| format!("receipt: {}", e.message()))?;
     let whole_ns = start.elapsed().as_nanos() as u64;
     let count = receipt.get("records").and_then(Value::as_u64);
     let received = receipt.get("received_bytes").and_then(Value::as_u64);
     if count != Some(records as u64) || received != Some(token.len() as u64) {
         return Err(format!("receipt says records {count:?}, received_bytes {received:?}"));
     }
-    let verify_ns = receipt.get("verify_ns").and_then(Value::as_u64).ok_or("no verify_ns in the receipt")?;
-    Ok(Trial { whole_ns, sign_ns, verify_ns, token_bytes: token.len() as u64 })
+    let verify_ns = receipt
+        .get("verify_ns")
+        .and_then(Value::as_u64)
+        .ok_or("no verify_ns in the receipt")?;
+    Ok(Trial {
+        whole_ns,
+        sign_ns,
+        verify_ns,
+        token_bytes: token.len() as u64,
+    })
 }
 
 struct Settings {
@@ -146,7 +165,11 @@ struct Settings {
 
 /// What a cell ends with: its timed trials, and whether the budget cut it short.
 enum Outcome {
-    Timed { trials: Vec<Trial>, timed_out: bool, spent_ns: u64 },
+    Timed {
+        trials: Vec<Trial>,
+        timed_out: bool,
+        spent_ns: u64,
+    },
     NotTimed(NotTimed),
 }
 
@@ -162,7 +185,10 @@ fn run_cell(cell: &Cell, settings: &Settings) -> Result<Outcome, Failure> {
     let server = Server::start(Arc::clone(&signer)).map_err(Failure::Input)?;
     let outcome = (|| -> Result<Outcome, String> {
         let mut client = Client::connect(&server.address, settings.timeout)?;
-        for (what, forged) in [("flipped-signature", jws::flip_signature_bit(&token)), ("alg:none", jws::unsigned_twin(&token))] {
+        for (what, forged) in [
+            ("flipped-signature", jws::flip_signature_bit(&token)),
+            ("alg:none", jws::unsigned_twin(&token)),
+        ] {
             let forged = forged.map_err(|e| e.message().to_string())?;
             let (code, _) = client.post(&forged)?;
             if code != 401 {
@@ -179,11 +205,20 @@ fn run_cell(cell: &Cell, settings: &Settings) -> Result<Outcome, Failure> {
             }
             let result = trial(&mut client, &signer, &body, records)?;
             if number >= settings.warmup_trials {
-                eprintln!("{}: trial {} {:.3} ms", cell.label(), trials.len() + 1, result.whole_ns as f64 / 1e6);
+                eprintln!(
+                    "{}: trial {} {:.3} ms",
+                    cell.label(),
+                    trials.len() + 1,
+                    result.whole_ns as f64 / 1e6
+                );
                 trials.push(result);
             }
         }
-        Ok(Outcome::Timed { trials, timed_out, spent_ns: started.elapsed().as_nanos() as u64 })
+        Ok(Outcome::Timed {
+            trials,
+            timed_out,
+            spent_ns: started.elapsed().as_nanos() as u64,
+        })
     })();
     server.stop();
     Ok(outcome.unwrap_or_else(|reason| Outcome::NotTimed((Status::Failed, reason))))
@@ -197,7 +232,11 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
         budget: Duration::from_secs_f64(spec.timing.max_cell_seconds),
     };
     for cell in &spec.cells {
-        let input_bytes = cell.input_file.as_deref().and_then(|f| std::fs::metadata(f).ok()).map_or(0, |m| m.len());
+        let input_bytes = cell
+            .input_file
+            .as_deref()
+            .and_then(|f| std::fs::metadata(f).ok())
+            .map_or(0, |m| m.len());
         let who = suite_jwt::identity(spec, cell, input_bytes);
         let rows: Vec<RowIdentity> = OPERATIONS.iter().map(|op| who.with_operation(op)).collect();
         match run_cell(cell, &settings)? {
@@ -206,16 +245,38 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
                     out.untimed(row, status, &reason)?;
                 }
             }
-            Outcome::Timed { trials, timed_out, spent_ns } => {
+            Outcome::Timed {
+                trials,
+                timed_out,
+                spent_ns,
+            } => {
                 let status = if timed_out { Status::Timeout } else { Status::Ok };
                 if trials.is_empty() {
                     for row in &rows {
-                        out.write(row, &Sample { sample: 0, iterations: 0, elapsed_ns: spent_ns, output_bytes: 0, status: Status::Timeout })?;
+                        out.write(
+                            row,
+                            &Sample {
+                                sample: 0,
+                                iterations: 0,
+                                elapsed_ns: spent_ns,
+                                output_bytes: 0,
+                                status: Status::Timeout,
+                            },
+                        )?;
                     }
                 }
                 for (k, t) in trials.iter().enumerate() {
                     for (row, ns) in rows.iter().zip([t.whole_ns, t.sign_ns, t.verify_ns]) {
-                        out.write(row, &Sample { sample: k as u64 + 1, iterations: 1, elapsed_ns: ns, output_bytes: t.token_bytes, status })?;
+                        out.write(
+                            row,
+                            &Sample {
+                                sample: k as u64 + 1,
+                                iterations: 1,
+                                elapsed_ns: ns,
+                                output_bytes: t.token_bytes,
+                                status,
+                            },
+                        )?;
                     }
                 }
             }
