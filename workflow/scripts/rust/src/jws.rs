@@ -224,6 +224,36 @@ pub fn verify_command(alg: &str, key: &str, token: &str) -> Result<String, Failu
     Ok(verifier.verify(text.trim())?.to_string())
 }
 
+/// `verify --signature-only`: the JWS alone, through jsonwebtoken's own JWS layer
+/// (`decode_header`, then `crypto::verify` over the signing input): the header must name
+/// ALG and the signature must verify; no claims are parsed, no `exp` checked. Returns the
+/// payload segment's bytes as signed.
+pub fn verify_signature_only(alg: &str, key: &str, token: &str) -> Result<Vec<u8>, Failure> {
+    let alg = algorithm(alg)?;
+    let verifier = Verifier::load(alg, key)?;
+    let text = String::from_utf8(read_file(token)?).map_err(|_| Failure::Invalid(format!("{token}: not UTF-8")))?;
+    let text = text.trim();
+    let (header, payload, signature) = split(text)?;
+    match jsonwebtoken::decode_header(text) {
+        Ok(parsed) if parsed.alg == alg => {}
+        Ok(parsed) => {
+            return Err(Failure::Invalid(format!(
+                "the header names {:?}, not {alg:?}",
+                parsed.alg
+            )));
+        }
+        Err(e) => return Err(Failure::Invalid(format!("bad header: {e}"))),
+    }
+    let signing_input = format!("{header}.{payload}");
+    match jsonwebtoken::crypto::verify(signature, signing_input.as_bytes(), &verifier.decoding, alg) {
+        Ok(true) => {}
+        _ => return Err(Failure::Invalid("the signature does not verify".into())),
+    }
+    URL_SAFE_NO_PAD
+        .decode(payload)
+        .map_err(|e| Failure::Invalid(format!("payload is not base64url: {e}")))
+}
+
 /// One cold process's work: an HS256 token and an RS256 token of the payload.
 pub fn coldstart_command(hmac: &str, rsa: &str, payload: &str) -> Result<Vec<String>, Failure> {
     Ok(vec![

@@ -52,6 +52,15 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
             println!("{token}");
             Ok(())
         }
+        "verify" if rest.iter().any(|a| a == "--signature-only") => {
+            let rest: Vec<String> = rest.iter().filter(|a| *a != "--signature-only").cloned().collect();
+            let flags = args::Flags::parse(&rest, &["--alg", "--key", "--token"])?;
+            let payload = jws::verify_signature_only(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)?;
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(&payload)
+                .map_err(|e| failure::Failure::Input(format!("cannot write the payload: {e}")))
+        }
         "verify" => {
             let flags = args::Flags::parse(rest, &["--alg", "--key", "--token"])?;
             let claims = jws::verify_command(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)?;
