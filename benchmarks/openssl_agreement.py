@@ -22,8 +22,14 @@ Natively it runs the driver through its shim (workflow/scripts/openssl/run, whic
 openssl env in .envs) and `openssl` from PATH (or --openssl); with `--image TAG` both run in
 that image, under the engine's pipeline settings (e.g. CONTAINERS_CONF for podman).
 
-Exit status: 0 all compared cells agree within the tolerance (±10% by default); 1 some cell
-is outside; 2 nothing to compare, or a usage, input or run error.
+Each cell's ratio gets a 95% bootstrap CI (rounds resampled whole, seeded): the cell agrees
+when the CI lies inside 1 ± the tolerance (±10% by default), disagrees when it lies wholly
+outside, and is otherwise inconclusive: the rounds could not tell, and more rounds narrow it.
+(--csv has no rounds to resample: it judges the ratio itself.)
+
+Exit status: 0 every compared cell agrees; 1 some cell disagrees (--csv: is outside the
+tolerance); 3 none disagrees but some is inconclusive; 2 nothing to compare, or a usage,
+input or run error.
 
     python benchmarks/openssl_agreement.py --cpu 1
     python benchmarks/openssl_agreement.py --image localhost/jwtbench-openssl:TAG --cpu 1
@@ -44,13 +50,20 @@ sys.path.insert(0, str(REPO / "workflow" / "scripts"))
 
 import container_engine  # noqa: E402
 import driver_runner  # noqa: E402
+import machine_lock  # noqa: E402
+import numpy as np  # noqa: E402
+import sample_statistics  # noqa: E402
 import speed_output  # noqa: E402
+import verdict_rules  # noqa: E402
 from speed_cells import Unsupported, target_for  # noqa: E402
 
 # What seed 003 ran: `openssl speed sha256 rsa2048 aes-256-gcm` (as two runs: -evp is its own switch).
 PLAIN_SELECTIONS = [["sha256", "rsa2048"], ["-evp", "aes-256-gcm"]]
 BLOCK_SIZES = (16, 64, 256, 1024, 8192)  # the five the seed's listing and suite primitive share
 SHIM = REPO / "workflow" / "scripts" / "openssl" / "run"
+RESAMPLES, SEED = 10_000, 3
+AGREES, DISAGREES, INCONCLUSIVE = "agrees", "DISAGREES", "inconclusive"
+VERDICTS = {verdict_rules.HOLDS: AGREES, verdict_rules.FAILS: DISAGREES, verdict_rules.OPEN: INCONCLUSIVE}
 
 
 def spec_cells():
@@ -137,19 +150,34 @@ def paired_rounds(tools, rounds, seconds):
         for number in range(1, rounds + 1):
             print(f"round {number}/{rounds}", file=sys.stderr, flush=True)
             plain_first = number % 2 == 0
-            plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS] if plain_first else None
-            figures, round_versions = driver_figures(tools.run_driver(spec_path, scratch))
-            if plain is None:
-                plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS]
+            # A round is a benchmark: it holds the machine's benchmark lock, so no pipeline
+            # benchmark or image build (of any run here) shares the machine with it.
+            with machine_lock.machine_to_ourselves(sys.stderr):
+                plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS] if plain_first else None
+                figures, round_versions = driver_figures(tools.run_driver(spec_path, scratch))
+                if plain is None:
+                    plain = [tools.run_plain(selection, seconds) for selection in PLAIN_SELECTIONS]
             versions |= round_versions
             results.append(({key: values[0] for key, values in figures.items()}, plain))
     return results, versions
 
 
+def paired_ratio_ci(pairs, resamples=RESAMPLES, confidence=0.95):
+    """Ratio of the two medians and its percentile-bootstrap CI, resampling whole rounds
+    (a round's driver and plain figures stay together: they shared the host's state)."""
+    ours, theirs = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    ratio = float(np.median(ours) / np.median(theirs))
+    picks = np.random.default_rng(SEED).integers(0, len(pairs), size=(resamples, len(pairs)))
+    estimates = np.median(ours[picks], axis=1) / np.median(theirs[picks], axis=1)
+    return (ratio, *sample_statistics.percentile_interval(estimates, confidence))
+
+
 def paired_report(results, tolerance):
-    """Lines of the report, whether any cell is outside the tolerance, and how many were compared."""
-    lines = [f"{'cell':<36} {'jwtbench ns/op':>15} {'plain ns/op':>12} {'ratio':>7} {'rounds (min-max)':>17}  verdict"]
-    outside, compared = False, 0
+    """Lines of the report, and each compared cell's verdict: agrees when the ratio's CI lies
+    inside 1 ± tolerance, disagrees when it lies wholly outside, else inconclusive."""
+    lines = [f"{'cell':<36} {'jwtbench ns/op':>15} {'plain ns/op':>12} {'ratio':>7} {'95% CI':>13} "
+             f"{'rounds (min-max)':>17}  verdict"]  # fmt: skip
+    verdicts = []
     keys = [cell_key(c["operation"], c["algorithm"], c["key_bits"], c["input"], c["message_bytes"]) for c in spec_cells()]
     for key in keys:
         pairs = []
@@ -164,13 +192,13 @@ def paired_report(results, tolerance):
             continue
         ratios = [ours / theirs for ours, theirs in pairs]
         ours_ns, theirs_ns = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
-        ratio = ours_ns / theirs_ns  # jwtbench's figure (a median) over the plain runs' median
-        verdict = "OK" if abs(ratio - 1) <= tolerance else f"OUTSIDE ±{tolerance:.0%}"
-        outside |= verdict != "OK"
-        compared += 1
+        ratio, low, high = paired_ratio_ci(pairs)
+        verdict = VERDICTS[verdict_rules.within(low, high, 1 - tolerance, 1 + tolerance)]
+        verdicts.append(verdict)
         spread = f"{min(ratios):.2f}-{max(ratios):.2f} ({len(ratios)})"
-        lines.append(f"{name:<36} {ours_ns:>15.1f} {theirs_ns:>12.1f} {ratio:>7.3f} {spread:>17}  {verdict}")
-    return lines, outside, compared
+        lines.append(f"{name:<36} {ours_ns:>15.1f} {theirs_ns:>12.1f} {ratio:>7.3f} [{low:.3f}, {high:.3f}] "
+                     f"{spread:>17}  {verdict}")  # fmt: skip
+    return lines, verdicts
 
 
 def csv_report(csv_path, plain_outputs, tolerance):
@@ -224,7 +252,13 @@ def main(argv):
     else:
         results, versions = paired_rounds(tools, args.rounds, args.seconds)
         plain = [output for _, outputs in results for output in outputs]
-        lines, outside, compared = paired_report(results, args.tolerance)
+        lines, verdicts = paired_report(results, args.tolerance)
+        compared = len(verdicts)
+        outside = DISAGREES in verdicts
+        open_cells = verdicts.count(INCONCLUSIVE)
+        lines.append(f"{verdicts.count(AGREES)} of {compared} cells agree within ±{args.tolerance:.0%} (95% CI of the "
+                     f"ratio inside), {verdicts.count(DISAGREES)} disagree, {open_cells} inconclusive"
+                     + (": more rounds narrow the CIs (--rounds)" if open_cells else ""))  # fmt: skip
         source = f"driver ({tools.runner.describe()}), {args.rounds} paired rounds of {args.seconds} s figures"
     plain_versions = {output.version for output in plain if output.version}
     print(f"{source}: openssl {', '.join(sorted(versions)) or 'unknown'}; "
@@ -235,7 +269,9 @@ def main(argv):
     if compared == 0:
         print("error: no cell was compared", file=sys.stderr)
         return 2
-    return 1 if outside else 0
+    if outside:
+        return 1
+    return 3 if not args.csv and open_cells else 0
 
 
 if __name__ == "__main__":

@@ -91,6 +91,9 @@ input_columns <- list(
   matrix = list(
     character = c("signer", "verifier", "variant", "check", "expected", "observed"),
     logical = "ok"),
+  deterministic = list(
+    character = c("variant", "languages", "header", "payload_sha256", "outcome"),
+    numeric = "signatures"),
   crosscheck = list(
     character = c("language", "harness", "harness_version", "operation", "variant"),
     numeric = c("harness_ns", "jwtbench_ns", "ratio", "tolerance", "summary_ns", "repeats"),
@@ -145,6 +148,7 @@ claims_input <- tools::file_path_sans_ext(basename(
 summary_cells <- all_summary_cells[suite == "jwt" & input == claims_input]
 ratios <- all_ratios[suite == "jwt" & input == claims_input]
 interop_rows <- read_result_csv(file.path("verify", "matrix.csv"), input_columns$matrix)
+deterministic <- read_result_csv(file.path("verify", "deterministic.csv"), input_columns$deterministic)
 crosscheck <- read_result_csv("crosscheck.csv", input_columns$crosscheck, optional = TRUE)
 # Optional: the cold-start suite, and (under a container engine) container against native.
 coldstart <- read_result_csv("coldstart.csv", input_columns$coldstart, optional = TRUE)
@@ -152,6 +156,7 @@ container_native <- read_result_csv("container_vs_native.csv", input_columns$con
                                     optional = TRUE)
 
 input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
+                 file.path("verify", "deterministic.csv"),
                  file.path("seed000", paste0(c("rates", "tokensize", "transfer", "ratios", "verdicts"), ".csv")),
                  file.path("seed001", paste0(c("rankings", "verdicts"), ".csv")),
                  file.path("seed002", paste0(c("cases", "sweep", "verdicts"), ".csv")),

@@ -8,6 +8,7 @@ same directory.
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -74,10 +75,54 @@ def run_driver(language, env, *args):
     )
 
 
+class Background(threading.Thread):
+    """A function run in a thread; result() waits for it and returns or re-raises."""
+
+    def __init__(self, function, *args):
+        super().__init__(daemon=True)
+        self.function, self.args, self.value, self.error = function, args, None, None
+        self.start()
+
+    def run(self):
+        try:
+            self.value = self.function(*self.args)
+        except BaseException as error:  # handed to whoever waits for it
+            self.error = error
+
+    def result(self):
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
 @pytest.fixture(scope="session")
-def smoke(workdir):
+def slurm_background(tmp_path_factory):
+    """The SLURM smoke run (tests/test_slurm.py), started at most once, in a thread; the
+    session waits for it (and so for the cluster's teardown) before it ends."""
+    from test_slurm import run_under_slurm
+
+    run = Background(run_under_slurm, tmp_path_factory.mktemp("slurm-run"), tmp_path_factory.mktemp("slurm-cluster"))
+    yield run
+    run.join()
+
+
+def slurm_tests_selected(session):
+    return any(Path(str(item.fspath)).name == "test_slurm.py" for item in session.items)
+
+
+@pytest.fixture(scope="session")
+def smoke(workdir, request):
     """The whole pipeline on the smoke config, in the session's working directory (engine
-    auto: in containers wherever podman or docker works), with fake Kaggle credentials."""
+    auto: in containers wherever podman or docker works), with fake Kaggle credentials.
+
+    When the SLURM tests are selected too, their run starts once this run's images and
+    versions are in place (so the two never build the same image at once) and goes on
+    beside the rest of this run."""
+    result = snakemake(workdir, "--until", "build_image", "record_versions", env=smoke_env())
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    if slurm_tests_selected(request.session):
+        request.getfixturevalue("slurm_background")
     result = snakemake(workdir, env=smoke_env())
     (workdir / "smoke-output.txt").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]

@@ -14,7 +14,9 @@ status-check delay (5 to 15 s), and the 46 benchmarks run one after another. Mea
 our 2-core VM (2026-11-21, shared with other work part of the time): the full smoke config
 took 43 minutes under SLURM (129 SLURM jobs; about 17 minutes locally); python and
 openssl with every dataset (43 SLURM jobs) took 12.5 minutes. This test runs python with
-one dataset (SLURM_LANGUAGES, narrowed_config).
+one dataset (SLURM_LANGUAGES, narrowed_config). It runs in the background, beside the
+local smoke run (conftest's slurm_background): the machine-wide benchmark lock keeps the
+two runs' benchmarks apart, and the rest of a SLURM run is mostly waiting.
 
 `./jwtbench test` installs slurm-wlm and munge; the daemons need root (slurmd launches
 jobs as their user, munged runs as user munge).
@@ -82,15 +84,14 @@ def narrowed_config(directory):
     return path
 
 
-@pytest.fixture(scope="module")
-def slurm_smoke(tmp_path_factory):
-    """The smoke config through the SLURM profile in a fresh directory; the run's output,
-    its working directory and the cluster's record of every job."""
+def run_under_slurm(workdir, cluster_dir):
+    """The narrowed smoke config through the SLURM profile in `workdir`, on a cluster started
+    in `cluster_dir` and stopped afterwards; the run's output and the cluster's record of
+    every job. Raises (AssertionError, SlurmClusterError) on anything that went wrong."""
     missing = missing_daemons()
     assert not missing, f"SLURM test needs {missing} (./jwtbench test installs slurm-wlm and munge)"
     assert os.geteuid() == 0, "the SLURM test starts slurmd and munged: run it as root"
-    workdir = tmp_path_factory.mktemp("slurm-run")
-    with slurm_cluster(tmp_path_factory.mktemp("slurm-cluster"), min_job_age=FINISHED_JOBS_KEPT_SECONDS) as cluster:
+    with slurm_cluster(cluster_dir, min_job_age=FINISHED_JOBS_KEPT_SECONDS) as cluster:
         env = {key: value for key, value in cluster.env.items() if not key.startswith("KAGGLE_")}
         # A status check every 2 s rather than the profile's cluster-friendly 10 s: this
         # cluster is ours, and its jobs are short.
@@ -99,10 +100,17 @@ def slurm_smoke(tmp_path_factory):
                    "--seconds-between-status-checks", "2"]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, timeout=SLURM_RUN_TIMEOUT, env=env)
         output = result.stdout + result.stderr
-        (workdir / "slurm-smoke-output.txt").write_text(output)
+        (Path(workdir) / "slurm-smoke-output.txt").write_text(output)
         assert result.returncode == 0, output[-5000:]
         jobs = slurm_jobs(cluster.env)
-    return {"workdir": workdir, "output": output, "jobs": jobs}
+    return {"workdir": Path(workdir), "output": output, "jobs": jobs}
+
+
+@pytest.fixture(scope="module")
+def slurm_smoke(slurm_background):
+    """The SLURM run, started in the background beside the local smoke run (conftest's
+    slurm_background; most of a SLURM run is waiting on job starts), waited for here."""
+    return slurm_background.result()
 
 
 def test_every_stage_ran_as_a_slurm_job(slurm_smoke):

@@ -2,9 +2,10 @@
 # missing row shows up instead of vanishing.
 
 interop_checks <- c("valid", "tampered", "alg_none")
-interop_outcomes <- c("ok", "failed", "unsupported", "no row")
+interop_outcomes <- c("ok", "other alg name", "failed", "unsupported", "no row")
 
-# outcome: ok (observed == expected); unsupported (not ok, or no row, where the signer's
+# outcome: ok (observed == expected); other alg name (ok, but the valid token had to be
+# rejected: signer and verifier name the algorithm differently); unsupported (not ok, or no row, where the signer's
 # library lacks the variant for sign or the verifier's for verify, per summary.csv);
 # failed (not ok otherwise); no row (no row and nothing explains it).
 classify_interop <- function(rows, cells, langs, variants, cross_variants = variants) {
@@ -29,6 +30,9 @@ classify_interop <- function(rows, cells, langs, variants, cross_variants = vari
   out[, explained := lacks(signer, "sign", variant) | lacks(verifier, "verify", variant)]
   out[, outcome := fifelse(is.na(ok), fifelse(explained, "unsupported", "no row"),
                            fifelse(ok, "ok", fifelse(explained, "unsupported", "failed")))]
+  # A valid token the verifier had to reject: its header names the algorithm otherwise than
+  # the verifier's library (java's fusionauth-jwt writes RFC 9864's Ed25519 for EdDSA).
+  out[outcome == "ok" & check == "valid" & expected == "reject", outcome := "other alg name"]
   out[, `:=`(
     outcome = factor(outcome, levels = interop_outcomes),
     check = factor(check, levels = union(interop_checks, unique(check))),

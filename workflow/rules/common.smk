@@ -21,6 +21,7 @@ import build_image  # noqa: E402
 import bundles  # noqa: E402
 import coldstart  # noqa: E402
 import cycle_counter  # noqa: E402
+import deterministic_tokens  # noqa: E402
 import compare_native  # noqa: E402
 import config_validation  # noqa: E402
 import container_engine  # noqa: E402
@@ -417,6 +418,7 @@ def get_report_inputs(wildcards):
         "summary": "results/summary.csv",
         "ratios": "results/ratios.csv",
         "matrix": "results/verify/matrix.csv",
+        "deterministic": "results/verify/deterministic.csv",
         "provenance": "results/provenance.json",
         "images": [image_record("report")] if IN_CONTAINERS else [],
         "sources": sorted(

@@ -1,6 +1,7 @@
 # The gate before timing: each driver signs every variant through its CLI and must accept
-# its own tokens and reject tampered and unsigned twins; then every language verifies
-# every other's tokens. Drivers run as they will be timed (in their images, or natively).
+# its own tokens and reject tampered and unsigned twins, and must pass the JWS known
+# answers (RFC 7515 A.1-A.4, RFC 8037 A.4); then every language verifies every other's
+# tokens. Drivers run as they will be timed (in their images, or natively).
 
 
 rule record_versions:
@@ -19,6 +20,7 @@ rule record_versions:
 rule check_driver:
     input:
         unpack(get_driver_inputs),
+        known_answers=repo_path("data/vectors/jws-known-answers.json"),
     output:
         table="results/verify/self/{language}.csv",
         tokens=directory("results/verify/tokens/{language}"),
@@ -29,6 +31,7 @@ rule check_driver:
         variants=[variant.name for variant in JWT_VARIANTS],
         payload=jwt_input_file(),
         drivers=get_own_driver,
+        unsupported=lambda wildcards: DRIVERS[wildcards.language]["unsupported"],
     run:
         verify_tokens.run_job(job(input, output, params, log, wildcards, threads))
 
@@ -50,3 +53,16 @@ rule check_interop:
         drivers=all_drivers(),
     run:
         verify_tokens.run_job(job(input, output, params, log, wildcards, threads))
+
+
+rule check_deterministic_tokens:
+    input:
+        tokens=expand("results/verify/tokens/{language}", language=JWS_LANGUAGES),
+    output:
+        "results/verify/deterministic.csv",
+    log:
+        "logs/check_deterministic_tokens/check_deterministic_tokens.log",
+    params:
+        variants=[variant.name for variant in JWT_VARIANTS],
+    run:
+        deterministic_tokens.run_job(job(input, output, params, log))

@@ -3,7 +3,8 @@
 For each language and JWT sign variant, in `repeats` interleaved rounds, the driver's own
 `bench` times the cell (a one-cell spec with the run's timing budget) and, right after,
 the language's independent harness times the same sign on the same key file and payload:
-`workflow/scripts/<language>/crosscheck` (mitata for node, timeit for python), which
+`workflow/scripts/<language>/crosscheck` (its driver's README names it: mitata for node,
+timeit for python, Go's testing.Benchmark ...), which
 shares no timing code with its driver and prints one JSON object with `ns_per_op`.
 ratio = median of jwtbench's runs / median of the harness's runs. Measuring both within
 the same minutes keeps the machine's slow spells out of the comparison; the run's own

@@ -3,7 +3,12 @@
 Two modes, chosen by the rule's outputs:
 - self-check (rule check_driver, output `tokens`): one language signs every variant and
   verifies its own token, the token with one signature bit flipped, and an unsigned
-  (alg: none) twin. Any wrong verdict fails the job: that language is not timed.
+  (alg: none) twin; then it checks the JWS known answers (data/vectors/
+  jws-known-answers.json: RFC 7515 A.1-A.4, RFC 8037 A.4) with `verify --signature-only`:
+  each RFC token must give exactly its payload, its twin with the payload changed (the
+  signature kept) and its alg: none twin must be rejected. A driver may answer
+  `unsupported` only for the algorithms its driver.yaml declares, and must for those. Any
+  wrong verdict fails the job: that language is not timed.
 - interop (rule check_interop, output `matrix`): every language verifies every other
   language's tokens and their forged twins. The matrix (self rows included) is written
   whatever it holds; the report names every failure.
@@ -24,11 +29,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver_runner  # noqa: E402
+import jwk_keys  # noqa: E402
 import variants  # noqa: E402
 
 EXIT_UNSUPPORTED = 3
 COLUMNS = ["signer", "verifier", "variant", "check", "expected", "observed", "ok"]
 CHECKS = {"valid": "accept", "tampered": "reject", "alg_none": "reject"}
+# The known-answer rows (variant: the vector's algorithm variant, as in summary.csv).
+KNOWN_ANSWER_CHECKS = {"known_answer": "accept", "known_answer_tampered": "reject", "known_answer_alg_none": "reject"}
+EXPECTED = {**CHECKS, **KNOWN_ANSWER_CHECKS}
 
 
 def b64url_decode(text):
@@ -50,6 +59,29 @@ def forged_twins(token):
         "tampered": f"{header}.{body}.{b64url_encode(bytes(flipped))}",
         "alg_none": f"{unsigned_header}.{body}.",
     }
+
+
+def known_answer_twins(vector):
+    """{check: (compact JWS, the payload bytes it carries)}: the RFC's token, the same with
+    the lowest bit of the payload's first byte flipped (signature kept), and unsigned."""
+    header, body, _ = vector["jws"].split(".")
+    payload = b64url_decode(body)
+    changed = bytearray(payload)
+    changed[0] ^= 0x01
+    signature = vector["jws"].rsplit(".", 1)[1]
+    unsigned_header = b64url_encode(b'{"alg":"none"}')
+    return {
+        "known_answer": (vector["jws"], payload),
+        "known_answer_tampered": (f"{header}.{b64url_encode(bytes(changed))}.{signature}", bytes(changed)),
+        "known_answer_alg_none": (f"{unsigned_header}.{body}.", payload),
+    }
+
+
+def known_answer_variant(vector):
+    """The seed-001 variant a vector exercises: RS256 with a 2048-bit key is RS256-2048."""
+    jwk = vector["jwk"]
+    bits = jwk_keys.b64url_int(jwk["n"]).bit_length() if jwk["kty"] == "RSA" else 0
+    return variants.parse(variants.name_of(vector["algorithm"], bits))
 
 
 class Checker(contextlib.ExitStack):
@@ -75,9 +107,9 @@ class Checker(contextlib.ExitStack):
             self.note(f"{language}: {runner.describe()}")
         return self
 
-    def run(self, language, *args):
+    def run(self, language, *args, text=True):
         return subprocess.run(
-            self.argv[language](*args), capture_output=True, text=True,
+            self.argv[language](*args), capture_output=True, text=text,
             env=self.runners[language].environ(),
         )  # fmt: skip
 
@@ -121,21 +153,76 @@ class Checker(contextlib.ExitStack):
         self.note(f"{verifier} verify {variant.name} exited {result.returncode}: {result.stderr.strip()}")
         return "error"
 
-    def rows_for(self, signer, verifier, variant, token_file):
+    def rows_for(self, signer, verifier, variant, token_file, declared=None, valid="accept"):
+        """The three checks of one token; `valid`: what the verifier must answer for the
+        token itself (interop: `reject` when the token's header names the algorithm by
+        another name than the verifier's library uses, see header_alg)."""
         if token_file is None:
-            return [self.row(signer, verifier, variant, check, "unsupported") for check in CHECKS]
+            return [self.row(signer, verifier, variant, check, "unsupported", declared) for check in CHECKS]
         rows = []
         twins = forged_twins(Path(token_file).read_text().strip())
         for check, token in twins.items():
             path = Path(self.scratch) / f"{signer}-{verifier}-{variant.name}-{check}.jwt"
             path.write_text(token + "\n")
-            rows.append(self.row(signer, verifier, variant, check, self.verdict(verifier, variant, path)))
+            expected = valid if check == "valid" else EXPECTED[check]
+            rows.append(self.row(signer, verifier, variant, check, self.verdict(verifier, variant, path), declared, expected))
         return rows
 
-    @staticmethod
-    def row(signer, verifier, variant, check, observed):
-        expected = CHECKS[check]
-        ok = "" if observed == "unsupported" else str(observed == expected).lower()
+    def known_answer_rows(self, language, vector, declared):
+        """Rows of one known-answer vector for `language` (see known_answer_twins)."""
+        variant = known_answer_variant(vector)
+        directory = Path(self.scratch) / "known-answers"
+        directory.mkdir(exist_ok=True)
+        _, key_file = jwk_keys.write_key_files(vector["jwk"], directory, f"{language}-{vector['name']}")
+        rows = []
+        for check, (token, payload) in known_answer_twins(vector).items():
+            path = directory / f"{language}-{vector['name']}-{check}.jwt"
+            path.write_text(token + "\n")
+            result = self.run(
+                language, "verify", "--alg", vector["algorithm"], "--key", key_file,
+                "--token", str(path), "--signature-only", text=False,
+            )  # fmt: skip
+            observed = self.signature_verdict(result, payload, f"{language} {vector['name']} {check}")
+            rows.append(self.row(language, language, variant, check, observed, declared))
+            if observed == "unsupported":  # no need to ask again about the twins
+                rows += [
+                    self.row(language, language, variant, twin, "unsupported", declared)
+                    for twin in list(KNOWN_ANSWER_CHECKS)[len(rows):]
+                ]
+                break
+        return rows
+
+    def signature_verdict(self, result, payload, what):
+        if result.returncode == 0:
+            if result.stdout == payload:
+                return "accept"
+            self.note(f"{what}: exit 0 but the printed payload differs from the token's")
+            return "error"
+        if result.returncode == 1:
+            return "reject"
+        if result.returncode == EXIT_UNSUPPORTED:
+            return "unsupported"
+        stderr = result.stderr.decode(errors="replace").strip()
+        self.note(f"{what}: verify --signature-only exited {result.returncode}: {stderr}")
+        return "error"
+
+    def row(self, signer, verifier, variant, check, observed, declared=None, expected=None):
+        """One table row. `declared` (self-checks only): the algorithms the driver.yaml
+        says the library lacks; observing `unsupported` for any other, or anything else
+        for one of those, is a failure. Without it (interop), unsupported is not judged."""
+        expected = expected or EXPECTED[check]
+        if declared is None:
+            ok = "" if observed == "unsupported" else str(observed == expected).lower()
+        elif variant.algorithm in declared:
+            ok = "" if observed == "unsupported" else "false"
+        else:
+            ok = str(observed == expected).lower()
+        if declared is not None and ok == "false" and (observed == "unsupported") != (variant.algorithm in declared):
+            self.note(
+                f"{verifier} {variant.name} {check}: observed {observed}, but driver.yaml "
+                f"{'declares' if variant.algorithm in declared else 'does not declare'} "
+                f"{variant.algorithm} unsupported"
+            )
         return [signer, verifier, variant.name, check, expected, observed, ok]
 
     def note(self, message):
@@ -153,12 +240,16 @@ def failures(rows):
     return [row for row in rows if row[-1] == "false"]
 
 
-def self_check(checker, language, variant_list, tokens_dir, table, threads):
+def self_check(checker, language, variant_list, tokens_dir, table, threads, known_answers, declared):
+    """`declared`: the algorithms the language's driver.yaml says its library lacks."""
     Path(tokens_dir).mkdir(parents=True, exist_ok=True)
+    declared = set(declared)
     with ThreadPoolExecutor(threads) as pool:
+        # The known answers first: they share the pool with the signing calls.
+        known = [pool.submit(checker.known_answer_rows, language, vector, declared) for vector in known_answers]
         tokens = list(pool.map(lambda v: checker.sign(language, v, tokens_dir), variant_list))
-        jobs = [pool.submit(checker.rows_for, language, language, v, t) for v, t in zip(variant_list, tokens)]
-        rows = [row for job in jobs for row in job.result()]
+        jobs = [pool.submit(checker.rows_for, language, language, v, t, declared) for v, t in zip(variant_list, tokens)]
+        rows = [row for job in jobs + known for row in job.result()]
     write_table(table, rows)
     bad = failures(rows)
     for row in bad:
@@ -169,6 +260,14 @@ def self_check(checker, language, variant_list, tokens_dir, table, threads):
             f"{language} failed {len(bad)} of its own token checks (see {table}); "
             "it will not be timed"
         )
+
+
+def header_alg(token_dir, variant):
+    """The `alg` a language's own token of the variant names, or None (it signed none)."""
+    path = Path(token_dir) / f"{variant.name}.jwt"
+    if not path.exists():
+        return None
+    return json.loads(b64url_decode(path.read_text().strip().split(".")[0])).get("alg")
 
 
 def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
@@ -186,7 +285,12 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
                 for variant in variant_list:
                     token = Path(token_dirs[signer]) / f"{variant.name}.jwt"
                     token = token if token.exists() else None
-                    jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token))
+                    # A library that names the algorithm otherwise (fusionauth-jwt writes
+                    # Ed25519, RFC 9864's name, for EdDSA) pins its own name: the verifier
+                    # must reject a token that names it differently, as any other alg.
+                    names = {header_alg(token_dirs[language], variant) for language in (signer, verifier)}
+                    valid = "reject" if None not in names and len(names) == 2 else "accept"
+                    jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token, None, valid))
         rows += [row for job in jobs for row in job.result()]
     write_table(matrix, rows)
     bad = failures(rows)
@@ -206,7 +310,11 @@ def run_job(snake):
                 interop(checker, variant_list, token_dirs, snake.input.tables, snake.output.matrix, snake.threads)
             else:
                 language = snake.wildcards.language
-                self_check(checker, language, variant_list, snake.output.tokens, snake.output.table, snake.threads)
+                self_check(
+                    checker, language, variant_list, snake.output.tokens, snake.output.table,
+                    snake.threads, jwk_keys.known_answers(snake.input.known_answers),
+                    snake.params.unsupported,
+                )  # fmt: skip
 
 
 def record_versions(snake):

@@ -5,9 +5,13 @@
 // plus how we tell "jsonwebtoken lacks this algorithm" from any other error.
 
 const crypto = require('node:crypto');
-const { requireDependency } = require('./deps');
+const path = require('node:path');
+const { requireDependency, resolveDependency } = require('./deps');
 
 const jwt = requireDependency('jsonwebtoken');
+// jsonwebtoken's own JWS layer (its `jws` dependency, resolved from jsonwebtoken's folder so
+// it is the copy jsonwebtoken loads): for `verify --signature-only`, which reads no claims.
+const jws = require(require.resolve('jws', { paths: [path.dirname(resolveDependency('jsonwebtoken'))] }));
 
 // jsonwebtoken validates sign()'s options against its list of algorithms and throws this
 // exact message for a name it does not know (sign.js, sign_options_schema.algorithm).
@@ -52,7 +56,31 @@ function libraryLacksAlgorithm(alg) {
   return false;
 }
 
+class InvalidSignature extends Error {}
+
+/**
+ * The payload bytes of a compact JWS whose header names exactly `alg` and whose signature
+ * verifies with `key` through jws.verify; no claim is parsed, so no `exp` is checked.
+ * jws.verify checks the signature under the algorithm it is given, not the header's, so
+ * the pin on the header is ours (jsonwebtoken's verify does the same with `algorithms`).
+ * Throws InvalidSignature otherwise.
+ */
+function verifySignatureOnly(compact, alg, key) {
+  if (!jws.isValid(compact)) throw new InvalidSignature('not a compact JWS');
+  const [header, payload] = compact.split('.');
+  const named = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')).alg;
+  if (named !== alg) throw new InvalidSignature(`header alg ${JSON.stringify(named)} is not ${alg}`);
+  let valid;
+  try {
+    valid = jws.verify(compact, alg, key);
+  } catch (e) {
+    throw new InvalidSignature(`jws.verify: ${e.message}`);
+  }
+  if (!valid) throw new InvalidSignature('signature verification failed');
+  return Buffer.from(payload, 'base64url');
+}
+
 module.exports = {
-  jwt, signOptions, verifyOptions, isUnsupportedAlgorithmError, libraryLacksAlgorithm,
-  UNSUPPORTED_ALGORITHM_MESSAGE,
+  jwt, jws, signOptions, verifyOptions, isUnsupportedAlgorithmError, libraryLacksAlgorithm,
+  verifySignatureOnly, InvalidSignature, UNSUPPORTED_ALGORITHM_MESSAGE,
 };

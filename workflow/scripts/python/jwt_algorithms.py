@@ -59,6 +59,13 @@ def decode(token):
     return jwt.decode(token, options={"verify_signature": False})
 
 
+def verify_signature(token, key, alg):
+    """The payload bytes of a compact JWS whose header names `alg` and whose signature
+    verifies with `key`: PyJWT's JWS layer (PyJWS), which reads no claims (so no exp);
+    raises jwt.InvalidTokenError otherwise."""
+    return jwt.PyJWS().decode_complete(token, key, algorithms=[alg])["payload"]
+
+
 def rounded_mean(values):
     """The mean of non-negative integers, rounded to the nearest integer (halves up)."""
     return (2 * sum(values) + len(values)) // (2 * len(values))

@@ -11,8 +11,8 @@ import java.util.Map;
  * driver contract (workflow/scripts/README.md):
  *
  * <pre>
- *   versions | sign --alg --key --payload | verify --alg --key --token | bench --spec --out
- *   | coldstart --hmac --rsa --payload
+ *   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
+ *   | bench --spec --out | coldstart --hmac --rsa --payload
  * </pre>
  *
  * Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
@@ -30,7 +30,7 @@ public final class Driver {
   private static final String USAGE = String.join("\n",
       "usage: run versions",
       "       run sign   --alg ALG --key FILE --payload FILE",
-      "       run verify --alg ALG --key FILE --token FILE",
+      "       run verify --alg ALG --key FILE --token FILE [--signature-only]",
       "       run bench  --spec FILE --out FILE",
       "       run coldstart --hmac FILE --rsa FILE --payload FILE");
 
@@ -40,6 +40,10 @@ public final class Driver {
       "verify", List.of("alg", "key", "token"),
       "bench", List.of("spec", "out"),
       "coldstart", List.of("hmac", "rsa", "payload"));
+
+  /** Flags that take no value and may be left out (present: mapped to "true"). */
+  private static final Map<String, List<String>> SWITCHES = Map.of(
+      "verify", List.of("signature-only"));
 
   private Driver() {}
 
@@ -97,6 +101,10 @@ public final class Driver {
       }
       int eq = arg.indexOf('=');
       String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
+      if (eq < 0 && SWITCHES.getOrDefault(command, List.of()).contains(name)) {
+        values.put(name, "true");
+        continue;
+      }
       if (!allowed.contains(name)) {
         throw new InputError(command + ": unknown flag --" + name + "\n" + USAGE);
       }
@@ -159,6 +167,9 @@ public final class Driver {
     Key key = Keys.load(alg, Keys.Role.VERIFYING, flags.get("key"), "--key");
     String token = new String(Json.readBytes(flags.get("token"), "--token"), java.nio.charset.StandardCharsets.UTF_8).strip();
     Jws jws = bind(alg, null, key, flags.get("key"));
+    if (flags.containsKey("signature-only")) {
+      return verifySignatureOnly(jws, alg, token, flags.get("token"));
+    }
     JWT claims;
     try {
       claims = jws.verify(token);
@@ -168,6 +179,20 @@ public final class Driver {
       return EXIT_INVALID;
     }
     Progress.stdout(Claims.toJson(claims));
+    return EXIT_OK;
+  }
+
+  /** `verify --signature-only`: the payload bytes exactly as signed on stdout, nothing else. */
+  private static int verifySignatureOnly(Jws jws, String alg, String token, String file) {
+    byte[] payload;
+    try {
+      payload = jws.verifySignatureOnly(alg, token);
+    } catch (RuntimeException e) {
+      Progress.line("verify: invalid JWS " + file + ": " + e.getClass().getSimpleName()
+          + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+      return EXIT_INVALID;
+    }
+    Progress.stdoutBytes(payload);
     return EXIT_OK;
   }
 

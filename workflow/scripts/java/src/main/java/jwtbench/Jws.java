@@ -1,5 +1,7 @@
 package jwtbench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fusionauth.jwt.InvalidJWTException;
 import io.fusionauth.jwt.JWTDecoder;
 import io.fusionauth.jwt.JWTEncoder;
 import io.fusionauth.jwt.JWTUtils;
@@ -20,7 +22,9 @@ import io.fusionauth.jwt.rsa.RSAVerifier;
 import java.security.Key;
 import java.security.PrivateKey;
 import java.security.PublicKey;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.crypto.SecretKey;
@@ -103,6 +107,52 @@ final class Jws {
    */
   JWT verify(String token) {
     return DECODER.decode(token, verifier);
+  }
+
+  /**
+   * `verify --signature-only`: the payload bytes of a compact JWS whose header names this
+   * algorithm and whose signature over the signing input verifies, checked by the library's
+   * Verifier alone (no JWTDecoder, so no claims and no exp). The header is read with Jackson
+   * rather than the library's Header, whose Algorithm enum cannot hold RFC 8037's "EdDSA";
+   * {@link #headerNames} says which names pin this algorithm. InvalidJWTException when the
+   * token is malformed or names another algorithm (none included); the Verifier's
+   * InvalidJWTSignatureException when the signature does not verify.
+   */
+  byte[] verifySignatureOnly(String contractAlg, String token) {
+    String[] parts = token.split("\\.", -1);
+    if (parts.length != 3) {
+      throw new InvalidJWTException("not a compact JWS (" + parts.length + " segments)");
+    }
+    Base64.Decoder base64url = Base64.getUrlDecoder();
+    JsonNode named;
+    try {
+      named = Json.MAPPER.readTree(base64url.decode(parts[0])).get("alg");
+    } catch (IllegalArgumentException | java.io.IOException e) {
+      throw new InvalidJWTException("unreadable header", e);
+    }
+    if (named == null || !named.isTextual() || !headerNames(contractAlg).contains(named.asText())) {
+      throw new InvalidJWTException("header alg " + named + " is not " + contractAlg);
+    }
+    byte[] signingInput = (parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII);
+    byte[] payload;
+    byte[] signature;
+    try {
+      payload = base64url.decode(parts[1]);
+      signature = base64url.decode(parts[2]);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidJWTException("a segment is not base64url", e);
+    }
+    verifier.verify(algorithm, signingInput, signature);
+    return payload;
+  }
+
+  /**
+   * Header alg names that pin a contract algorithm when only the JWS is checked: its own
+   * name, and for EdDSA also "Ed25519", the name this library writes for it (RFC 9864), so
+   * both RFC 8037's tokens and the driver's own verify with an Ed25519 key.
+   */
+  static List<String> headerNames(String contractAlg) {
+    return contractAlg.equals("EdDSA") ? List.of("EdDSA", "Ed25519") : List.of(contractAlg);
   }
 
   /**

@@ -19,6 +19,12 @@ final class Progress {
     ERR.println(text);
   }
 
+  /** Writes `bytes` to stdout as they are (no newline) and flushes. */
+  static void stdoutBytes(byte[] bytes) {
+    OUT.write(bytes, 0, bytes.length);
+    OUT.flush();
+  }
+
   /** Writes `text` and a newline to stdout and flushes. */
   static void stdout(String text) {
     OUT.print(text);

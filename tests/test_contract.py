@@ -1,0 +1,288 @@
+"""The contract test: every language in config/config.yaml honours the driver contract
+(workflow/scripts/README.md) through its CLI, natively, on tiny inputs: its folders, its
+`versions`, and for JWS languages sign/verify with forgeries rejected, the JWS known answers
+(RFC 7515 A.1-A.4, RFC 8037 A.4) through `verify --signature-only`, and a tiny `bench`;
+for the others (openssl) a tiny `bench` of its suite. The vectors themselves are checked
+here with pyca/cryptography, independently of every driver; and the verification gate
+(verify_tokens.self_check) is shown to fail a driver that breaks the rules.
+"""
+
+import base64
+import csv
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, hmac
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
+from conftest import FIXTURE, REPO, SCRIPTS, run_driver
+
+import config_validation
+import container_engine
+import jwk_keys
+import raw_samples
+import variants
+import verify_tokens
+
+CONFIG_LANGUAGES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["languages"]
+MANIFESTS = {language: config_validation.driver_manifest(SCRIPTS, language) for language in CONFIG_LANGUAGES}
+JWS = [language for language in CONFIG_LANGUAGES if MANIFESTS[language]["jws"]]
+NOT_JWS = [language for language in CONFIG_LANGUAGES if not MANIFESTS[language]["jws"]]
+VECTORS = jwk_keys.known_answers()
+CLAIMS = json.loads(FIXTURE.read_bytes())
+# Two variants for the round trips through the gate (tests/test_drivers.py does all 25;
+# the known answers cover RSA and ECDSA verification).
+ROUND_TRIP = ["HS256", "EdDSA"]
+STATUSES = {"ok", "timeout", "failed", "unsupported"}
+NATIVE = container_engine.Engine("native", "native", "contract test")
+
+
+def b64url_decode(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def declared(language):
+    return set(MANIFESTS[language]["unsupported"])
+
+
+# ---------------------------------------------------------------- the vectors, independently
+
+
+def verify_with_cryptography(vector, message, signature):
+    """Raises InvalidSignature unless `signature` is the vector's algorithm's signature of
+    `message` under the JWK's (public) key; pyca/cryptography only, no JWS library."""
+    jwk = vector["jwk"]
+    if jwk["kty"] == "oct":
+        mac = hmac.HMAC(jwk_keys.secret(jwk), hashes.SHA256())
+        mac.update(message)
+        mac.verify(signature)
+        return
+    public = jwk_keys.private_key(jwk).public_key()  # checks d against the public members too
+    if jwk["kty"] == "RSA":
+        assert public.public_numbers() == rsa.RSAPublicNumbers(jwk_keys.b64url_int(jwk["e"]), jwk_keys.b64url_int(jwk["n"]))
+        public.verify(signature, message, padding.PKCS1v15(), hashes.SHA256())
+    elif jwk["kty"] == "EC":
+        numbers = public.public_numbers()
+        assert (numbers.x, numbers.y) == (jwk_keys.b64url_int(jwk["x"]), jwk_keys.b64url_int(jwk["y"]))
+        half = len(signature) // 2  # JWS ECDSA signatures are R || S
+        der = utils.encode_dss_signature(int.from_bytes(signature[:half], "big"), int.from_bytes(signature[half:], "big"))
+        digest = {"ES256": hashes.SHA256(), "ES512": hashes.SHA512()}[vector["algorithm"]]
+        public.verify(der, message, ec.ECDSA(digest))
+    else:
+        assert isinstance(public, ed25519.Ed25519PublicKey)
+        public.verify(signature, message)
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v["name"])
+def test_vector_verifies_under_its_jwk(vector):
+    """The transcription is right: the RFC's signature verifies under the JWK, the payload
+    is the one recorded; and the same check fails on a changed signing input."""
+    header, body, signature = vector["jws"].split(".")
+    assert json.loads(b64url_decode(header))["alg"] == vector["algorithm"]
+    assert body == vector["payload_b64url"]
+    assert vector["source"]["url"].startswith("https://www.rfc-editor.org/rfc/rfc")
+    verify_with_cryptography(vector, f"{header}.{body}".encode(), b64url_decode(signature))
+    with pytest.raises(InvalidSignature):
+        verify_with_cryptography(vector, f"{header}.{body}x".encode(), b64url_decode(signature))
+
+
+def test_vectors_cover_the_rfc_examples():
+    assert [v["algorithm"] for v in VECTORS] == ["HS256", "RS256", "ES256", "ES512", "EdDSA"]
+    assert {v["source"]["rfc"] for v in VECTORS} == {"RFC 7515", "RFC 8037"}
+    assert b64url_decode(VECTORS[3]["payload_b64url"]) == b"Payload"
+    assert b64url_decode(VECTORS[4]["payload_b64url"]) == b"Example of Ed25519 signing"
+
+
+# ---------------------------------------------------------------- every configured language
+
+
+def test_config_languages_are_checked():
+    assert CONFIG_LANGUAGES and set(CONFIG_LANGUAGES) == set(JWS) | set(NOT_JWS)
+
+
+@pytest.mark.parametrize("language", CONFIG_LANGUAGES)
+def test_one_folder_per_place(language):
+    driver = SCRIPTS / language
+    assert (driver / "driver.yaml").is_file()
+    assert os.access(driver / "run", os.X_OK), f"{driver / 'run'} is not executable"
+    assert (REPO / "containers" / language / "Dockerfile").is_file()
+    assert os.access(REPO / "envs" / language / "install", os.X_OK)
+
+
+@pytest.mark.parametrize("language", CONFIG_LANGUAGES)
+def test_versions_has_the_required_fields(language, driver_env):
+    result = run_driver(language, driver_env, "versions")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["language"] == language
+    for field in ("runtime", "runtime_version", "implementation", "implementation_version", "crypto_backend"):
+        assert isinstance(info[field], str) and info[field].strip(), field
+    assert isinstance(info["libraries"], dict) and info["libraries"]
+    assert all(isinstance(v, str) and v for v in info["libraries"].values())
+
+
+def verify_signature_only(language, env, algorithm, key, token, tmp_path):
+    path = tmp_path / "token.jwt"
+    path.write_text(token + "\n")
+    args = ["verify", "--alg", algorithm, "--key", key, "--token", str(path), "--signature-only"]
+    return subprocess.run([str(SCRIPTS / language / "run"), *args], capture_output=True, env=env)
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v["name"])
+@pytest.mark.parametrize("language", JWS)
+def test_known_answer(language, vector, driver_env, tmp_path):
+    """The RFC's token gives exactly its payload; its payload-changed and alg:none twins are
+    invalid; or, for an algorithm driver.yaml declares missing, exit 3 (and only then)."""
+    _, key = jwk_keys.write_key_files(vector["jwk"], tmp_path, vector["name"])
+    twins = verify_tokens.known_answer_twins(vector)
+    token, payload = twins["known_answer"]
+    result = verify_signature_only(language, driver_env, vector["algorithm"], key, token, tmp_path)
+    if vector["algorithm"] in declared(language):
+        assert result.returncode == 3, result.stderr
+        return
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == payload
+    for check in ("known_answer_tampered", "known_answer_alg_none"):
+        forged, _ = twins[check]
+        result = verify_signature_only(language, driver_env, vector["algorithm"], key, forged, tmp_path)
+        assert result.returncode == 1, (check, result.stdout, result.stderr)
+        assert result.stdout == b""
+    assert b"PRIVATE KEY" not in result.stderr
+
+
+@pytest.mark.parametrize("language", JWS)
+def test_gate_passes(language, workdir, keys, tmp_path, monkeypatch):
+    """The gate's self-check, natively: round trips with tampered and alg:none twins on a
+    few variants, and every known answer; every row ok (or declared unsupported)."""
+    monkeypatch.chdir(workdir)  # the runner finds the envs in .envs, as the pipeline's do
+    rows = run_gate(language, SCRIPTS / language / "run", keys, tmp_path, [variants.parse(n) for n in ROUND_TRIP],
+                    VECTORS, declared(language))  # fmt: skip
+    assert len(rows) == 3 * len(ROUND_TRIP) + 3 * len(VECTORS)
+    for row in rows:
+        algorithm = variants.parse(row["variant"]).algorithm
+        if algorithm in declared(language):
+            assert (row["observed"], row["ok"]) == ("unsupported", ""), row
+        else:
+            assert row["ok"] == "true", row
+    assert {row["check"] for row in rows} == set(verify_tokens.EXPECTED)
+
+
+@pytest.mark.parametrize("language", JWS)
+def test_tiny_jwt_bench(language, keys, driver_env, tmp_path):
+    cells = []
+    for name in ("HS256", "EdDSA"):
+        variant = variants.parse(name)
+        signing, verifying = variants.key_files(variant, keys)
+        cells += [{"operation": operation, "algorithm": variant.algorithm, "key_bits": variant.key_bits,
+                   "private_key": signing, "public_key": verifying, "input": "claims-001",
+                   "input_file": str(FIXTURE)} for operation in ("sign", "verify")]  # fmt: skip
+    spec = {"format": "jwtbench-spec/1", "language": language, "suite": "jwt",
+            "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+            "cells": cells}  # fmt: skip
+    rows = bench(language, driver_env, spec, tmp_path)
+    assert {(r["operation"], r["algorithm"]) for r in rows} == {(c["operation"], c["algorithm"]) for c in cells}
+    for row in rows:
+        want = "unsupported" if row["algorithm"] in declared(language) else "ok"
+        assert (row["suite"], row["language"], row["status"]) == ("jwt", language, want), row
+
+
+@pytest.mark.parametrize("language", NOT_JWS)
+def test_tiny_bench_of_its_suite(language, driver_env, tmp_path):
+    suite = MANIFESTS[language]["suites"][0]
+    assert suite == "primitive", f"{language}: no tiny spec for suite {suite} here yet"
+    vectors = json.loads((REPO / "data" / "vectors" / "primitive-known-answers.json").read_text())["vectors"]
+    known = next(v for v in vectors if (v["operation"], v["algorithm"]) == ("digest", "SHA-256"))
+    spec = {"format": "jwtbench-spec/1", "language": language, "suite": suite,
+            "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+            "openssl": {"seconds": 1, "samples": 1},
+            "cells": [{"operation": "digest", "algorithm": "SHA-256", "key_bits": 0, "input": "bytes-64",
+                       "message_bytes": 64, "known_answer": known}]}  # fmt: skip
+    rows = bench(language, driver_env, spec, tmp_path)
+    assert rows and all(r["status"] == "ok" and r["language"] == language for r in rows)
+
+
+def bench(language, env, spec, tmp_path):
+    spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
+    spec_file.write_text(json.dumps(spec))
+    result = run_driver(language, env, "bench", "--spec", str(spec_file), "--out", str(out))
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = raw_samples.read(out)  # raises on any contract violation
+    assert rows and {r["status"] for r in rows} <= STATUSES
+    return rows
+
+
+# ---------------------------------------------------------------- the gate fails a bad driver
+
+
+def run_gate(language, shim, key_dir, tmp_path, variant_list, vectors, declared_unsupported):
+    """verify_tokens.self_check on one driver, natively; the table's rows (or its error)."""
+    drivers = {language: {"language": language, "shim": str(shim), "engine": NATIVE.as_dict(), "image_record": None}}
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    table = tmp_path / "self.csv"
+    with open(tmp_path / "gate.log", "w") as log:
+        with verify_tokens.Checker(drivers, key_dir, str(FIXTURE), str(scratch), log) as checker:
+            verify_tokens.self_check(checker, language, variant_list, tmp_path / "tokens", table, 2,
+                                     vectors, declared_unsupported)  # fmt: skip
+    with open(table) as handle:
+        return list(csv.DictReader(handle))
+
+
+# A stand-in driver for the gate: `verify --signature-only` done right with pyca/cryptography
+# for HS256 and EdDSA, unless FAKE_FLAW says how to get it wrong.
+FAKE_DRIVER = textwrap.dedent('''\
+    #!{python}
+    import base64, hashlib, hmac, json, sys
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+    FLAW = {flaw!r}
+    args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
+    alg, key = args["--alg"], open(args["--key"], "rb").read()
+    if alg == "EdDSA" and FLAW == "undeclared-unsupported":
+        sys.exit(3)
+    token = open(args["--token"]).read().strip()
+    header, body, signature = token.split(".")
+    decode = lambda t: base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
+    if FLAW != "accepts-anything":
+        if json.loads(decode(header)).get("alg") != alg:
+            sys.exit(1)
+        signing_input = f"{{header}}.{{body}}".encode()
+        try:
+            if alg == "HS256":
+                assert hmac.compare_digest(hmac.new(key, signing_input, hashlib.sha256).digest(), decode(signature))
+            else:
+                load_pem_public_key(key).verify(decode(signature), signing_input)
+        except Exception:
+            sys.exit(1)
+    sys.stdout.buffer.write(decode(body))
+''')
+
+
+@pytest.mark.parametrize(
+    ("flaw", "declared_unsupported", "fails"),
+    [
+        (None, set(), False),  # the control: done right, the gate passes
+        ("undeclared-unsupported", set(), True),  # exit 3 for EdDSA, not declared
+        ("undeclared-unsupported", {"EdDSA"}, False),  # the same, declared
+        (None, {"EdDSA"}, True),  # declared unsupported but done after all
+        ("accepts-anything", set(), True),  # accepts the tampered and alg:none twins
+    ],
+)
+def test_gate_fails_a_driver_that_breaks_the_rules(flaw, declared_unsupported, fails, tmp_path):
+    shim = tmp_path / "run"
+    shim.write_text(FAKE_DRIVER.format(python=sys.executable, flaw=flaw))
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    vectors = [v for v in VECTORS if v["algorithm"] in ("HS256", "EdDSA")]
+    if fails:
+        with pytest.raises(RuntimeError, match="fake failed"):
+            run_gate("fake", shim, tmp_path, tmp_path, [], vectors, declared_unsupported)
+        return
+    rows = run_gate("fake", shim, tmp_path, tmp_path, [], vectors, declared_unsupported)
+    assert len(rows) == 6 and all(row["ok"] in ("true", "") for row in rows)
+    assert Path(tmp_path / "gate.log").read_text().strip().endswith("6 checks, 0 failed")

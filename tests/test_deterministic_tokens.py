@@ -1,0 +1,44 @@
+"""deterministic_tokens: languages grouped by the bytes they signed; a group must agree."""
+
+import deterministic_tokens as det
+
+
+def token(header, payload, signature):
+    return f"{header}.{payload}.{signature}"
+
+
+def test_groups_by_signed_bytes_and_names_a_disagreement(tmp_path):
+    tokens = {
+        "go": token("eyJhbGciOiJIUzI1NiJ9", "e30", "AAAA"),
+        "node": token("eyJhbGciOiJIUzI1NiJ9", "e30", "AAAA"),
+        "rust": token("eyJhbGciOiJIUzI1NiJ9", "e30", "BBBB"),  # same bytes, another signature
+        "java": token("eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9", "e30", "CCCC"),  # other header bytes
+    }
+    rows = det.rows_for("HS256", tokens)
+    by_languages = {row["languages"]: row for row in rows}
+    assert by_languages["go node rust"]["outcome"] == det.DIFFERENT
+    assert by_languages["go node rust"]["signatures"] == 2
+    assert by_languages["java"]["outcome"] == det.ALONE
+    assert by_languages["go node rust"]["header"] == '{"alg":"HS256"}'
+
+
+def test_only_deterministic_variants_and_signed_tokens_are_read(tmp_path):
+    for language in ("node", "python"):
+        (tmp_path / language).mkdir()
+        for variant in ("HS256", "PS256-2048", "ES256"):
+            (tmp_path / language / f"{variant}.jwt").write_text(token("eyJhbGciOiJIUzI1NiJ9", "e30", "AAAA") + "\n")
+    (tmp_path / "java").mkdir()  # signed nothing (unsupported): no file, no row
+    rows = det.check([tmp_path / "node", tmp_path / "python", tmp_path / "java"], ["HS256", "PS256-2048", "ES256", "EdDSA"])
+    assert [(r["variant"], r["languages"], r["outcome"]) for r in rows] == [("HS256", "node python", det.IDENTICAL)]
+
+
+def test_header_alg_is_the_name_the_own_token_uses(tmp_path):
+    """verify_tokens.header_alg: what interop compares to expect a valid token's rejection."""
+    import variants
+    import verify_tokens
+
+    eddsa = variants.parse("EdDSA")
+    (tmp_path / "java").mkdir()
+    (tmp_path / "java" / "EdDSA.jwt").write_text(token("eyJhbGciOiJFZDI1NTE5IiwidHlwIjoiSldUIn0", "e30", "AAAA") + "\n")
+    assert verify_tokens.header_alg(tmp_path / "java", eddsa) == "Ed25519"
+    assert verify_tokens.header_alg(tmp_path / "node", eddsa) is None

@@ -1,0 +1,86 @@
+// Command jwtbench-go is jwtbench's Go driver: golang-jwt/jwt/v5 on the standard
+// library's crypto, behind the driver contract of workflow/scripts/README.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Exit statuses of the contract.
+const (
+	exitOK          = 0
+	exitInvalid     = 1
+	exitUsage       = 2
+	exitUnsupported = 3
+)
+
+// usageError is a usage or input problem (exit 2); its text names the flag or file.
+type usageError struct{ text string }
+
+func (e *usageError) Error() string { return e.text }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// errUnsupported wraps what the library says when it lacks an algorithm (exit 3).
+var errUnsupported = errors.New("unsupported")
+
+// errInvalidToken marks a token that does not verify (exit 1).
+var errInvalidToken = errors.New("invalid token")
+
+const usage = `usage: jwtbench-go versions
+       jwtbench-go sign --alg ALG --key FILE --payload FILE
+       jwtbench-go verify --alg ALG --key FILE --token FILE [--signature-only]
+       jwtbench-go bench --spec FILE --out FILE
+       jwtbench-go coldstart --hmac FILE --rsa FILE --payload FILE`
+
+var commands = map[string]func(args []string) error{
+	"versions":          versionsCommand,
+	"sign":              signCommand,
+	"verify":            verifyCommand,
+	"bench":             benchCommand,
+	"coldstart":         coldstartCommand,
+	"crosscheck":        crosscheckCommand,
+	keygenWorkerCommand: keygenWorker,
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, usage)
+		return exitUsage
+	}
+	command, known := commands[args[0]]
+	if !known {
+		fmt.Fprintf(os.Stderr, "error: unknown command %q\n%s\n", args[0], usage)
+		return exitUsage
+	}
+	err := command(args[1:])
+	var usageErr *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &usageErr):
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return exitUsage
+	case errors.Is(err, errUnsupported):
+		fmt.Fprintln(os.Stderr, "unsupported:", err)
+		return exitUnsupported
+	case errors.Is(err, errInvalidToken):
+		fmt.Fprintln(os.Stderr, "invalid:", err)
+		return exitInvalid
+	default:
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return exitInvalid
+	}
+}
+
+func asUsage(err error, target **usageError) bool {
+	return err != nil && errors.As(err, target)
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"time"
+)
+
+// sink folds every timed result, and is printed at the end, so the compiler cannot
+// drop the work being timed.
+var sink int64
+
+// batchFunc makes n calls of a cell's operation and returns their folded output sizes.
+type batchFunc func(n int64) int64
+
+type budget struct {
+	warmup, target, maxCell, warmupMax time.Duration
+	samples, steadyWindow              int
+	steadyTolerance                    float64
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func budgetOf(t *timingSpec) budget {
+	value := func(p *float64, otherwise float64) float64 {
+		if p == nil {
+			return otherwise
+		}
+		return *p
+	}
+	b := budget{
+		warmup:          seconds(value(t.WarmupSeconds, 0)),
+		target:          seconds(value(t.TargetSampleSeconds, 0.01)),
+		maxCell:         seconds(value(t.MaxCellSeconds, 60)),
+		warmupMax:       seconds(value(t.WarmupMaxSeconds, 0)),
+		samples:         1,
+		steadyWindow:    5,
+		steadyTolerance: value(t.SteadyTolerance, 0.03),
+	}
+	if t.Samples != nil {
+		b.samples = *t.Samples
+	}
+	if t.SteadyWindow != nil {
+		b.steadyWindow = *t.SteadyWindow
+	}
+	return b
+}
+
+// timeBatch times one batch of n calls with the monotonic clock.
+func timeBatch(run batchFunc, n int64) time.Duration {
+	start := time.Now()
+	folded := run(n)
+	elapsed := time.Since(start)
+	sink ^= folded
+	return max(elapsed, 1)
+}
+
+// calibratedCell is one cell under rules 3-6: its batch size and the time it has used.
+type calibratedCell struct {
+	run        batchFunc
+	budget     budget
+	passLength int64 // calls per pass through the cell's inputs (records); 1 otherwise
+	batch      int64
+	spent      time.Duration
+	timedOut   bool
+	steadiness string
+	samples    []time.Duration
+}
+
+// wholePasses rounds a batch that holds at least one pass through `count` inputs to
+// the nearest whole number of passes, so every sample times the same inputs.
+func wholePasses(n, count int64) int64 {
+	if n < count {
+		return n
+	}
+	return max(1, int64(math.Round(float64(n)/float64(count)))) * count
+}
+
+// warmUpAndCalibrate is rules 3 and 4: warm up, size the batch, and when asked go on
+// until steady and size it again. A cell whose samples cannot fit in max_cell_seconds
+// is a timeout from here on.
+func (c *calibratedCell) warmUpAndCalibrate() {
+	start := time.Now()
+	var last time.Duration
+	for {
+		last = timeBatch(c.run, 1)
+		if time.Since(start) >= c.budget.warmup || time.Since(start) > c.budget.maxCell {
+			break
+		}
+	}
+	last = c.calibrate(start, last)
+	if c.budget.warmupMax > 0 {
+		c.steadiness = c.untilSteady(start)
+		last = c.calibrate(start, last)
+	}
+	c.spent = time.Since(start)
+	perBatch := c.budget.target
+	if c.batch == 1 {
+		perBatch = last
+	}
+	projected := c.spent + time.Duration(c.budget.samples)*perBatch
+	c.timedOut = projected > c.budget.maxCell
+}
+
+// calibrate doubles the batch until it lasts a tenth of the target, then scales it to
+// the target; it returns the last batch's time.
+func (c *calibratedCell) calibrate(start time.Time, last time.Duration) time.Duration {
+	n := int64(1)
+	for time.Since(start) <= c.budget.maxCell {
+		last = timeBatch(c.run, n)
+		if last >= c.budget.target/10 {
+			n = max(1, int64(math.Round(float64(n)*float64(c.budget.target)/float64(last))))
+			break
+		}
+		n *= 2
+	}
+	c.batch = wholePasses(n, c.passLength)
+	return last
+}
+
+// untilSteady runs windows of steady_window timed batches until a window's median ns/op
+// is within steady_tolerance of the previous window's, or the warm-up has lasted
+// warmup_max_seconds (never past max_cell_seconds).
+func (c *calibratedCell) untilSteady(start time.Time) string {
+	until := min(c.budget.warmupMax, c.budget.maxCell)
+	var window []float64
+	previous, change, compared := 0.0, 0.0, false
+	for time.Since(start) < until {
+		window = append(window, float64(timeBatch(c.run, c.batch))/float64(c.batch))
+		if len(window) < c.budget.steadyWindow {
+			continue
+		}
+		median := medianOf(window)
+		window = window[:0]
+		if previous > 0 {
+			change, compared = math.Abs(median-previous)/previous, true
+			if change <= c.budget.steadyTolerance {
+				return fmt.Sprintf("steady after %.2f s", time.Since(start).Seconds())
+			}
+		}
+		previous = median
+	}
+	last := "none: fewer than two windows"
+	if compared {
+		last = fmt.Sprintf("%.1f%%", 100*change)
+	}
+	return fmt.Sprintf("not steady after %.2f s (last change %s)", time.Since(start).Seconds(), last)
+}
+
+func (c *calibratedCell) wantsSample() bool {
+	if len(c.samples) >= c.budget.samples {
+		return false
+	}
+	return !c.timedOut || c.spent < c.budget.maxCell
+}
+
+func (c *calibratedCell) takeSample() time.Duration {
+	elapsed := timeBatch(c.run, c.batch)
+	c.samples = append(c.samples, elapsed)
+	c.spent += elapsed
+	return elapsed
+}
+
+func (c *calibratedCell) status() string {
+	if c.timedOut {
+		return "timeout"
+	}
+	return "ok"
+}
+
+func medianOf(values []float64) float64 {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	middle := len(sorted) / 2
+	if len(sorted)%2 == 1 {
+		return sorted[middle]
+	}
+	return (sorted[middle-1] + sorted[middle]) / 2
+}
+
+// timedCell is a checked cell ready for rules 3-6: its row label, its batch, and the
+// size its output rows carry.
+type timedCell struct {
+	label       cellLabel
+	outputBytes int
+	timer       *calibratedCell
+}
+
+// runInterleaved is rules 3-6 for a list of checked cells: each warmed up and
+// calibrated in turn, then sampled in interleaved rounds, every row written as measured.
+func runInterleaved(cells []*timedCell, b budget, out *rowWriter) error {
+	for _, cell := range cells {
+		cell.timer.budget = b
+		if cell.timer.passLength == 0 {
+			cell.timer.passLength = 1
+		}
+		cell.timer.warmUpAndCalibrate()
+		note := ""
+		if cell.timer.steadiness != "" {
+			note = "; " + cell.timer.steadiness
+		}
+		progress("%s: batch of %d calls%s%s", describe(cell.label), cell.timer.batch, note, timeoutNote(cell.timer.timedOut))
+	}
+	for round := 1; round <= b.samples; round++ {
+		took := 0
+		for _, cell := range cells {
+			if !cell.timer.wantsSample() {
+				continue
+			}
+			elapsed := cell.timer.takeSample()
+			took++
+			row := sampleRow{round, cell.timer.batch, int64(elapsed), cell.outputBytes, cell.timer.status()}
+			if err := out.write(cell.label, row); err != nil {
+				return err
+			}
+		}
+		if took == 0 {
+			break
+		}
+		progress("round %d/%d: %d cells sampled", round, b.samples, took)
+	}
+	for _, cell := range cells {
+		if len(cell.timer.samples) == 0 {
+			// A timeout cell with no sample: one row holding the time it spent.
+			row := sampleRow{0, 0, int64(cell.timer.spent), cell.outputBytes, "timeout"}
+			if err := out.write(cell.label, row); err != nil {
+				return err
+			}
+			progress("%s: timeout after %.2f s, no sample", describe(cell.label), cell.timer.spent.Seconds())
+			continue
+		}
+		perCall := make([]float64, len(cell.timer.samples))
+		for i, elapsed := range cell.timer.samples {
+			perCall[i] = float64(elapsed) / float64(cell.timer.batch)
+		}
+		progress("%s: median %.1f ns/op over %d samples (%s)", describe(cell.label), medianOf(perCall), len(perCall), cell.timer.status())
+	}
+	return nil
+}
+
+func timeoutNote(timedOut bool) string {
+	if timedOut {
+		return "; its samples cannot fit in max_cell_seconds: timeout"
+	}
+	return ""
+}
+
+func describe(label cellLabel) string {
+	return fmt.Sprintf("%s %s %s-%d %s", label.suite, label.operation, label.algorithm, label.keyBits, label.input)
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+}
+
+// checkedCells gathers a suite's cells for runInterleaved: a cell whose check failed gets
+// its one failed row now, the others are timed later.
+type checkedCells struct {
+	out   *rowWriter
+	timed []*timedCell
+}
+
+func (c *checkedCells) add(label cellLabel, run batchFunc, outputBytes int, checkErr error) error {
+	if checkErr != nil {
+		progress("%s: check failed: %v", describe(label), checkErr)
+		return c.out.untimed(label, "failed")
+	}
+	c.timed = append(c.timed, &timedCell{label, outputBytes, &calibratedCell{run: run}})
+	return nil
+}
