@@ -17,12 +17,13 @@ mod tokensize;
 mod transfer;
 mod versions;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use failure::Failure;
 
 const USAGE: &str = "usage: run versions | sign --alg ALG --key FILE --payload FILE | \
-verify --alg ALG --key FILE --token FILE | bench --spec FILE --out FILE | \
+verify --alg ALG --key FILE --token FILE [--signature-only] | bench --spec FILE --out FILE | \
 coldstart --hmac FILE --rsa FILE --payload FILE";
 
 fn main() -> ExitCode {
@@ -56,10 +57,9 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
             let rest: Vec<String> = rest.iter().filter(|a| *a != "--signature-only").cloned().collect();
             let flags = args::Flags::parse(&rest, &["--alg", "--key", "--token"])?;
             let payload = jws::verify_signature_only(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)?;
-            use std::io::Write;
             std::io::stdout()
                 .write_all(&payload)
-                .map_err(|e| failure::Failure::Input(format!("cannot write the payload: {e}")))
+                .map_err(|e| Failure::Input(format!("cannot write the payload: {e}")))
         }
         "verify" => {
             let flags = args::Flags::parse(rest, &["--alg", "--key", "--token"])?;
