@@ -1,0 +1,61 @@
+// Bakes what `versions` reports into the binary: the rustc that compiled it (Cargo's
+// RUSTC) and the exact version of each crate the driver uses, read from Cargo.lock, so
+// the reported versions are the locked ones and cannot drift from them.
+use std::{env, fs, path::Path, process::Command};
+
+const CRATES: &[&str] = &[
+    "jsonwebtoken",
+    "serde_json",
+    "base64",
+    "sha2",
+    "sha1",
+    "md-5",
+    "hmac",
+    "aes-gcm",
+    "rsa",
+    "p256",
+    "p384",
+    "p521",
+    "ed25519-dalek",
+    "rand",
+    "uuid",
+];
+
+fn main() {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = Command::new(&rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|out| String::from_utf8(out.stdout).ok())
+        .map(|text| text.trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=JWTBENCH_RUSTC_VERSION={version}");
+
+    let manifest_dir = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let lock_path = Path::new(&manifest_dir).join("Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock_path.display());
+    let lock = fs::read_to_string(&lock_path).expect("Cargo.lock beside Cargo.toml");
+    let mut found = Vec::new();
+    let mut name: Option<&str> = None;
+    for line in lock.lines() {
+        if let Some(value) = line.strip_prefix("name = ") {
+            name = Some(value.trim_matches('"'));
+        } else if let (Some(crate_name), Some(value)) = (name, line.strip_prefix("version = ")) {
+            if CRATES.contains(&crate_name) && !found.iter().any(|(n, _)| n == crate_name) {
+                found.push((crate_name.to_string(), value.trim_matches('"').to_string()));
+            }
+            name = None;
+        }
+    }
+    for wanted in CRATES {
+        let version = found
+            .iter()
+            .find(|(n, _)| n == wanted)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("{wanted} is not in Cargo.lock"));
+        let key = wanted.to_uppercase().replace('-', "_");
+        println!("cargo:rustc-env=JWTBENCH_CRATE_{key}={version}");
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}

@@ -1,0 +1,254 @@
+//! The contract's timing rules 3-6: warm up each cell, calibrate its batch, wait until it
+//! is steady, then sample every cell in interleaved rounds with std::time::Instant (the
+//! monotonic clock). A batch folds every result into a value, and the driver prints the
+//! fold at the end (through std::hint::black_box), so the optimiser cannot drop the work.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use crate::failure::Failure;
+use crate::raw_samples::{RawSamples, RowIdentity, Sample, Status};
+use crate::spec::Timing;
+
+/// Runs `n` calls of a cell's operation and returns the fold of their results; an error
+/// (e.g. a signature that no longer verifies) fails the cell.
+pub type Batch<'a> = Box<dyn FnMut(u64) -> Result<u64, String> + 'a>;
+
+pub struct TimedCell<'a> {
+    who: RowIdentity,
+    output_bytes: u64,
+    batch: Batch<'a>,
+    /// Calls per pass through a cell's records: batches of at least one pass are whole passes.
+    pass_length: u64,
+    n: u64,
+    spent_ns: u64,
+    timeout: bool,
+    done: bool,
+    taken: u64,
+    per_call_ns: Vec<f64>,
+    fold: u64,
+}
+
+impl<'a> TimedCell<'a> {
+    pub fn new(who: RowIdentity, output_bytes: u64, pass_length: u64, batch: Batch<'a>) -> TimedCell<'a> {
+        TimedCell {
+            who,
+            output_bytes,
+            batch,
+            pass_length: pass_length.max(1),
+            n: 1,
+            spent_ns: 0,
+            timeout: false,
+            done: false,
+            taken: 0,
+            per_call_ns: Vec::new(),
+            fold: 0,
+        }
+    }
+
+    fn label(&self) -> String {
+        format!(
+            "{} {}/{} {}",
+            self.who.operation, self.who.algorithm, self.who.key_bits, self.who.input
+        )
+    }
+
+    /// One timed batch of `n` calls: its duration, counted against the cell's budget.
+    fn time(&mut self, n: u64) -> Result<u64, String> {
+        let start = Instant::now();
+        let folded = (self.batch)(black_box(n))?;
+        let elapsed = start.elapsed().as_nanos() as u64;
+        self.fold = self.fold.wrapping_add(black_box(folded));
+        self.spent_ns += elapsed;
+        Ok(elapsed)
+    }
+
+    fn over_budget(&self, timing: &Timing) -> bool {
+        self.spent_ns as f64 > timing.max_cell_seconds * 1e9
+    }
+
+    /// Rules 3 and 4: warm-up, calibration, the steady windows, calibration again.
+    fn prepare(&mut self, timing: &Timing) -> Result<(), String> {
+        let mut n = 1;
+        while (self.spent_ns as f64) < timing.warmup_seconds * 1e9 || self.spent_ns == 0 {
+            self.time(n)?;
+            n = (n * 2).min(1 << 20);
+            if self.over_budget(timing) {
+                break;
+            }
+        }
+        self.calibrate(timing)?;
+        if timing.warmup_max_seconds > 0.0 && !self.over_budget(timing) {
+            self.settle(timing)?;
+            self.calibrate(timing)?;
+        }
+        eprintln!(
+            "{}: batch of {} calls, ~{:.0} ns per call{}",
+            self.label(),
+            self.n,
+            self.per_call_ns.last().copied().unwrap_or(0.0),
+            if self.timeout {
+                " (cannot fit its samples: timeout cell)"
+            } else {
+                ""
+            }
+        );
+        self.per_call_ns.clear();
+        Ok(())
+    }
+
+    fn calibrate(&mut self, timing: &Timing) -> Result<(), String> {
+        let target = (timing.target_sample_seconds * 1e9).max(1.0);
+        let mut n: u64 = 1;
+        loop {
+            let elapsed = self.time(n)?.max(1) as f64;
+            if elapsed >= target / 2.0 || self.over_budget(timing) || n >= 1 << 40 {
+                let per_call = elapsed / n as f64;
+                self.per_call_ns.push(per_call);
+                n = ((target / per_call).round() as u64).max(1);
+                break;
+            }
+            n = ((n as f64 * target / elapsed).ceil() as u64).clamp(n + 1, n.saturating_mul(10));
+        }
+        if n >= self.pass_length {
+            n = ((n as f64 / self.pass_length as f64).round() as u64).max(1) * self.pass_length;
+        }
+        self.n = n;
+        let needed = timing.samples as f64 * n as f64 * self.per_call_ns.last().copied().unwrap_or(0.0);
+        let left = timing.max_cell_seconds * 1e9 - self.spent_ns as f64;
+        self.timeout = needed > left;
+        Ok(())
+    }
+
+    /// Untimed windows of batches until a window's median ns/call is within the tolerance
+    /// of the previous window's, or the warm-up has lasted warmup_max_seconds.
+    fn settle(&mut self, timing: &Timing) -> Result<(), String> {
+        let limit = timing.warmup_max_seconds * 1e9;
+        let mut previous: Option<f64> = None;
+        loop {
+            let mut window = Vec::new();
+            for _ in 0..timing.steady_window {
+                window.push(self.time(self.n)? as f64 / self.n as f64);
+            }
+            let current = median(&mut window);
+            let seconds = self.spent_ns as f64 / 1e9;
+            if let Some(before) = previous {
+                let change = (current - before).abs() / before.max(1e-9);
+                if change <= timing.steady_tolerance {
+                    eprintln!("{}: steady after {seconds:.3} s", self.label());
+                    return Ok(());
+                }
+                if self.spent_ns as f64 >= limit || self.over_budget(timing) {
+                    eprintln!(
+                        "{}: not steady after {seconds:.3} s (last change {:.1}%)",
+                        self.label(),
+                        change * 100.0
+                    );
+                    return Ok(());
+                }
+            } else if self.spent_ns as f64 >= limit || self.over_budget(timing) {
+                eprintln!("{}: not steady after {seconds:.3} s (one window only)", self.label());
+                return Ok(());
+            }
+            previous = Some(current);
+        }
+    }
+}
+
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(|a, b| a.total_cmp(b));
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+fn fail_cell(cell: &mut TimedCell, out: &mut RawSamples, reason: &str) -> Result<(), Failure> {
+    cell.done = true;
+    eprintln!("{}: failed while timed: {reason}", cell.label());
+    if cell.taken == 0 {
+        out.untimed(&cell.who, Status::Failed, reason)?;
+        cell.taken = u64::MAX; // its row is written
+    }
+    Ok(())
+}
+
+/// Rules 3-6 for `cells`, which have passed their checks; returns the fold of every result.
+pub fn run_interleaved(mut cells: Vec<TimedCell>, timing: &Timing, out: &mut RawSamples) -> Result<u64, Failure> {
+    for cell in cells.iter_mut() {
+        if let Err(reason) = cell.prepare(timing) {
+            fail_cell(cell, out, &reason)?;
+        }
+    }
+    for round in 1..=timing.samples {
+        let mut wanted = false;
+        for cell in cells.iter_mut().filter(|c| !c.done) {
+            if cell.timeout && cell.over_budget(timing) {
+                cell.done = true;
+                continue;
+            }
+            let n = cell.n;
+            match cell.time(n) {
+                Ok(elapsed) => {
+                    cell.taken += 1;
+                    cell.per_call_ns.push(elapsed as f64 / n as f64);
+                    let status = if cell.timeout { Status::Timeout } else { Status::Ok };
+                    let sample = Sample {
+                        sample: round,
+                        iterations: n,
+                        elapsed_ns: elapsed,
+                        output_bytes: cell.output_bytes,
+                        status,
+                    };
+                    out.write(&cell.who, &sample)?;
+                    wanted = true;
+                }
+                Err(reason) => fail_cell(cell, out, &reason)?,
+            }
+        }
+        if round % 10 == 0 || round == timing.samples {
+            eprintln!("round {round}/{}", timing.samples);
+        }
+        if !wanted {
+            break;
+        }
+    }
+    let mut fold = 0u64;
+    for cell in cells.iter_mut() {
+        fold = fold.wrapping_add(cell.fold);
+        if cell.taken == 0 {
+            // A timeout cell that got no sample: one row with the time it spent.
+            let sample = Sample {
+                sample: 0,
+                iterations: 0,
+                elapsed_ns: cell.spent_ns,
+                output_bytes: 0,
+                status: Status::Timeout,
+            };
+            out.write(&cell.who, &sample)?;
+            eprintln!(
+                "{}: timeout before its first sample ({:.3} s)",
+                cell.label(),
+                cell.spent_ns as f64 / 1e9
+            );
+        } else if cell.taken != u64::MAX {
+            let median_ns = median(&mut cell.per_call_ns);
+            eprintln!(
+                "{}: median {median_ns:.0} ns per call over {} samples",
+                cell.label(),
+                cell.taken
+            );
+        }
+    }
+    Ok(black_box(fold))
+}
+
+/// The fold printed at the end of a bench, so every result is consumed.
+pub fn report_fold(fold: u64) {
+    eprintln!("results fold: {:016x}", black_box(fold));
+}

@@ -1,0 +1,63 @@
+//! `versions`: the toolchain and every crate as compiled in (build.rs reads Cargo.lock).
+
+use serde_json::json;
+
+pub const IMPLEMENTATION: &str = "jsonwebtoken";
+pub const IMPLEMENTATION_VERSION: &str = env!("JWTBENCH_CRATE_JSONWEBTOKEN");
+/// The name suites hash, primitive and keygen write for the raw primitives: the RustCrypto
+/// crates, the very ones jsonwebtoken's `rust_crypto` backend signs with.
+pub const RUSTCRYPTO: &str = "RustCrypto";
+
+/// `name version` of one crate as locked, for the rows' implementation_version column.
+macro_rules! crate_version {
+    ($name:literal, $env:literal) => {
+        concat!($name, " ", env!($env))
+    };
+}
+pub const SHA2: &str = crate_version!("sha2", "JWTBENCH_CRATE_SHA2");
+pub const SHA1: &str = crate_version!("sha1", "JWTBENCH_CRATE_SHA1");
+pub const MD5: &str = crate_version!("md-5", "JWTBENCH_CRATE_MD_5");
+pub const HMAC: &str = crate_version!("hmac", "JWTBENCH_CRATE_HMAC");
+pub const AES_GCM: &str = crate_version!("aes-gcm", "JWTBENCH_CRATE_AES_GCM");
+pub const RSA: &str = crate_version!("rsa", "JWTBENCH_CRATE_RSA");
+pub const P256: &str = crate_version!("p256", "JWTBENCH_CRATE_P256");
+pub const P384: &str = crate_version!("p384", "JWTBENCH_CRATE_P384");
+pub const P521: &str = crate_version!("p521", "JWTBENCH_CRATE_P521");
+pub const ED25519: &str = crate_version!("ed25519-dalek", "JWTBENCH_CRATE_ED25519_DALEK");
+pub const UUID: &str = crate_version!("uuid", "JWTBENCH_CRATE_UUID");
+
+pub fn report() -> String {
+    let libraries = json!({
+        "jsonwebtoken": env!("JWTBENCH_CRATE_JSONWEBTOKEN"),
+        "serde_json": env!("JWTBENCH_CRATE_SERDE_JSON"),
+        "base64": env!("JWTBENCH_CRATE_BASE64"),
+        "sha2": env!("JWTBENCH_CRATE_SHA2"),
+        "sha1": env!("JWTBENCH_CRATE_SHA1"),
+        "md-5": env!("JWTBENCH_CRATE_MD_5"),
+        "hmac": env!("JWTBENCH_CRATE_HMAC"),
+        "aes-gcm": env!("JWTBENCH_CRATE_AES_GCM"),
+        "rsa": env!("JWTBENCH_CRATE_RSA"),
+        "p256": env!("JWTBENCH_CRATE_P256"),
+        "p384": env!("JWTBENCH_CRATE_P384"),
+        "p521": env!("JWTBENCH_CRATE_P521"),
+        "ed25519-dalek": env!("JWTBENCH_CRATE_ED25519_DALEK"),
+        "rand": env!("JWTBENCH_CRATE_RAND"),
+        "uuid": env!("JWTBENCH_CRATE_UUID"),
+    });
+    let rustc = env!("JWTBENCH_RUSTC_VERSION");
+    let runtime_version = rustc.split_whitespace().nth(1).unwrap_or("unknown");
+    json!({
+        "language": "rust",
+        "runtime": "rustc",
+        "runtime_version": runtime_version,
+        "compiler": rustc,
+        "build_profile": if cfg!(debug_assertions) { "debug" } else { "release" },
+        "implementation": IMPLEMENTATION,
+        "implementation_version": IMPLEMENTATION_VERSION,
+        "crypto_backend": format!(
+            "RustCrypto (jsonwebtoken feature rust_crypto): {RSA}, {P256}, {P384}, {ED25519}, {HMAC}, {SHA2}"
+        ),
+        "libraries": libraries,
+    })
+    .to_string()
+}
