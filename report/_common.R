@@ -92,7 +92,7 @@ input_columns <- list(
     character = c("signer", "verifier", "variant", "check", "expected", "observed"),
     logical = "ok"),
   deterministic = list(
-    character = c("variant", "languages", "header", "payload_sha256", "outcome"),
+    character = c("variant", "languages", "header", "payload_sha256", "reference", "outcome"),
     numeric = "signatures"),
   crosscheck = list(
     character = c("language", "harness", "harness_version", "operation", "variant"),

@@ -1,4 +1,9 @@
-"""deterministic_tokens: languages grouped by the bytes they signed; a group must agree."""
+"""deterministic_tokens: languages grouped by the bytes they signed; a group must agree,
+and every signature must equal pyca/cryptography's over the same bytes."""
+
+import base64
+import hashlib
+import hmac
 
 import deterministic_tokens as det
 
@@ -7,18 +12,30 @@ def token(header, payload, signature):
     return f"{header}.{payload}.{signature}"
 
 
+SECRET = b"k" * 32
+
+
+def hs256(header, payload):
+    mac = hmac.new(SECRET, f"{header}.{payload}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+
 def test_groups_by_signed_bytes_and_names_a_disagreement(tmp_path):
+    (tmp_path / "hmac.secret").write_bytes(SECRET)
+    one, other = "eyJhbGciOiJIUzI1NiJ9", "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9"
     tokens = {
-        "go": token("eyJhbGciOiJIUzI1NiJ9", "e30", "AAAA"),
-        "node": token("eyJhbGciOiJIUzI1NiJ9", "e30", "AAAA"),
-        "rust": token("eyJhbGciOiJIUzI1NiJ9", "e30", "BBBB"),  # same bytes, another signature
-        "java": token("eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9", "e30", "CCCC"),  # other header bytes
+        "go": token(one, "e30", hs256(one, "e30")),
+        "node": token(one, "e30", hs256(one, "e30")),
+        "rust": token(one, "e30", "BBBB"),  # same bytes, another signature
+        "java": token(other, "e30", hs256(other, "e30")),  # other header bytes, right signature
+        "zig": token(one, "e31", "CCCC"),  # alone, and not the reference's signature
     }
-    rows = det.rows_for("HS256", tokens)
+    rows = det.rows_for("HS256", tokens, tmp_path / "hmac.secret")
     by_languages = {row["languages"]: row for row in rows}
     assert by_languages["go node rust"]["outcome"] == det.DIFFERENT
     assert by_languages["go node rust"]["signatures"] == 2
-    assert by_languages["java"]["outcome"] == det.ALONE
+    assert by_languages["java"]["outcome"] == det.ALONE and by_languages["java"]["reference"] == "same"
+    assert by_languages["zig"]["outcome"] == det.DIFFERENT and by_languages["zig"]["reference"] == det.DIFFERENT
     assert by_languages["go node rust"]["header"] == '{"alg":"HS256"}'
 
 
@@ -28,8 +45,12 @@ def test_only_deterministic_variants_and_signed_tokens_are_read(tmp_path):
         for variant in ("HS256", "PS256-2048", "ES256"):
             (tmp_path / language / f"{variant}.jwt").write_text(token("eyJhbGciOiJIUzI1NiJ9", "e30", "AAAA") + "\n")
     (tmp_path / "java").mkdir()  # signed nothing (unsupported): no file, no row
-    rows = det.check([tmp_path / "node", tmp_path / "python", tmp_path / "java"], ["HS256", "PS256-2048", "ES256", "EdDSA"])
-    assert [(r["variant"], r["languages"], r["outcome"]) for r in rows] == [("HS256", "node python", det.IDENTICAL)]
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    (keys / "hmac-256.secret").write_bytes(SECRET)
+    rows = det.check([tmp_path / "node", tmp_path / "python", tmp_path / "java"], ["HS256", "PS256-2048", "ES256", "EdDSA"], keys)
+    assert [(r["variant"], r["languages"], r["outcome"]) for r in rows] == [("HS256", "node python", det.DIFFERENT)]
+    assert rows[0]["reference"] == det.DIFFERENT  # "AAAA" is not the HMAC of those bytes
 
 
 def test_header_alg_is_the_name_the_own_token_uses(tmp_path):

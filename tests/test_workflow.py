@@ -134,6 +134,9 @@ def test_deterministic_tokens_of_identical_bytes_are_identical(smoke):
     assert shared and max(len(r["languages"].split()) for r in shared) >= 2
     for row in rows:
         assert row["outcome"] != "identical" or row["signatures"] == "1"
+    # Every language's deterministic signature is pyca/cryptography's over the same bytes.
+    assert {r["reference"] for r in rows} == {"same"}
+    assert {language for r in rows for language in r["languages"].split()} == set(JWS_LANGUAGES)
 
 
 def test_provenance_records_the_run(smoke):

@@ -58,6 +58,7 @@ rule check_interop:
 rule check_deterministic_tokens:
     input:
         tokens=expand("results/verify/tokens/{language}", language=JWS_LANGUAGES),
+        key_manifest=KEY_MANIFEST,
     output:
         "results/verify/deterministic.csv",
     log:

@@ -10,23 +10,34 @@ or more must hold one signature. Libraries serialise the header and the claims t
 way (member order, whitespace), so languages whose bytes differ land in separate groups;
 the table says which, with the header each wrote, so a reader sees what was compared.
 
+A language alone with its bytes is still checked: pyca/cryptography, an implementation
+of its own, signs every token's exact signing input with the same key, and each
+language's signature must equal that reference. So any two languages that sign the same
+bytes sign them identically, whether or not this run had them do it.
+
 Output (results/verify/deterministic.csv), one row per (variant, group of languages):
   variant, languages (space-separated), header (the decoded protected header),
   payload_sha256 (first 16 hex of the decoded payload's SHA-256), signatures (distinct
-  signatures in the group), outcome: identical | DIFFERENT | alone (one language only).
+  signatures in the group), reference (same: every signature equals pyca/cryptography's
+  over the same bytes; else DIFFERENT), outcome: identical | DIFFERENT | alone (one
+  language only, and the same as the reference).
 """
 
 import base64
 import csv
 import hashlib
+import hmac
 import sys
 from pathlib import Path
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import variants  # noqa: E402
 
-COLUMNS = ["variant", "languages", "header", "payload_sha256", "signatures", "outcome"]
+COLUMNS = ["variant", "languages", "header", "payload_sha256", "signatures", "reference", "outcome"]
 IDENTICAL, DIFFERENT, ALONE = "identical", "DIFFERENT", "alone"
 
 
@@ -51,16 +62,31 @@ def groups(tokens):
     return grouped
 
 
-def rows_for(variant_name, tokens):
+def reference_signature(variant, signing_key_file, signing_input):
+    """pyca/cryptography's signature of the signing input (bytes) with the variant's key."""
+    bits = int(variant.algorithm[2:]) if variant.algorithm[:2] in ("HS", "RS") else 0
+    key_bytes = Path(signing_key_file).read_bytes()
+    if variant.algorithm.startswith("HS"):
+        return hmac.new(key_bytes, signing_input, f"sha{bits}").digest()
+    key = serialization.load_pem_private_key(key_bytes, password=None)
+    if variant.algorithm.startswith("RS"):
+        return key.sign(signing_input, padding.PKCS1v15(), getattr(hashes, f"SHA{bits}")())
+    return key.sign(signing_input)  # Ed25519
+
+
+def rows_for(variant_name, tokens, signing_key_file):
+    variant = variants.parse(variant_name)
     rows = []
     for (header, payload), signatures in groups(tokens).items():
         distinct = len(set(signatures.values()))
-        outcome = ALONE if len(signatures) == 1 else IDENTICAL if distinct == 1 else DIFFERENT
+        reference = reference_signature(variant, signing_key_file, f"{header}.{payload}".encode("ascii"))
+        same = all(decode(signature) == reference for signature in signatures.values())
+        outcome = DIFFERENT if distinct > 1 or not same else ALONE if len(signatures) == 1 else IDENTICAL
         rows.append({
             "variant": variant_name, "languages": " ".join(signatures),
             "header": decode(header).decode("utf-8", "replace"),
             "payload_sha256": hashlib.sha256(decode(payload)).hexdigest()[:16],
-            "signatures": distinct, "outcome": outcome,
+            "signatures": distinct, "reference": "same" if same else DIFFERENT, "outcome": outcome,
         })  # fmt: skip
     return rows
 
@@ -75,16 +101,17 @@ def read_tokens(token_dirs, variant_name):
     return found
 
 
-def check(token_dirs, variant_names):
+def check(token_dirs, variant_names, key_dir):
     rows = []
     for name in variant_names:
-        if deterministic(variants.parse(name)):
-            rows += rows_for(name, read_tokens(token_dirs, name))
+        variant = variants.parse(name)
+        if deterministic(variant):
+            rows += rows_for(name, read_tokens(token_dirs, name), variants.key_files(variant, key_dir)[0])
     return rows
 
 
 def run_job(snake):
-    rows = check(snake.input.tokens, snake.params.variants)
+    rows = check(snake.input.tokens, snake.params.variants, Path(snake.input.key_manifest).parent)
     with open(snake.output[0], "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
         writer.writeheader()
@@ -94,4 +121,4 @@ def run_job(snake):
             print(f"{outcome}: {sum(row['outcome'] == outcome for row in rows)} groups", file=log)
         for row in rows:
             if row["outcome"] == DIFFERENT:
-                print(f"DIFFERENT signatures of identical bytes: {row['variant']} by {row['languages']}", file=log)
+                print(f"DIFFERENT: {row['variant']} by {row['languages']} (reference: {row['reference']})", file=log)
