@@ -457,16 +457,7 @@ fn run_iterations(
     };
     if timed.is_empty() {
         let spent = started.elapsed().as_nanos() as u64;
-        out.write(
-            who,
-            &Sample {
-                sample: 0,
-                iterations: 0,
-                elapsed_ns: spent,
-                output_bytes: 0,
-                status: Status::Timeout,
-            },
-        )?;
+        out.write(who, &Sample::no_sample(Status::Timeout, spent))?;
         eprintln!(
             "{}: no iteration within {:.1} s (timeout)",
             cell.label(),
@@ -575,16 +566,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
         match verdict {
             KeyCheck::Failed(reason) => out.untimed(&who, Status::Failed, reason)?,
             KeyCheck::TimedOut(ns) if per_iteration => {
-                out.write(
-                    &who,
-                    &Sample {
-                        sample: 0,
-                        iterations: 0,
-                        elapsed_ns: *ns,
-                        output_bytes: 0,
-                        status: Status::Timeout,
-                    },
-                )?;
+                out.write(&who, &Sample::no_sample(Status::Timeout, *ns))?;
                 eprintln!(
                     "{}: timeout (its key's check did not finish a key generation)",
                     cell.label()

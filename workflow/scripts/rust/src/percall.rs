@@ -66,16 +66,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
         let status = if timed_out { Status::Timeout } else { Status::Ok };
         if elapsed.is_empty() {
             let spent = started.elapsed().as_nanos() as u64;
-            out.write(
-                &who,
-                &Sample {
-                    sample: 0,
-                    iterations: 0,
-                    elapsed_ns: spent,
-                    output_bytes: 0,
-                    status,
-                },
-            )?;
+            out.write(&who, &Sample::no_sample(status, spent))?;
         }
         for (i, ns) in elapsed.iter().enumerate() {
             let sample = Sample {

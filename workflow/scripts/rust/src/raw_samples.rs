@@ -82,6 +82,14 @@ impl Sample {
             status,
         }
     }
+
+    /// The one row of a cell that got no sample (a timeout): the time it spent.
+    pub fn no_sample(status: Status, spent_ns: u64) -> Sample {
+        Sample {
+            elapsed_ns: spent_ns,
+            ..Sample::untimed(status)
+        }
+    }
 }
 
 pub struct RawSamples {

@@ -223,14 +223,7 @@ pub fn run_interleaved(mut cells: Vec<TimedCell>, timing: &Timing, out: &mut Raw
         fold = fold.wrapping_add(cell.fold);
         if cell.taken == 0 {
             // A timeout cell that got no sample: one row with the time it spent.
-            let sample = Sample {
-                sample: 0,
-                iterations: 0,
-                elapsed_ns: cell.spent_ns,
-                output_bytes: 0,
-                status: Status::Timeout,
-            };
-            out.write(&cell.who, &sample)?;
+            out.write(&cell.who, &Sample::no_sample(Status::Timeout, cell.spent_ns))?;
             eprintln!(
                 "{}: timeout before its first sample ({:.3} s)",
                 cell.label(),

@@ -58,16 +58,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
         let status = if timed_out { Status::Timeout } else { Status::Ok };
         if rows.is_empty() {
             let spent = started.elapsed().as_nanos() as u64;
-            out.write(
-                &who,
-                &Sample {
-                    sample: 0,
-                    iterations: 0,
-                    elapsed_ns: spent,
-                    output_bytes: 0,
-                    status,
-                },
-            )?;
+            out.write(&who, &Sample::no_sample(status, spent))?;
         }
         for (line, record_bytes, ns, token_bytes) in rows {
             let mut row = who.clone();

@@ -253,16 +253,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
                 let status = if timed_out { Status::Timeout } else { Status::Ok };
                 if trials.is_empty() {
                     for row in &rows {
-                        out.write(
-                            row,
-                            &Sample {
-                                sample: 0,
-                                iterations: 0,
-                                elapsed_ns: spent_ns,
-                                output_bytes: 0,
-                                status: Status::Timeout,
-                            },
-                        )?;
+                        out.write(row, &Sample::no_sample(Status::Timeout, spent_ns))?;
                     }
                 }
                 for (k, t) in trials.iter().enumerate() {
