@@ -64,17 +64,6 @@ def verify(language, env, keys, variant, token_text, tmp_path):
                       "--key", verifying, "--token", str(path))  # fmt: skip
 
 
-@pytest.mark.parametrize("language", JWS_LANGUAGES)
-def test_versions(language, driver_env):
-    result = run_driver(language, driver_env, "versions")
-    assert result.returncode == 0, result.stderr
-    info = json.loads(result.stdout)
-    assert info["language"] == language
-    for field in ("runtime", "runtime_version", "implementation", "implementation_version", "crypto_backend"):
-        assert isinstance(info[field], str) and info[field], field
-    assert info["libraries"] and all(info["libraries"].values())
-
-
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
 @pytest.mark.parametrize("language", JWS_LANGUAGES)
 def test_round_trip_and_forgeries(language, variant, tokens, keys, driver_env, tmp_path):

@@ -23,7 +23,6 @@ Output (results/verify/deterministic.csv), one row per (variant, group of langua
   language only, and the same as the reference).
 """
 
-import base64
 import csv
 import hashlib
 import hmac
@@ -36,6 +35,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import variants  # noqa: E402
+from jwk_keys import b64url_decode as decode  # noqa: E402
 
 COLUMNS = ["variant", "languages", "header", "payload_sha256", "signatures", "reference", "outcome"]
 IDENTICAL, DIFFERENT, ALONE = "identical", "DIFFERENT", "alone"
@@ -43,10 +43,6 @@ IDENTICAL, DIFFERENT, ALONE = "identical", "DIFFERENT", "alone"
 
 def deterministic(variant):
     return variant.algorithm.startswith(("HS", "RS")) or variant.algorithm == "EdDSA"
-
-
-def decode(segment):
-    return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
 
 
 def groups(tokens):

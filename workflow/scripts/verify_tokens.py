@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver_runner  # noqa: E402
 import jwk_keys  # noqa: E402
+from jwk_keys import b64url_decode  # noqa: E402
 import variants  # noqa: E402
 
 EXIT_UNSUPPORTED = 3
@@ -38,10 +39,6 @@ CHECKS = {"valid": "accept", "tampered": "reject", "alg_none": "reject"}
 # The known-answer rows (variant: the vector's algorithm variant, as in summary.csv).
 KNOWN_ANSWER_CHECKS = {"known_answer": "accept", "known_answer_tampered": "reject", "known_answer_alg_none": "reject"}
 EXPECTED = {**CHECKS, **KNOWN_ANSWER_CHECKS}
-
-
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def b64url_encode(raw):
@@ -138,19 +135,26 @@ class Checker(contextlib.ExitStack):
             verifier, "verify", "--alg", variant.algorithm, "--key", verifying_key,
             "--token", str(token_file),
         )  # fmt: skip
+        accepted = False
         if result.returncode == 0:
-            try:
-                if json.loads(result.stdout) == self.claims:
-                    return "accept"
-            except json.JSONDecodeError:
-                pass
-            self.note(f"{verifier} verify {variant.name}: exit 0 but claims differ")
+            with contextlib.suppress(json.JSONDecodeError):
+                accepted = json.loads(result.stdout) == self.claims
+        return self.judge(result, accepted, f"{verifier} verify {variant.name}", "claims differ")
+
+    def judge(self, result, accepted, what, mismatch):
+        """A verify call's verdict: accept (exit 0 and `accepted`: it printed what the token
+        carries), reject (exit 1), unsupported (exit 3), else error (noted with `what`)."""
+        if result.returncode == 0:
+            if accepted:
+                return "accept"
+            self.note(f"{what}: exit 0 but {mismatch}")
             return "error"
         if result.returncode == 1:
             return "reject"
         if result.returncode == EXIT_UNSUPPORTED:
             return "unsupported"
-        self.note(f"{verifier} verify {variant.name} exited {result.returncode}: {result.stderr.strip()}")
+        stderr = result.stderr.decode(errors="replace") if isinstance(result.stderr, bytes) else result.stderr
+        self.note(f"{what} exited {result.returncode}: {stderr.strip()}")
         return "error"
 
     def rows_for(self, signer, verifier, variant, token_file, declared=None, valid="accept"):
@@ -182,7 +186,8 @@ class Checker(contextlib.ExitStack):
                 language, "verify", "--alg", vector["algorithm"], "--key", key_file,
                 "--token", str(path), "--signature-only", text=False,
             )  # fmt: skip
-            observed = self.signature_verdict(result, payload, f"{language} {vector['name']} {check}")
+            observed = self.judge(result, result.stdout == payload, f"{language} {vector['name']} {check} (--signature-only)",
+                                  "the printed payload differs from the token's")  # fmt: skip
             rows.append(self.row(language, language, variant, check, observed, declared))
             if observed == "unsupported":  # no need to ask again about the twins
                 rows += [
@@ -191,20 +196,6 @@ class Checker(contextlib.ExitStack):
                 ]
                 break
         return rows
-
-    def signature_verdict(self, result, payload, what):
-        if result.returncode == 0:
-            if result.stdout == payload:
-                return "accept"
-            self.note(f"{what}: exit 0 but the printed payload differs from the token's")
-            return "error"
-        if result.returncode == 1:
-            return "reject"
-        if result.returncode == EXIT_UNSUPPORTED:
-            return "unsupported"
-        stderr = result.stderr.decode(errors="replace").strip()
-        self.note(f"{what}: verify --signature-only exited {result.returncode}: {stderr}")
-        return "error"
 
     def row(self, signer, verifier, variant, check, observed, declared=None, expected=None):
         """One table row. `declared` (self-checks only): the algorithms the driver.yaml
@@ -276,6 +267,7 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
         with open(table) as handle:
             rows += [list(r.values()) for r in csv.DictReader(handle)]
     languages = checker.languages
+    own_alg = {(language, v.name): header_alg(token_dirs[language], v) for language in languages for v in variant_list}
     with ThreadPoolExecutor(threads) as pool:
         jobs = []
         for signer in languages:
@@ -288,7 +280,7 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
                     # A library that names the algorithm otherwise (fusionauth-jwt writes
                     # Ed25519, RFC 9864's name, for EdDSA) pins its own name: the verifier
                     # must reject a token that names it differently, as any other alg.
-                    names = {header_alg(token_dirs[language], variant) for language in (signer, verifier)}
+                    names = {own_alg[signer, variant.name], own_alg[verifier, variant.name]}
                     valid = "reject" if None not in names and len(names) == 2 else "accept"
                     jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token, None, valid))
         rows += [row for job in jobs for row in job.result()]
