@@ -96,34 +96,65 @@ class Background(threading.Thread):
         return self.value
 
 
-@pytest.fixture(scope="session")
-def slurm_background(tmp_path_factory):
-    """The SLURM smoke run (tests/test_slurm.py), started at most once, in a thread; the
-    session waits for it (and so for the cluster's teardown) before it ends."""
-    from test_slurm import run_under_slurm
-
-    run = Background(run_under_slurm, tmp_path_factory.mktemp("slurm-run"), tmp_path_factory.mktemp("slurm-cluster"))
-    yield run
-    run.join()
-
-
-def slurm_tests_selected(session):
-    return any(Path(str(item.fspath)).name == "test_slurm.py" for item in session.items)
-
-
-@pytest.fixture(scope="session")
-def smoke(workdir, request):
-    """The whole pipeline on the smoke config, in the session's working directory (engine
-    auto: in containers wherever podman or docker works), with fake Kaggle credentials.
-
-    When the SLURM tests are selected too, their run starts once this run's images and
-    versions are in place (so the two never build the same image at once) and goes on
-    beside the rest of this run."""
-    result = snakemake(workdir, "--until", "build_image", "record_versions", env=smoke_env())
+def run_smoke(workdir, images_ready):
+    """The whole pipeline on the smoke config in `workdir` (engine auto: in containers
+    wherever podman or docker works), with the planted Kaggle credentials. `images_ready`
+    is set once its images and versions are in place (or that step failed)."""
+    try:
+        result = snakemake(workdir, "--until", "build_image", "record_versions", env=smoke_env())
+    finally:
+        images_ready.set()
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    if slurm_tests_selected(request.session):
-        request.getfixturevalue("slurm_background")
     result = snakemake(workdir, env=smoke_env())
     (workdir / "smoke-output.txt").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     return workdir
+
+
+def run_slurm_smoke(images_ready, workdir, cluster_dir):
+    """The SLURM smoke run (tests/test_slurm.py), once the local run's images exist, so
+    the two never build the same image at once."""
+    from test_slurm import run_under_slurm
+
+    images_ready.wait()
+    return run_under_slurm(workdir, cluster_dir)
+
+
+def needed_by(items, fixture):
+    return any(fixture in item.fixturenames for item in items)
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that need no smoke run come first: they run while the smoke runs do, in the
+    background (background_runs); the rest wait for them."""
+    items.sort(key=lambda item: "smoke" in item.fixturenames or "slurm_smoke" in item.fixturenames)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def background_runs(request, tmp_path_factory):
+    """The smoke run, and the SLURM smoke run, each started at most once, in a thread, at
+    the session's start, when a selected test needs them; {name: Background}. The session
+    waits for both (and so for the cluster's teardown) before it ends."""
+    runs = {}
+    items = request.session.items
+    if needed_by(items, "smoke") or needed_by(items, "slurm_smoke"):
+        images_ready = threading.Event()
+        runs["smoke"] = Background(run_smoke, request.getfixturevalue("workdir"), images_ready)
+        if needed_by(items, "slurm_smoke"):
+            workdir, cluster = tmp_path_factory.mktemp("slurm-run"), tmp_path_factory.mktemp("slurm-cluster")
+            runs["slurm"] = Background(run_slurm_smoke, images_ready, workdir, cluster)
+    yield runs
+    for run in runs.values():
+        run.join()
+
+
+@pytest.fixture(scope="session")
+def slurm_background(background_runs):
+    """The SLURM smoke run's thread (background_runs)."""
+    return background_runs["slurm"]
+
+
+@pytest.fixture(scope="session")
+def smoke(background_runs):
+    """The smoke run's working directory, once the run has ended (background_runs)."""
+    return background_runs["smoke"].result()

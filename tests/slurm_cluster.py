@@ -19,6 +19,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -209,9 +210,16 @@ def slurm_cluster(directory, min_job_age=300):
                 CONF_CACHE_LINK.unlink()
 
 
+def stop_on_sigterm(signum, frame):
+    """SIGTERM (kill, a CI runner's timeout) ends main like Ctrl-C: the cluster's daemons are
+    stopped on the way out instead of outliving it."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv):
     if "--" not in argv or argv.index("--") != 1:
         sys.exit("usage: slurm_cluster.py DIRECTORY -- COMMAND [ARGS...]")
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     with slurm_cluster(Path(argv[0])) as cluster:
         print(f"slurm_cluster: node idle; SLURM_CONF={cluster.conf}", file=sys.stderr, flush=True)
         return subprocess.run(argv[2:], env=cluster.env).returncode

@@ -1,7 +1,6 @@
 """The config is validated before any job runs, and every error names its key."""
 
 import subprocess
-import time
 
 import pytest
 import yaml
@@ -87,18 +86,18 @@ def test_all_problems_reported_at_once():
     assert "colour" in str(error.value) and "timing.samples" in str(error.value)
 
 
-def test_snakemake_rejects_unknown_key_fast(tmp_path):
+def test_snakemake_rejects_unknown_key_before_any_job(tmp_path):
+    """Refused while the workflow is read: before the DAG is built, so before any job (no
+    timing: this machine is shared)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("timing:\n  warmpu_seconds: 1\n")
-    start = time.monotonic()
     result = subprocess.run(
         [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "--configfile", str(bad), "-n"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    elapsed = time.monotonic() - start
     assert result.returncode != 0
     assert "timing.warmpu_seconds" in result.stdout + result.stderr
-    assert elapsed < 5, f"took {elapsed:.1f} s"
+    assert "Building DAG of jobs" not in result.stdout + result.stderr
     assert not (tmp_path / "results").exists()
 
 

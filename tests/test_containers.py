@@ -147,9 +147,11 @@ PROBE = textwrap.dedent("""
 """)
 
 
-def test_a_benchmark_container_is_locked_down(smoke, engine, tmp_path):
+@pytest.mark.parametrize("reuse", [False, True], ids=["fresh container", "kept container"])
+def test_a_benchmark_container_is_locked_down(smoke, engine, tmp_path, reuse):
     """No network, nothing writable but its output directory, keys readable but
-    read-only, not root: the same options every benchmark container gets."""
+    read-only, not root: the same options every benchmark container gets, and the
+    container the checks keep for their many calls (reuse) too."""
     image = read_json(smoke / "results/images/python.json")["tag"]
     runner = driver_runner.DriverRunner("python", None, engine, image)
     out = tmp_path / "out"
@@ -158,28 +160,36 @@ def test_a_benchmark_container_is_locked_down(smoke, engine, tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
     keys = smoke / "keys"
-    with runner.session(keys, read_only=[probe], writable=out, cpus={1},
+    with runner.session(keys, read_only=[probe], writable=out, cpus={1}, reuse=reuse,
                         entrypoint="/opt/jwtbench/.envs/python/bin/python") as argv:  # fmt: skip
         command = argv(str(probe), str(out), str(keys))
-        result = subprocess.run(command, capture_output=True, text=True, env=runner.environ())
-    assert result.returncode == 0, result.stderr
-    seen = json.loads(result.stdout)
+        results = [subprocess.run(command, capture_output=True, text=True, env=runner.environ()) for _ in range(2)]
+    for result in results:
+        assert result.returncode == 0, result.stderr
+    seen = json.loads(results[0].stdout)
     assert seen["uid"] != 0
     assert seen["network"] in ("OSError", "ConnectionRefusedError") or seen["network"].endswith("Error")
     assert seen["network"] != "open"
     assert all(seen[place] != "written" for place in ("/", "/tmp", "/opt/jwtbench", str(keys))), seen
-    assert "--read-only-tmpfs=false" in command or runner.engine.name == "docker"
     assert seen[str(out)] == "written" and seen["key_readable"] is True
-    assert "--network" in command and command[command.index("--network") + 1] == "none"
-    assert {"--read-only", "--cap-drop", "--security-opt"} <= set(command)
+    if reuse:
+        # Both calls ran in the one container, which is gone with the session.
+        assert command[1] == "exec"
+        assert engine.run("container", "exists", command[2]).returncode == 1, f"{command[2]} outlived its session"
+    else:
+        assert "--read-only-tmpfs=false" in command or runner.engine.name == "docker"
+        assert "--network" in command and command[command.index("--network") + 1] == "none"
+        assert {"--read-only", "--cap-drop", "--security-opt"} <= set(command)
     # The keys' private copy is gone with the session; the keys themselves are untouched.
     assert not [p for p in Path("/tmp").glob("jwtbench-keys-*") if str(p) in " ".join(command)]
 
 
 def test_native_and_container_runs_write_the_same_columns(smoke, tmp_path):
     native = tmp_path / "native"
-    result = snakemake(native, "results/raw/python/jwt/claims-001.csv",
-                       "--config", "execution={engine: native}", "suites={jwt: {algorithms: [HS256], on_datasets: false}}")  # fmt: skip
+    native.mkdir()
+    (native / ".envs").symlink_to(smoke / ".envs")  # the native environments the smoke run built
+    result = snakemake(native, "results/raw/python/jwt/claims-001.csv", "--config", "execution={engine: native}",
+                       "languages=[python]", "suites={jwt: {algorithms: [HS256], on_datasets: false}}")  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     headers = []
     for path in (native / "results/raw/python/jwt/claims-001.csv", smoke / "results/raw/python/jwt/claims-001.csv"):

@@ -9,11 +9,12 @@ import subprocess
 from collections import Counter
 
 import pytest
+import yaml
 from conftest import JWS_LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
 
 import seed000
 
-DATASETS = ("amazon-prime-users", "credit-score-users", "netflix-titles")
+DATASETS = tuple(dataset["name"] for dataset in yaml.safe_load(SMOKE_CONFIG.read_text())["datasets"])
 CLAIMS = ("sign_speed", "verify_speed", "decode_similar", "token_size", "transfer_rate")
 
 
@@ -127,7 +128,8 @@ def test_a_malformed_dataset_stops_with_file_and_line_and_loses_nothing(tmp_path
     first = run("results/seed000/verdicts.csv")
     assert first.returncode == 0, first.stderr[-3000:]
     measured = {p: p.read_bytes() for p in (tmp_path / "run" / "results" / "raw").rglob("*.csv")}
-    assert len(measured) == 9  # jwt, tokensize and transfer on each of the 3 datasets
+    assert len(measured) == 3 * len(DATASETS)  # jwt, tokensize and transfer on each dataset
+    assert "netflix-titles" in DATASETS
 
     source = (tmp_path / "run/results/data/netflix-titles/source.csv").read_bytes().splitlines(keepends=True)
     source[6] = source[6].rstrip(b"\n") + b",one field too many\n"

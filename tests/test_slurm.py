@@ -1,22 +1,18 @@
 """The smoke config end to end under a real SLURM (workflow/profiles/slurm).
 
 A one-node cluster (tests/slurm_cluster.py: munged, slurmctld and slurmd from Debian's
-slurm-wlm 22.05, on loopback) runs every job of `snakemake --profile
-workflow/profiles/slurm` with config/smoke.yaml in a fresh working directory: image
-builds, checks, benchmarks, aggregation and the report. The cluster keeps every finished
-job for an hour (MinJobAge), so after the run `squeue` still lists each job with its
-rule, start and end: the tests check that the jobs really ran under SLURM, and that each
-benchmark had the node to itself.
+slurm-wlm 22.05, on loopback) runs `snakemake --profile workflow/profiles/slurm` with
+config/smoke.yaml, unchanged, in a fresh working directory: image builds, checks,
+benchmarks, aggregation, the report and the bundle, every job inside a SLURM job. The
+profile groups the jobs (setup, checks, benchmarks, crosscheck, results, publish): one
+SLURM job per rule cost about 9 s of start plus a status-check delay each, 43 minutes
+for this config on our 2-core VM, against about 17 locally. The cluster keeps every
+finished job for an hour (MinJobAge), so after the run `squeue` still lists each job with
+its start and end; each job's SLURM log names the rules it ran. The tests check that
+every job of the run ran under SLURM and that the benchmarks had the node to themselves.
 
-Why not the full smoke config: under SLURM each job costs an sbatch, a Snakemake start
-in the job and an srun (about 9 s before the job's own work starts) plus the executor's
-status-check delay (5 to 15 s), and the 46 benchmarks run one after another. Measured on
-our 2-core VM (2026-11-21, shared with other work part of the time): the full smoke config
-took 43 minutes under SLURM (129 SLURM jobs; about 17 minutes locally); python and
-openssl with every dataset (43 SLURM jobs) took 12.5 minutes. This test runs python with
-one dataset (SLURM_LANGUAGES, narrowed_config). It runs in the background, beside the
-local smoke run (conftest's slurm_background): the machine-wide benchmark lock keeps the
-two runs' benchmarks apart, and the rest of a SLURM run is mostly waiting.
+It runs in the background, beside the local smoke run (conftest's slurm_background): the
+machine-wide benchmark lock keeps the two runs' benchmarks apart.
 
 `./jwtbench test` installs slurm-wlm and munge; the daemons need root (slurmd launches
 jobs as their user, munged runs as user munge).
@@ -27,28 +23,22 @@ import json
 import os
 import re
 import subprocess
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-import yaml
-from conftest import JWS_LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, snakemake
+from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, snakemake
 from slurm_cluster import SlurmClusterError, missing_daemons, slurm_cluster, wait_for
 
 import bundles
 
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
-# The rules with resources bench=1: each asks SLURM for a whole node (--exclusive).
+# The rules with resources bench=1: the SLURM jobs running them ask for a whole node
+# (--exclusive) and run nothing else.
 BENCHMARK_RULES = ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "measure_cycle_counter")
-# Every stage must have gone through SLURM, not run on the submitting host.
-STAGES_AS_JOBS = ("build_image", "check_driver", "check_interop", "run_benchmark", "aggregate_samples",
-                  "collect_provenance", "render_report", "write_bundle")  # fmt: skip
-# The smoke config narrowed to python (every suite) and the first of its datasets: image
-# builds, checks, benchmarks of every kind, seed 000's dataset suites, aggregation, the
-# report and the bundle all still go through SLURM (the module docstring says why not the
-# full smoke config).
-SLURM_LANGUAGES = ["python"]
-SLURM_JWS_LANGUAGES = [language for language in JWS_LANGUAGES if language in SLURM_LANGUAGES]
+# Rules the submitting Snakemake runs itself (`localrules:`), and the target rule.
+LOCAL_RULES = ("write_bench_spec", "all")
 SLURM_RUN_TIMEOUT = 45 * 60
 FINISHED_JOBS_KEPT_SECONDS = 3600
 
@@ -60,7 +50,8 @@ def parse_time(text):
 
 def slurm_jobs(env):
     """Every job the cluster knows (running or finished within MinJobAge): a dict per job
-    with its id, rule (from the comment the executor sets), state, exclusivity, start, end."""
+    with its id, the comment the executor sets (rule_<rule or group>...), state,
+    exclusivity, start and end."""
     result = subprocess.run(
         ["squeue", "--states=all", "--noheader", "--format=%i|%k|%T|%h|%S|%e"],
         env=env, capture_output=True, text=True, check=True,
@@ -68,26 +59,24 @@ def slurm_jobs(env):
     jobs = []
     for line in result.stdout.splitlines():
         job_id, comment, state, oversubscribe, start, end = line.split("|")
-        rule = re.match(r"rule_(\w+?)(?:_wildcards_.*)?$", comment)
         jobs.append({
-            "id": job_id, "comment": comment, "rule": rule.group(1) if rule else None, "state": state,
-            "exclusive": oversubscribe == "NO", "start": parse_time(start), "end": parse_time(end),
+            "id": job_id, "comment": comment, "state": state, "exclusive": oversubscribe == "NO",
+            "start": parse_time(start), "end": parse_time(end),
         })  # fmt: skip
     return jobs
 
 
-def narrowed_config(directory):
-    """A config file laid over the smoke config: SLURM_LANGUAGES and the smoke's first dataset."""
-    smoke = yaml.safe_load(SMOKE_CONFIG.read_text())
-    path = Path(directory) / "slurm-narrowed.yaml"
-    path.write_text(yaml.safe_dump({"languages": SLURM_LANGUAGES, "datasets": smoke["datasets"][:1]}))
-    return path
+def rules_run(slurm_log):
+    """{rule: how many of its jobs ran} in one SLURM job, from its log: each job runs in
+    the job's step as a `localrule` of the Snakemake there."""
+    return Counter(re.findall(r"^\s*localrule (\w+):$", Path(slurm_log).read_text(), re.MULTILINE))
 
 
 def run_under_slurm(workdir, cluster_dir):
-    """The narrowed smoke config through the SLURM profile in `workdir`, on a cluster started
-    in `cluster_dir` and stopped afterwards; the run's output and the cluster's record of
-    every job. Raises (AssertionError, SlurmClusterError) on anything that went wrong."""
+    """The smoke config through the SLURM profile in `workdir`, on a cluster started in
+    `cluster_dir` and stopped afterwards; the run's output and the cluster's record of
+    every job, each with the rules it ran. Raises (AssertionError, SlurmClusterError) on
+    anything that went wrong."""
     missing = missing_daemons()
     assert not missing, f"SLURM test needs {missing} (./jwtbench test installs slurm-wlm and munge)"
     assert os.geteuid() == 0, "the SLURM test starts slurmd and munged: run it as root"
@@ -96,14 +85,17 @@ def run_under_slurm(workdir, cluster_dir):
         # A status check every 2 s rather than the profile's cluster-friendly 10 s: this
         # cluster is ours, and its jobs are short.
         command = [SNAKEMAKE, "--profile", str(PROFILE), "-s", str(SNAKEFILE), "-d", str(workdir),
-                   "--configfile", str(SMOKE_CONFIG), str(narrowed_config(workdir)),
-                   "--seconds-between-status-checks", "2"]  # fmt: skip
+                   "--configfile", str(SMOKE_CONFIG), "--seconds-between-status-checks", "2"]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, timeout=SLURM_RUN_TIMEOUT, env=env)
         output = result.stdout + result.stderr
         (Path(workdir) / "slurm-smoke-output.txt").write_text(output)
         assert result.returncode == 0, output[-5000:]
-        jobs = slurm_jobs(cluster.env)
-    return {"workdir": Path(workdir), "output": output, "jobs": jobs}
+        jobs = {job["id"]: job for job in slurm_jobs(cluster.env)}
+    for job_id, log in re.findall(r"has been submitted with SLURM jobid (\d+) \(log: (.+?)\)\.?$", output, re.MULTILINE):
+        assert job_id in jobs, f"SLURM job {job_id} was submitted but squeue does not know it"
+        assert Path(log).is_file(), f"SLURM job {job_id}: no log at {log}"
+        jobs[job_id].update(log=Path(log), rules=rules_run(log))
+    return {"workdir": Path(workdir), "output": output, "jobs": list(jobs.values())}
 
 
 @pytest.fixture(scope="module")
@@ -113,25 +105,35 @@ def slurm_smoke(slurm_background):
     return slurm_background.result()
 
 
-def test_every_stage_ran_as_a_slurm_job(slurm_smoke):
-    submitted = re.findall(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)", slurm_smoke["output"])
-    jobs = {job["id"]: job for job in slurm_smoke["jobs"]}
-    assert submitted and {job_id for job_id, _ in submitted} <= set(jobs)
-    for job_id, log in submitted:
-        assert Path(log).is_file(), log
-        assert jobs[job_id]["state"] == "COMPLETED", jobs[job_id]
-    rules = {job["rule"] for job in slurm_smoke["jobs"]}
-    assert set(STAGES_AS_JOBS) <= rules, set(STAGES_AS_JOBS) - rules
+def job_stats(output):
+    """{rule: job count} from the `Job stats` table the submitting Snakemake prints."""
+    table = output[output.index("Job stats:"):].split("\ntotal", 1)[0]
+    return {rule: int(count) for rule, count in re.findall(r"^(\w+)\s+(\d+)$", table, re.MULTILINE)}
+
+
+def test_every_job_of_the_run_ran_in_a_slurm_job(slurm_smoke):
+    """Each submitted SLURM job completed, and every job of the run (but the submitter's
+    own local rules) ran inside one: the rules their logs name add up to the run's job
+    stats. Grouped, the whole smoke config needs only a handful of SLURM jobs."""
+    submitted = [job for job in slurm_smoke["jobs"] if "rules" in job]
+    assert submitted and all(job["state"] == "COMPLETED" for job in submitted), submitted
+    ran = sum((job["rules"] for job in submitted), Counter())
+    expected = {rule: n for rule, n in job_stats(slurm_smoke["output"]).items() if rule not in LOCAL_RULES}
+    assert dict(ran) == expected
+    assert {"build_image", "check_driver", "run_benchmark", "render_report", "write_bundle"} <= set(ran)
+    assert len(submitted) <= 10, [job["comment"] for job in submitted]
     assert re.search(r"Using profiles? \S*workflow/profiles/slurm", slurm_smoke["output"])
 
 
 def test_each_benchmark_had_the_node_to_itself(slurm_smoke):
-    """Benchmarks were submitted --exclusive, and no other job of the run overlapped one
-    in time (SLURM reports whole seconds, so a job may start the second another ends)."""
+    """The SLURM jobs that ran benchmarks ran nothing else, were submitted --exclusive,
+    and no other job of the run overlapped one in time (SLURM reports whole seconds, so a
+    job may start the second another ends)."""
     jobs = slurm_smoke["jobs"]
-    benchmarks = [job for job in jobs if job["rule"] in BENCHMARK_RULES]
-    assert {job["rule"] for job in benchmarks} == set(BENCHMARK_RULES)
+    benchmarks = [job for job in jobs if set(job.get("rules", ())) & set(BENCHMARK_RULES)]
+    assert set().union(*(job["rules"] for job in benchmarks)) == set(BENCHMARK_RULES)
     for benchmark in benchmarks:
+        assert set(benchmark["rules"]) <= set(BENCHMARK_RULES), benchmark["rules"]
         assert benchmark["exclusive"], benchmark
         overlapping = [
             other["comment"] for other in jobs
@@ -147,31 +149,27 @@ def test_slurm_run_has_the_results_and_the_report(slurm_smoke):
     workdir = slurm_smoke["workdir"]
     with open(workdir / "results/summary.csv") as handle:
         rows = list(csv.DictReader(handle))
-    assert {row["language"] for row in rows} == set(SLURM_LANGUAGES)
+    assert {row["language"] for row in rows} == set(LANGUAGES)
     assert "failed" not in {row["status"] for row in rows}, [r for r in rows if r["status"] == "failed"][:3]
     signed = {row["language"] for row in rows if (row["suite"], row["operation"], row["status"]) == ("jwt", "sign", "ok")}
-    assert signed == set(SLURM_JWS_LANGUAGES)
+    assert signed == set(JWS_LANGUAGES)
     assert not list((workdir / "results/failed").glob("**/*.csv"))
     html = (workdir / "results/report/report.html").read_text()
     assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) >= 5
     assert "Colophon" in html
 
 
-def bundle_shape(bundle_dir, languages=None):
+def bundle_shape(bundle_dir):
     """A bundle's layout without what varies between runs: the sorted relative paths of
     its files, each raw/ file reduced to its raw/<language>/<suite> folder (a language's
     own files, raw/<language>/coldstart.json, stay as they are). Two runs of one config
-    (locally and under SLURM, say) give the same shape. With `languages`, raw/ files of
-    other languages are left out, so the SLURM run (SLURM_LANGUAGES, one dataset) can be
-    compared with the full local smoke run."""
+    (locally and under SLURM, say) give the same shape."""
     bundle_dir = Path(bundle_dir)
     shape = set()
     for path in bundle_dir.rglob("*"):
         if not path.is_file():
             continue
         parts = path.relative_to(bundle_dir).parts
-        if parts[0] == "raw" and languages is not None and parts[1] not in languages:
-            continue
         shape.add("/".join(parts[:3] if parts[0] == "raw" and len(parts) > 3 else parts))
     return sorted(shape)
 
@@ -194,8 +192,6 @@ def test_bundle_shape_reduces_raw_files_to_language_and_suite(tmp_path):
                                       "seeds/seed000/verdicts.csv", "summary.csv"]  # fmt: skip
     (tmp_path / "raw/java/jwt").mkdir(parents=True)
     assert "raw/java/jwt" not in bundle_shape(tmp_path)
-    assert bundle_shape(tmp_path, languages=["python"]) == ["manifest.json", "raw/python/jwt",
-                                                            "seeds/seed000/verdicts.csv", "summary.csv"]  # fmt: skip
 
 
 def test_a_daemon_that_dies_is_named_with_its_log_tail(tmp_path):
@@ -217,10 +213,10 @@ def test_a_daemon_that_never_gets_ready_is_named_with_its_log_tail(tmp_path):
 
 
 def test_the_slurm_bundle_has_the_local_bundles_shape(smoke, slurm_smoke):
-    """Same files in both bundles (raw/ by language and suite), for the languages both ran."""
+    """Same files in both bundles (raw/ by language and suite)."""
     local, remote = latest_bundle(smoke), latest_bundle(slurm_smoke["workdir"])
     bundles.verify(remote)
-    assert bundle_shape(remote) == bundle_shape(local, languages=SLURM_LANGUAGES)
+    assert bundle_shape(remote) == bundle_shape(local)
 
 
 def test_compare_of_the_local_and_the_slurm_run(smoke, slurm_smoke, tmp_path):
@@ -233,7 +229,7 @@ def test_compare_of_the_local_and_the_slurm_run(smoke, slurm_smoke, tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     cells = read_csv(tmp_path / "results/compare/cells.csv")
     both = [row for row in cells if row["presence"] == "both" and row["ratio"]]
-    assert {row["language"] for row in both} == set(SLURM_LANGUAGES)
+    assert {row["language"] for row in both} == set(LANGUAGES)
     for row in both:
         assert float(row["ratio"]) > 0 and 0 < float(row["ci_low"]) <= float(row["ci_high"]), row
     verdicts = read_csv(tmp_path / "results/compare/verdicts.csv")

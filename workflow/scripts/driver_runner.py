@@ -132,13 +132,16 @@ class DriverRunner:
         return f"native ({self.shim})"
 
     @contextlib.contextmanager
-    def session(self, keys_dir=None, read_only=(), writable=None, cpus=(), entrypoint=None):
+    def session(self, keys_dir=None, read_only=(), writable=None, cpus=(), entrypoint=None, reuse=False):
         """Yield `argv(*driver_args)`: the command line that runs the driver once.
 
         keys_dir, read_only (files or directories) and writable (a directory) are what the
         driver may see in a container; natively it sees the host. `cpus` pins it.
         `entrypoint` runs another program of the image instead of the driver, under the
-        same restrictions (containers only).
+        same restrictions (containers only). `reuse` (for the many short calls of the
+        checks, never for timing): every call runs in one container, started here with
+        the same restrictions and stopped when the session ends, through `exec` (about
+        0.25 s a call less than a fresh container here).
         """
         if not self.in_container:
             if entrypoint:
@@ -158,9 +161,34 @@ class DriverRunner:
             options = [*self.engine.lockdown(), *self.engine.user_options(), *mounts]
             if cpus:
                 options += ["--cpuset-cpus", cpu_list(cpus)]
+            if reuse:
+                yield stack.enter_context(self.kept_container(options, entrypoint))
+                return
             if entrypoint:
                 options += ["--entrypoint", entrypoint]
             yield lambda *args: self.engine.command("run", "--rm", *options, self.image, *args)
+
+    @contextlib.contextmanager
+    def kept_container(self, options, entrypoint=None):
+        """A container of the image that idles (the base image's `sleep`) with `options`;
+        yields argv(*args) that runs the image's entrypoint (or `entrypoint`) in it."""
+        if entrypoint:
+            program = [entrypoint]
+        else:
+            inspected = self.engine.run("image", "inspect", "--format", "{{json .Config.Entrypoint}}", self.image,
+                                        timeout=60, check=True)  # fmt: skip
+            program = json.loads(inspected.stdout) or []
+            if not program:
+                raise RuntimeError(f"{self.image} has no entrypoint to run the {self.language} driver")
+        started = self.engine.run("run", "--detach", "--rm", *options, "--entrypoint", "sleep", self.image, "infinity",
+                                  timeout=120)  # fmt: skip
+        if started.returncode != 0:
+            raise RuntimeError(f"could not start a container of {self.image}: {started.stderr.strip()}")
+        container = started.stdout.strip().splitlines()[-1]
+        try:
+            yield lambda *args: self.engine.command("exec", container, *program, *args)
+        finally:
+            self.engine.run("rm", "--force", "--time", "0", container, timeout=120)
 
 
 @contextlib.contextmanager

@@ -99,7 +99,7 @@ class Checker(contextlib.ExitStack):
     def __enter__(self):
         super().__enter__()
         for language, runner in self.runners.items():
-            session = runner.session(self.key_dir, read_only=[self.payload, self.scratch])
+            session = runner.session(self.key_dir, read_only=[self.payload, self.scratch], reuse=True)
             self.argv[language] = self.enter_context(session)
             self.note(f"{language}: {runner.describe()}")
         return self
