@@ -111,13 +111,14 @@ def run_smoke(workdir, images_ready):
     return workdir
 
 
-def run_slurm_smoke(images_ready, workdir, cluster_dir):
+def run_slurm_smoke(images_ready, workdir, cluster_dir, native_envs):
     """The SLURM smoke run (tests/test_slurm.py), once the local run's images exist, so
-    the two never build the same image at once."""
+    the two never build the same image at once; it uses the native environments of the
+    session's working directory too."""
     from test_slurm import run_under_slurm
 
     images_ready.wait()
-    return run_under_slurm(workdir, cluster_dir)
+    return run_under_slurm(workdir, cluster_dir, native_envs)
 
 
 def needed_by(items, fixture):
@@ -139,10 +140,11 @@ def background_runs(request, tmp_path_factory):
     items = request.session.items
     if needed_by(items, "smoke") or needed_by(items, "slurm_smoke"):
         images_ready = threading.Event()
-        runs["smoke"] = Background(run_smoke, request.getfixturevalue("workdir"), images_ready)
+        workdir = request.getfixturevalue("workdir")
+        runs["smoke"] = Background(run_smoke, workdir, images_ready)
         if needed_by(items, "slurm_smoke"):
-            workdir, cluster = tmp_path_factory.mktemp("slurm-run"), tmp_path_factory.mktemp("slurm-cluster")
-            runs["slurm"] = Background(run_slurm_smoke, images_ready, workdir, cluster)
+            slurm_workdir, cluster = tmp_path_factory.mktemp("slurm-run"), tmp_path_factory.mktemp("slurm-cluster")
+            runs["slurm"] = Background(run_slurm_smoke, images_ready, slurm_workdir, cluster, workdir / ".envs")
     yield runs
     for run in runs.values():
         run.join()

@@ -72,14 +72,19 @@ def rules_run(slurm_log):
     return Counter(re.findall(r"^\s*localrule (\w+):$", Path(slurm_log).read_text(), re.MULTILINE))
 
 
-def run_under_slurm(workdir, cluster_dir):
+def run_under_slurm(workdir, cluster_dir, native_envs=None):
     """The smoke config through the SLURM profile in `workdir`, on a cluster started in
     `cluster_dir` and stopped afterwards; the run's output and the cluster's record of
     every job, each with the rules it ran. Raises (AssertionError, SlurmClusterError) on
-    anything that went wrong."""
+    anything that went wrong. `native_envs`: a directory of native environments already
+    installed (the local smoke run's .envs), linked in as `.envs` so the run uses them as
+    it uses the images already in the engine's store, instead of building them again
+    (rust's alone takes minutes)."""
     missing = missing_daemons()
     assert not missing, f"SLURM test needs {missing} (./jwtbench test installs slurm-wlm and munge)"
     assert os.geteuid() == 0, "the SLURM test starts slurmd and munged: run it as root"
+    if native_envs is not None:
+        (Path(workdir) / ".envs").symlink_to(Path(native_envs).resolve(), target_is_directory=True)
     with slurm_cluster(cluster_dir, min_job_age=FINISHED_JOBS_KEPT_SECONDS) as cluster:
         env = {key: value for key, value in cluster.env.items() if not key.startswith("KAGGLE_")}
         # A status check every 2 s rather than the profile's cluster-friendly 10 s: this
