@@ -121,14 +121,14 @@ def run_slurm_smoke(images_ready, workdir, cluster_dir, native_envs):
     return run_under_slurm(workdir, cluster_dir, native_envs)
 
 
-def needed_by(items, fixture):
-    return any(fixture in item.fixturenames for item in items)
+def needed_by(items, *fixtures):
+    return any(fixture in item.fixturenames for item in items for fixture in fixtures)
 
 
 def pytest_collection_modifyitems(items):
     """Tests that need no smoke run come first: they run while the smoke runs do, in the
     background (background_runs); the rest wait for them."""
-    items.sort(key=lambda item: "smoke" in item.fixturenames or "slurm_smoke" in item.fixturenames)
+    items.sort(key=lambda item: needed_by([item], "smoke", "slurm_smoke"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -138,7 +138,7 @@ def background_runs(request, tmp_path_factory):
     waits for both (and so for the cluster's teardown) before it ends."""
     runs = {}
     items = request.session.items
-    if needed_by(items, "smoke") or needed_by(items, "slurm_smoke"):
+    if needed_by(items, "smoke", "slurm_smoke"):
         images_ready = threading.Event()
         workdir = request.getfixturevalue("workdir")
         runs["smoke"] = Background(run_smoke, workdir, images_ready)
@@ -148,12 +148,6 @@ def background_runs(request, tmp_path_factory):
     yield runs
     for run in runs.values():
         run.join()
-
-
-@pytest.fixture(scope="session")
-def slurm_background(background_runs):
-    """The SLURM smoke run's thread (background_runs)."""
-    return background_runs["slurm"]
 
 
 @pytest.fixture(scope="session")

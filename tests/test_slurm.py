@@ -11,7 +11,7 @@ finished job for an hour (MinJobAge), so after the run `squeue` still lists each
 its start and end; each job's SLURM log names the rules it ran. The tests check that
 every job of the run ran under SLURM and that the benchmarks had the node to themselves.
 
-It runs in the background, beside the local smoke run (conftest's slurm_background): the
+It runs in the background, beside the local smoke run (conftest's background_runs): the
 machine-wide benchmark lock keeps the two runs' benchmarks apart.
 
 `./jwtbench test` installs slurm-wlm and munge; the daemons need root (slurmd launches
@@ -104,10 +104,10 @@ def run_under_slurm(workdir, cluster_dir, native_envs=None):
 
 
 @pytest.fixture(scope="module")
-def slurm_smoke(slurm_background):
+def slurm_smoke(background_runs):
     """The SLURM run, started in the background beside the local smoke run (conftest's
-    slurm_background; most of a SLURM run is waiting on job starts), waited for here."""
-    return slurm_background.result()
+    background_runs), waited for here."""
+    return background_runs["slurm"].result()
 
 
 def job_stats(output):
