@@ -1,6 +1,7 @@
 """The raw-sample CSV contract and aggregation on hand-made samples with known answers."""
 
 import csv
+import json
 
 import pytest
 import yaml
@@ -54,28 +55,60 @@ def test_bad_header_is_refused(tmp_path):
 SETTINGS = {"seed": 1, "confidence": 0.95, "bootstrap_resamples": 500}
 
 
-def test_aggregation_known_answers(tmp_path):
+def known_answer_raw(tmp_path):
+    """sign HS512: ns/op 10, 20, 30 twice -> median 20; verify HS512: 40 in every round;
+    EdDSA unsupported."""
     lines = []
-    # sign HS512: ns/op 10, 20, 30 -> median 20; verify HS512: 40, 40, 40 -> 40
-    for sample, elapsed in enumerate((1000, 2000, 3000), 1):
+    for sample, elapsed in enumerate((1000, 2000, 3000) * 2, 1):
         lines.append(f"{PREFIX},sign,HS512,512,claims-001,185,{sample},100,{elapsed},371,ok")
         lines.append(f"{PREFIX},verify,HS512,512,claims-001,185,{sample},50,2000,371,ok")
     lines.append(f"{PREFIX},sign,EdDSA,256,claims-001,185,0,0,0,0,unsupported")
-    raw = write(tmp_path / "raw.csv", lines)
+    return write(tmp_path / "raw.csv", lines)
+
+
+def aggregated(tmp_path, raw, specs=()):
     summary, ratios = tmp_path / "summary.csv", tmp_path / "ratios.csv"
     with open(tmp_path / "log", "w") as log:
-        aggregate_samples.main([raw], SETTINGS, summary, ratios, log)
+        aggregate_samples.main([raw], SETTINGS, summary, ratios, log, specs)
     rows = {(r["operation"], r["variant"]): r for r in csv.DictReader(open(summary))}
+    return rows, {r["kind"]: r for r in csv.DictReader(open(ratios))}
+
+
+def test_aggregation_known_answers(tmp_path):
+    rows, ratio_rows = aggregated(tmp_path, known_answer_raw(tmp_path))
     assert float(rows["sign", "HS512"]["median_ns"]) == 20
     assert float(rows["sign", "HS512"]["mad_ns"]) == 10
-    assert rows["sign", "HS512"]["samples"] == "3"
+    assert rows["sign", "HS512"]["samples"] == "6"
+    # Six samples: the order-statistic CI at 95% is [x(1), x(6)] (rule 5a), here [10, 30].
+    assert (float(rows["sign", "HS512"]["ci_low_ns"]), float(rows["sign", "HS512"]["ci_high_ns"])) == (10, 30)
+    assert float(rows["sign", "HS512"]["ci_halfwidth_pct"]) == 50
     assert float(rows["verify", "HS512"]["median_ns"]) == 40
     assert float(rows["verify", "HS512"]["ci_halfwidth_pct"]) == 0
     unsupported = rows["sign", "EdDSA"]
     assert unsupported["status"] == "unsupported" and unsupported["median_ns"] == "" and unsupported["samples"] == "0"
-    ratio_rows = {r["kind"]: r for r in csv.DictReader(open(ratios))}
+    # Without the spec no stop reason can be replayed and no ratio is paired.
+    assert rows["sign", "HS512"]["stop_reason"] == ""
     assert float(ratio_rows["verify/sign"]["ratio"]) == 2.0
     assert ratio_rows["verify/sign"]["numerator"] == "verify:HS512"
+    assert ratio_rows["verify/sign"]["method"] == "bootstrap"
+
+
+def test_aggregation_with_its_spec_pairs_by_round_and_says_why_cells_stopped(tmp_path):
+    spec = tmp_path / "spec.json"
+    cell = {"algorithm": "HS512", "key_bits": 512, "input": "claims-001"}
+    spec.write_text(json.dumps({
+        "suite": "jwt", "timing": {"samples": 6, "min_samples": 6, "target_ci_pct": 1.0}, "pairs": [[1, 0]],
+        "cells": [{**cell, "operation": "sign"}, {**cell, "operation": "verify"},
+                  {"operation": "sign", "algorithm": "EdDSA", "key_bits": 256, "input": "claims-001"}],
+    }))  # fmt: skip
+    rows, ratio_rows = aggregated(tmp_path, known_answer_raw(tmp_path), [spec])
+    assert rows["sign", "HS512"]["stop_reason"] == rows["verify", "HS512"]["stop_reason"] == "sample_cap"
+    assert rows["sign", "EdDSA"]["stop_reason"] == ""
+    # verify / sign per round: 4, 2, 4/3, 4, 2, 4/3 -> median 2, CI [4/3, 4] (six pairs).
+    paired = ratio_rows["verify/sign"]
+    assert paired["method"] == "paired by round"
+    assert float(paired["ratio"]) == 2.0
+    assert float(paired["ci_low"]) == pytest.approx(4 / 3, rel=1e-5) and float(paired["ci_high"]) == 4
 
 
 def test_cell_with_mixed_status_is_an_error(tmp_path):

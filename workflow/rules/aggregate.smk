@@ -4,6 +4,7 @@
 rule aggregate_samples:
     input:
         samples=get_raw_samples,
+        specs=get_bench_specs,
     output:
         summary="results/summary.csv",
         ratios="results/ratios.csv",

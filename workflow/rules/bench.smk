@@ -17,7 +17,7 @@ rule write_bench_spec:
         "logs/write_bench_spec/{language}/{suite}/{input}.log",
     params:
         suite_config=get_suite_config,
-        timing=config["timing"],
+        timing=SPEC_TIMING,
         input_file=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[0],
         input_kind=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[1],
         jws=lambda wildcards: DRIVERS[wildcards.language]["jws"],

@@ -86,7 +86,10 @@ COLDSTART = "coldstart" in ACTIVE
 IMAGES = LANGUAGES + ["report"]
 COMPARE_NATIVE = IN_CONTAINERS and config["execution"]["compare_native"]["activate"]
 JWT = config["suites"]["jwt"]
-JWT_VARIANTS = [variants.parse(name) for name in JWT["algorithms"]]
+JWT_VARIANTS = [
+    variants.parse(name)
+    for name in dict.fromkeys(JWT["algorithms"] + JWT["dataset_algorithms"])
+]
 KEY_MANIFEST = "keys/manifest.json"
 CLAIMS_INPUT = Path(JWT["input"]).stem
 DATASETS = {dataset["name"]: dataset for dataset in config["datasets"]}
@@ -252,7 +255,16 @@ def key_names():
 
 
 def get_suite_config(wildcards):
-    return config["suites"][wildcards.suite]
+    """A suite's config; suite jwt on a dataset times the dataset's algorithms (seed 000's
+    HMAC and RSA by default), on the claims file its whole grid (seed 001's)."""
+    suite = config["suites"][wildcards.suite]
+    if wildcards.suite == "jwt" and wildcards.input in DATASETS:
+        return {**suite, "algorithms": suite["dataset_algorithms"]}
+    return suite
+
+
+# The timing section of every spec, with the statistics' confidence for rule 5a's CIs.
+SPEC_TIMING = {**config["timing"], "confidence": config["statistics"]["confidence"]}
 
 
 def jwt_input_file():
@@ -359,6 +371,14 @@ def get_raw_samples(wildcards=None):
 
 def get_raw_metadata(wildcards=None):
     return raw_files("json")
+
+
+def get_bench_specs(wildcards=None):
+    """The spec of each raw file, in the same order (aggregation replays rule 5a on them)."""
+    return [
+        f"results/specs/{language}/{suite}/{name}.json"
+        for language, suite, name in LANGUAGE_JOBS
+    ]
 
 
 def get_dataset_facts(wildcards=None):

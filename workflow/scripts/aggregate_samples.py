@@ -5,6 +5,7 @@ measured in the same run by the same language, with bootstrap CIs (ratios.schema
 Suite tokensize measures sizes, not time: its cells are summarised by seed000.py instead.
 """
 
+import collections
 import csv
 import json
 import statistics
@@ -17,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import raw_samples  # noqa: E402
 import sample_statistics as stats  # noqa: E402
+import stopping_rule  # noqa: E402
 import variants  # noqa: E402
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
@@ -136,15 +138,75 @@ def summarise(key, rows, settings):
         iterations=int(statistics.median(r["iterations"] for r in timed)) if timed else 0,
     )
     if values:
-        rng = stats.generator(settings["seed"], *key)
-        summary.update(
-            stats.describe(values, settings["confidence"], settings["bootstrap_resamples"], rng)
-        )
+        summary.update(stats.describe(values, settings["confidence"]))
     return summary, values
 
 
-def ratios(summaries, samples, settings):
-    """verify/sign per variant, and each operation's variants over HS512 (seed 001's baseline)."""
+# Suites whose drivers sample cells in interleaved rounds (timing rules 5-5a); keygen only
+# for its sign and verify cells, primitive not for openssl speed's own runs.
+ROUND_SUITES = ("jwt", "hash", "primitive", "keygen")
+
+
+def in_rounds(spec, cell):
+    if spec["suite"] == "keygen":
+        return cell["operation"] in ("sign", "verify")
+    return spec["suite"] in ROUND_SUITES and "openssl" not in spec
+
+
+def spec_match(cell):
+    """What ties a spec's cell to its rows: operation, algorithm, key size, input, and the
+    implementation when the spec names one."""
+    return (cell["operation"], cell["algorithm"], int(cell["key_bits"]), cell["input"], cell.get("implementation"))
+
+
+def row_match(row, named):
+    return (row["operation"], row["algorithm"], row["key_bits"], row["input"], row["implementation"] if named else None)
+
+
+def stop_reasons(raw_path, spec_path):
+    """({cell key: why it stopped}, [disagreements]) for the cells of one driver process:
+    timing rule 5a replayed on their samples in round order ("precision", "sample_cap",
+    "time_cap"); cells not sampled in rounds stop after a fixed count ("fixed") or at their
+    budget ("time_cap"). A cell the replay stops elsewhere than its driver did is listed."""
+    spec = json.loads(Path(spec_path).read_text())
+    rows_of = {}
+    for row in raw_samples.read(raw_path):
+        rows_of.setdefault(raw_samples.cell_key(row), []).append(row)
+    named = any("implementation" in cell for cell in spec["cells"])
+    by_match = {row_match(rows[0], named): key for key, rows in rows_of.items()}
+    keys = [by_match.get(spec_match(cell)) for cell in spec["cells"]]
+    series = [
+        [r["elapsed_ns"] / r["iterations"] for r in sorted(rows_of[key], key=lambda r: r["sample"]) if r["iterations"]]
+        if key is not None and in_rounds(spec, cell) else []
+        for key, cell in zip(keys, spec["cells"])
+    ]  # fmt: skip
+    target = stopping_rule.Target.from_timing(spec["timing"])
+    replayed = stopping_rule.replay(series, spec.get("pairs", []), target)
+    reasons, disagree = {}, []
+    for key, cell, values, (taken, reason) in zip(keys, spec["cells"], series, replayed):
+        if key is None:
+            continue
+        status = rows_of[key][0]["status"]
+        if status in raw_samples.UNTIMED:
+            continue
+        if not in_rounds(spec, cell):
+            reasons[key] = "time_cap" if status == "timeout" else "fixed"
+            continue
+        reasons[key] = STOP_REASONS[reason]
+        if taken != len(values):
+            disagree.append(f"{key}: {len(values)} samples, the rule stops at {taken}")
+    return reasons, disagree
+
+
+STOP_REASONS = {stopping_rule.PRECISION: "precision", stopping_rule.SAMPLE_CAP: "sample_cap",
+                stopping_rule.EXHAUSTED: "time_cap"}  # fmt: skip
+
+
+def ratios(summaries, samples, rounds, settings):
+    """verify/sign per variant, and each operation's variant over HS512 (seed 001's baseline).
+    Cells sampled in the same rounds of one process are paired by round (the median of the
+    per-round ratios, its distribution-free CI); others (suite percall's cell-after-cell
+    calls) get the ratio of medians with a bootstrap CI, each cell resampled apart."""
     index = {
         (s["language"], s["implementation"], s["suite"], s["input"], s["operation"], s["variant"]): key
         for key, s in summaries.items()
@@ -162,16 +224,21 @@ def ratios(summaries, samples, settings):
         language, implementation, suite, input_name = cell
         top_key = index[(*cell, *top)]
         bottom_key = index[(*cell, *bottom)]
-        rng = stats.generator(settings["seed"], kind, *top_key, *bottom_key)
-        ratio, low, high = stats.ratio_ci(
-            samples[top_key], samples[bottom_key], settings["confidence"],
-            settings["bootstrap_resamples"], rng,
-        )  # fmt: skip
+        if top_key in rounds and bottom_key in rounds:
+            method = "paired by round"
+            ratio, low, high = stats.paired_ratio_ci(rounds[top_key], rounds[bottom_key], settings["confidence"])
+        else:
+            method = "bootstrap"
+            rng = stats.generator(settings["seed"], kind, *top_key, *bottom_key)
+            ratio, low, high = stats.ratio_ci(
+                samples[top_key], samples[bottom_key], settings["confidence"],
+                settings["bootstrap_resamples"], rng,
+            )  # fmt: skip
         rows.append({
             "language": language, "implementation": implementation, "suite": suite,
             "input": input_name, "kind": kind,
             "numerator": ":".join(top), "denominator": ":".join(bottom),
-            "ratio": ratio, "ci_low": low, "ci_high": high,
+            "ratio": ratio, "ci_low": low, "ci_high": high, "method": method,
         })  # fmt: skip
     return rows
 
@@ -191,17 +258,30 @@ def write_tables(outputs, columns, tables, log):
         print(f"{outputs[name]}: {len(table)} rows", file=log)
 
 
-def main(raw_paths, settings, summary_path, ratios_path, log):
+def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=()):
+    """spec_paths[i] is the spec raw_paths[i] was measured from (its pairs and timing);
+    without them (hand-made raw files) cells have no stop_reason and no ratio is paired."""
     cells = group_cells(raw_paths)
-    summaries, samples = {}, {}
+    reasons = {}
+    for raw_path, spec_path in zip(raw_paths, spec_paths):
+        found, disagree = stop_reasons(raw_path, spec_path)
+        reasons.update(found)
+        for line in disagree:
+            print(f"warning: {raw_path}: {line} (the driver and timing rule 5a disagree)", file=log)
+    summaries, samples, rounds = {}, {}, {}
     for key, rows in cells.items():
         summaries[key], samples[key] = summarise(key, rows, settings)
+        summaries[key]["stop_reason"] = reasons.get(key, "")
+        if reasons.get(key) in ("precision", "sample_cap", "time_cap") and key[2] in ROUND_SUITES:
+            rounds[key] = {row["sample"]: row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"]}
     write_csv(summary_path, columns("summary.schema.yaml"), summaries.values())
-    ratio_rows = ratios(summaries, samples, settings)
+    ratio_rows = ratios(summaries, samples, rounds, settings)
     write_csv(ratios_path, columns("ratios.schema.yaml"), ratio_rows)
-    print(f"{len(summaries)} cells from {len(raw_paths)} files; {len(ratio_rows)} ratios", file=log)
+    stopped = collections.Counter(summary["stop_reason"] for summary in summaries.values() if summary["samples"])
+    print(f"{len(summaries)} cells from {len(raw_paths)} files; {len(ratio_rows)} ratios;"
+          f" timed cells stopped at: {dict(stopped)}", file=log)  # fmt: skip
 
 
 def run_job(job):
     with open(job.log[0], "w") as log:
-        main(job.input.samples, job.params.statistics, job.output.summary, job.output.ratios, log)
+        main(job.input.samples, job.params.statistics, job.output.summary, job.output.ratios, log, job.input.specs)

@@ -205,7 +205,23 @@ def image_input_files(repo, name):
                 path for path in folder.rglob("*")
                 if path.is_file() and not SKIPPED_PARTS & set(path.relative_to(repo).parts)
             ]  # fmt: skip
-    return sorted(str(path.relative_to(repo)) for path in files)
+    files += [repo / source for source in copied_files(repo / "containers" / name / "Dockerfile")]
+    return sorted({str(path.relative_to(repo)) for path in files})
+
+
+def copied_files(dockerfile):
+    """Single files a Dockerfile COPYs from the context (e.g. a shared module beside the
+    language's folder), so that a change to one rebuilds the image too."""
+    if not dockerfile.is_file():
+        return []
+    found = []
+    for line in dockerfile.read_text().splitlines():
+        words = line.split()
+        if words[:1] != ["COPY"] or any(word.startswith("--from") for word in words):
+            continue
+        sources = [word for word in words[1:-1] if not word.startswith("--")]
+        found += [source for source in sources if (dockerfile.parents[2] / source).is_file()]
+    return found
 
 
 def inputs_hash(repo, files, base_id, build_args):

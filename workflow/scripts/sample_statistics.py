@@ -8,6 +8,8 @@ import hashlib
 
 import numpy as np
 
+import stopping_rule
+
 
 def generator(seed, *labels):
     """A random generator that depends only on the seed and the labels (not on order)."""
@@ -53,17 +55,33 @@ def ratio_ci(numerator, denominator, confidence, resamples, rng):
     return (ratio, *percentile_interval(estimates, confidence))
 
 
-def describe(values, confidence, resamples, rng):
-    """Summary statistics of per-sample ns/op values (at least one)."""
+def describe(values, confidence):
+    """Summary statistics of per-sample ns/op values (at least one). The median's CI is the
+    distribution-free one the drivers stop on (stopping_rule.median_ci, timing rule 5a);
+    None with fewer samples than give one (n < 6 at 95%)."""
     values = np.asarray(values, dtype=float)
     median = float(np.median(values))
-    low, high = median_ci(values, confidence, resamples, rng)
-    return {
+    _, low, high = stopping_rule.median_ci(values.tolist(), confidence)
+    summary = {
         "median_ns": median,
         "mad_ns": mad(values),
-        "ci_low_ns": low,
-        "ci_high_ns": high,
-        "ci_halfwidth_pct": (high - low) / 2 / median * 100,
+        "ci_low_ns": None,
+        "ci_high_ns": None,
+        "ci_halfwidth_pct": None,
         "cv": cv(values),
         "ops_per_s": 1e9 / median,
     }
+    if np.isfinite(low):
+        summary.update(ci_low_ns=low, ci_high_ns=high, ci_halfwidth_pct=(high - low) / 2 / median * 100)
+    return summary
+
+
+def paired_ratio_ci(numerator, denominator, confidence):
+    """(median of the per-round ratios, CI low, CI high) of two cells sampled in the same
+    rounds: {round: ns/op} each, paired on the rounds both have, so that the machine's
+    drift between rounds divides out (timing rule 5a). The CI is None with too few pairs."""
+    ratios = [numerator[r] / denominator[r] for r in sorted(numerator.keys() & denominator.keys())]
+    if not ratios:
+        return None, None, None
+    middle, low, high = stopping_rule.median_ci(ratios, confidence)
+    return (middle, low, high) if np.isfinite(low) else (middle, None, None)

@@ -16,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import variants  # noqa: E402
+import verdict_pairs  # noqa: E402
 
 OPERATIONS = {"tokensize": ["sign"], "transfer": ["request-response"]}
 
@@ -135,8 +136,9 @@ def primitive_cells(language, suite_config, key_dir, signing_input, with_signing
 
 
 def keygen_cells(language, suite_config, key_dir):
-    """Suite keygen: per implementation and key, key generation alone, then the seed's
-    keygen+sign+verify per message size, then sign and verify with the run's key."""
+    """Suite keygen: per implementation and key, key generation alone, then (when
+    `composite`) the seed's keygen+sign+verify per message size, then sign and verify with
+    the run's key per message size."""
     implementations = suite_config["implementations"].get(language, [None])
     made = []
     for implementation in implementations:
@@ -148,7 +150,8 @@ def keygen_cells(language, suite_config, key_dir):
                       "private_key": private_key, "public_key": public_key}  # fmt: skip
             made.append({"operation": "keygen", **common, "input": "keypair", "message_bytes": 0})
             messages = [{"input": f"msg-{size}", "message_bytes": size} for size in suite_config["message_sizes"]]
-            made += [{"operation": "keygen+sign+verify", **common, **message} for message in messages]
+            if suite_config["composite"]:
+                made += [{"operation": "keygen+sign+verify", **common, **message} for message in messages]
             made += [{"operation": operation, **common, **message} for message in messages for operation in ("sign", "verify")]
     return made
 
@@ -191,6 +194,7 @@ def main(language, suite, suite_config, timing, key_dir, input_file, out, input_
         "language": language,
         "suite": suite,
         "timing": timing,
+        "pairs": verdict_pairs.pairs(suite, made),
         "cells": made,
     }
     if suite == "primitive" and not jws:

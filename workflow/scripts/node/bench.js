@@ -1,9 +1,10 @@
 'use strict';
 // `bench --spec FILE --out FILE`: validates the spec, prepares and checks every cell, then
 // runs its suite: jwt and hash here (warm-up, calibration, warm-up until steady,
-// interleaved sampling; hash's cells and calls in hash.js), tokensize in tokensize.js,
-// transfer in transfer.js, percall in percall.js (workflow/scripts/README.md "bench", the
-// suites and "Timing rules"; workflow/schemas/raw_samples.schema.yaml for the columns).
+// interleaved sampling until rule 5a of stopping.js stops each cell; hash's cells and
+// calls in hash.js), tokensize in tokensize.js, transfer in transfer.js, percall in
+// percall.js (workflow/scripts/README.md "bench", the suites and "Timing rules";
+// workflow/schemas/raw_samples.schema.yaml for the columns).
 
 const { checkAlgorithm, signAndCheckPool } = require('./checks');
 const { dependencyVersion } = require('./deps');
@@ -12,9 +13,10 @@ const keygen = require('./keygen');
 const primitive = require('./primitive');
 const {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
-  loadKey, keyBitsOf,
+  loadKey, keyBitsOf, specNumber, NON_NEGATIVE, POSITIVE, COUNT,
 } = require('./inputs');
 const { jwt, signOptions, verifyOptions } = require('./jwt_ops');
+const stopping = require('./stopping');
 const {
   LANGUAGE, IMPLEMENTATION, openCsv, stderr, label, grouped, median,
 } = require('./output');
@@ -40,34 +42,22 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 // Spec
 
 /**
- * Validates a number in `obj` (spec section `section`); returns it, or undefined when an
- * optional one is absent.
- */
-function specNumber(obj, section, name, { ok, what, required = true }, fail) {
-  const v = obj[name];
-  if (v === undefined && !required) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v) || !ok(v)) fail(`"${section}.${name}" must be ${what}`);
-  return v;
-}
-
-const NON_NEGATIVE = { ok: (v) => v >= 0, what: 'a number >= 0' };
-const POSITIVE = { ok: (v) => v > 0, what: 'a number > 0' };
-const COUNT = { ok: (v) => Number.isInteger(v) && v >= 1, what: 'an integer >= 1' };
-
-/**
  * Suites jwt and hash use every timing field (warmup_max_seconds: absent means 0, no
- * warm-up until steady; steady_window and steady_tolerance are needed when it is > 0);
+ * warm-up until steady; steady_window and steady_tolerance are needed when it is > 0;
+ * min_samples, target_ci_pct and confidence default to 20, 1.0 and 0.95, stopping.js);
  * tokensize, transfer and percall only max_cell_seconds (the others are checked when
- * present).
+ * present). `target` is rule 5a's Target (undefined without `samples`).
  */
 function loadTiming(spec, fail) {
   const t = spec.timing;
   if (!isObject(t)) fail('"timing" must be an object');
   const { rounds = false } = SUITES[spec.suite];
   const number = (name, rule, required = rounds) => specNumber(t, 'timing', name, { ...rule, required }, fail);
+  const target = stopping.loadTarget(t, fail, rounds);
   const timing = {
     warmup_seconds: number('warmup_seconds', NON_NEGATIVE),
-    samples: number('samples', COUNT),
+    samples: target?.samples,
+    target,
     target_sample_seconds: number('target_sample_seconds', POSITIVE),
     max_cell_seconds: specNumber(t, 'timing', 'max_cell_seconds', POSITIVE, fail),
     warmup_max_seconds: number('warmup_max_seconds', NON_NEGATIVE, false) ?? 0,
@@ -142,7 +132,8 @@ function loadSpec(file) {
   const keygenBlock = spec.suite === 'keygen' ? keygen.loadKeygenBlock(spec, fail) : undefined;
   if (!Array.isArray(spec.cells)) fail('"cells" must be an array');
   const cells = spec.cells.map((cell, i) => loadCell(cell, i, spec.suite, fail));
-  return { suite: spec.suite, timing, transfer, percall, keygen: keygenBlock, cells };
+  const pairs = stopping.loadPairs(spec.pairs, cells.length, fail);
+  return { suite: spec.suite, timing, transfer, percall, keygen: keygenBlock, cells, pairs };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -346,9 +337,11 @@ function steadinessNote({ steady, seconds, change, usedUp }) {
  * fit}, fit(n) adjusting a calibrated batch size (records: whole passes). Returns the
  * cell's timer: {batch, state, n, spentNs, limitNs, wanted, timeout, steadiness, samples: []},
  * where spentNs (a BigInt) is the cell's own time so far, `steadiness` what
- * warmUntilSteady found (undefined when it did not run) and `timeout` is set when
- * `wanted` batches of n calls cannot fit in what is left of max_cell_seconds (or when
- * the phases before already used it up, in which case n is what they had reached).
+ * warmUntilSteady found (undefined when it did not run), `wanted` the samples the cell
+ * must have room for (Target.plannedSamples: min_samples while rule 5a is on, at most
+ * samples) and `timeout` is set when `wanted` batches of n calls cannot fit in what is
+ * left of max_cell_seconds (or when the phases before already used it up, in which case
+ * n is what they had reached).
  */
 function warmUpAndCalibrate(cell, timing) {
   const { batch, state, fit } = cell;
@@ -357,8 +350,9 @@ function warmUpAndCalibrate(cell, timing) {
   const warmupNs = timing.warmup_seconds * 1e9;
   const targetNs = timing.target_sample_seconds * 1e9;
   let steadiness;
+  const wanted = timing.target.plannedSamples();
   const timer = (n, timeout) => ({
-    batch, state, n: fit(n), spentNs: spent(), limitNs, wanted: timing.samples, timeout, steadiness, samples: [],
+    batch, state, n: fit(n), spentNs: spent(), limitNs, wanted, timeout, steadiness, samples: [],
   });
 
   // Warm-up: batches doubling in size, at least one call, for warmup_seconds. A batch is
@@ -385,16 +379,13 @@ function warmUpAndCalibrate(cell, timing) {
   }
   if (calibrated.usedUp) return timer(calibrated.n, true);
 
-  // Can `samples` batches of n still fit in the cell's budget?
-  const projectedNs = Number(spent()) + timing.samples * calibrated.n * calibrated.nsPerOp;
+  // Can `wanted` batches of n still fit in the cell's budget?
+  const projectedNs = Number(spent()) + wanted * calibrated.n * calibrated.nsPerOp;
   return timer(calibrated.n, projectedNs > Number(limitNs));
 }
 
-/** Whether the cell takes a sample in this round (README "Timing rules", steps 5-6). */
-function wantsSample(timer) {
-  if (timer.samples.length >= timer.wanted) return false;
-  return !timer.timeout || timer.spentNs < timer.limitNs;
-}
+/** The time cap (README "Timing rules", step 6): the cell's own time reached max_cell_seconds. */
+const timeCapped = (timer) => timer.spentNs >= timer.limitNs;
 
 /** Times one batch of the cell's n calls; returns its duration in ns (a BigInt). */
 function takeSample(timer) {
@@ -492,7 +483,13 @@ function checkCells(cells, run) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Suites jwt and hash: warm-up, calibration, interleaved rounds
+// Suites jwt, hash, primitive and keygen's sign/verify: warm-up, calibration, interleaved
+// rounds until rule 5a (stopping.js) or the time cap stops each cell
+
+/** How the end-of-run progress line says why a cell stopped sampling. */
+const STOPPED_BY = {
+  [stopping.PRECISION]: 'precision', [stopping.SAMPLE_CAP]: 'sample cap', [stopping.TIME_CAP]: 'time cap',
+};
 
 function timeInRounds(passed, run) {
   const { timing, out } = run;
@@ -511,18 +508,30 @@ function timeInRounds(passed, run) {
     if (timer.steadiness) stderr(`${run.head(cell)}: ${steadinessNote(timer.steadiness)}`);
     const note = !timer.timeout ? ''
       : timer.spentNs >= timer.limitNs ? ` (timeout: max_cell_seconds used up by warm-up and calibration)`
-        : ` (timeout: ${timing.samples} samples will not fit in max_cell_seconds)`;
+        : ` (timeout: ${timer.wanted} samples will not fit in max_cell_seconds)`;
     stderr(`${run.head(cell)}: batch of ${timer.n}${note}`);
   }
 
-  // Sampling in interleaved rounds: round k takes sample k of every cell still wanting one.
-  // A cell that stops wanting samples never wants one again, so rounds end early once
-  // no cell took one.
-  for (let k = 1; k <= timing.samples; k++) {
-    let taken = 0;
+  // Rule 5a's state over all the spec's cells, since `pairs` index them (cell.index); the
+  // ones not timed here (failed, unsupported, keygen's per-iteration cells) never sample.
+  const rounds = new stopping.Rounds(run.cellCount, run.pairs, timing.target);
+  const inRounds = new Set(timed.map(({ cell }) => cell.index));
+  for (let index = 0; index < run.cellCount; index++) {
+    if (!inRounds.has(index)) rounds.stop(index, stopping.NOT_SAMPLED);
+  }
+
+  // Sampling in interleaved rounds: round k takes sample k of every cell still sampling,
+  // in spec order, unless the cell's own time is used up (it stops: time cap). After the
+  // round, rule 5a stops the cells at their sample cap or precise enough, all decided on
+  // the round's end state; the rounds end once no cell samples.
+  for (let k = 1; k <= timing.samples && rounds.anySampling(); k++) {
     for (const entry of timed) {
       const { cell, timer } = entry;
-      if (entry.failed || !wantsSample(timer)) continue;
+      if (!rounds.sampling(cell.index)) continue;
+      if (timeCapped(timer)) {
+        rounds.stop(cell.index, stopping.TIME_CAP);
+        continue;
+      }
       let elapsedNs;
       try {
         elapsedNs = takeSample(timer);
@@ -532,6 +541,7 @@ function timeInRounds(passed, run) {
           throw new Error(`${run.head(cell)} threw in round ${k}, after ${timer.samples.length} samples: ${err.message}`);
         }
         entry.failed = true; // nothing written for it yet: the cell is failed
+        rounds.stop(cell.index, stopping.NOT_SAMPLED);
         run.finish(cell, 'failed', `failed while timing (${err.message})`);
         continue;
       }
@@ -539,13 +549,11 @@ function timeInRounds(passed, run) {
         sample: k, iterations: timer.n, elapsedNs, outputBytes: timer.state.outputBytes,
         status: timer.timeout ? 'timeout' : 'ok',
       });
-      taken += 1;
+      rounds.add(cell.index, k, Number(elapsedNs) / timer.n);
     }
-    if (taken === 0) {
-      stderr(`round ${k}/${timing.samples}: no cell wants another sample, sampling ends`);
-      break;
-    }
-    stderr(`round ${k}/${timing.samples} done`);
+    rounds.endRound();
+    const left = timed.filter(({ cell }) => rounds.sampling(cell.index)).length;
+    stderr(`round ${k}/${timing.samples} done, ${left} of ${timed.length} cells still sampling`);
   }
 
   // Summary; a timeout cell without any sample gets one row with the time it spent.
@@ -556,8 +564,9 @@ function timeInRounds(passed, run) {
       out.writeUntimed(cell, 'timeout', timer.spentNs);
       run.finish(cell, status, `timeout after ${grouped(Number(timer.spentNs))} ns, no sample taken`, false);
     } else {
+      const why = STOPPED_BY[rounds.stopped[cell.index]] ?? rounds.stopped[cell.index];
       run.finish(cell, status, `${grouped(medianNsPerOp(timer.samples))} ns/op ` +
-        `(${timer.samples.length} samples x ${timer.n})${timer.timeout ? ' timeout' : ''}`, false);
+        `(${timer.samples.length} samples x ${timer.n}, stopped at ${why})${timer.timeout ? ' timeout' : ''}`, false);
     }
   }
 }
@@ -565,8 +574,8 @@ function timeInRounds(passed, run) {
 // ---------------------------------------------------------------------------------------
 
 /**
- * The run's shared context for the suites: the spec's timing, the CSV (`out`), a
- * progress prefix per cell (`head`), and `finish(cell, status, note, untimed = true)`,
+ * The run's shared context for the suites: the spec's timing, its cell count and `pairs`
+ * (rule 5a), the CSV (`out`), a progress prefix per cell (`head`), and `finish(cell, status, note, untimed = true)`,
  * which counts the cell's status, logs the note and, if `untimed`, writes its untimed row.
  */
 function startRun(spec, cells, outFile) {
@@ -575,6 +584,8 @@ function startRun(spec, cells, outFile) {
   const head = (cell) => `[${cell.index + 1}/${cells.length}] ${cell.operation} ${label(cell)}`;
   return {
     timing: spec.timing,
+    cellCount: cells.length,
+    pairs: spec.pairs,
     out,
     head,
     counts,

@@ -1,5 +1,6 @@
 'use strict';
-// The driver's command line: versions, sign, verify, bench, coldstart (workflow/scripts/README.md).
+// The driver's command line: versions, sign, verify, bench, stopping, coldstart
+// (workflow/scripts/README.md).
 // Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported.
 
 const fs = require('node:fs');
@@ -13,6 +14,7 @@ const USAGE = `usage: run versions
        run sign   --alg ALG --key FILE --payload FILE
        run verify --alg ALG --key FILE --token FILE [--signature-only]
        run bench  --spec FILE --out FILE
+       run stopping --series FILE
        run coldstart --hmac FILE --rsa FILE --payload FILE`;
 
 // `flags` take a value and are required; `switches` take none and are optional.
@@ -21,6 +23,7 @@ const COMMANDS = {
   sign: { flags: ['alg', 'key', 'payload'], run: sign },
   verify: { flags: ['alg', 'key', 'token'], switches: ['signature-only'], run: verify },
   bench: { flags: ['spec', 'out'], run: bench },
+  stopping: { flags: ['series'], run: stopping },
   coldstart: { flags: ['hmac', 'rsa', 'payload'], run: coldstart },
 };
 
@@ -141,6 +144,18 @@ function verify({ alg, key, token, 'signature-only': signatureOnly }) {
 
 async function bench({ spec, out: outFile }) {
   await require('./bench').runBench(spec, outFile);
+  return EXIT.ok;
+}
+
+/**
+ * Timing rule 5a replayed on given ns/op series (README "`stopping --series FILE`"),
+ * through stopping.js's Rounds, the object bench's rounds use.
+ */
+function stopping({ series: file }) {
+  const { readSeries, replay } = require('./stopping');
+  const { target, pairs, series } = readSeries(file);
+  const taken = replay(series, pairs, target);
+  out(`${JSON.stringify({ samples: taken.map((t) => t.samples), reasons: taken.map((t) => t.reason) })}\n`);
   return EXIT.ok;
 }
 

@@ -110,6 +110,21 @@ function keyBitsOf(key) {
   return null;
 }
 
+/**
+ * Validates a number in `obj` (spec section `section`); returns it, or undefined when an
+ * optional one is absent.
+ */
+function specNumber(obj, section, name, { ok, what, required = true }, fail) {
+  const v = obj[name];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || !ok(v)) fail(`"${section}.${name}" must be ${what}`);
+  return v;
+}
+
+const NON_NEGATIVE = { ok: (v) => v >= 0, what: 'a number >= 0' };
+const POSITIVE = { ok: (v) => v > 0, what: 'a number > 0' };
+const COUNT = { ok: (v) => Number.isInteger(v) && v >= 1, what: 'an integer >= 1' };
+
 function readToken(file, origin) {
   return readBytes(file, origin).toString('utf8').trim();
 }
@@ -117,4 +132,5 @@ function readToken(file, origin) {
 module.exports = {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
   loadKey, loadSigningKey, loadVerificationKey, readToken, keyBitsOf,
+  specNumber, NON_NEGATIVE, POSITIVE, COUNT,
 };

@@ -3,7 +3,7 @@ cryptography and hashlib for suite primitive; cryptography and pycryptodome for 
 
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
-  | bench --spec --out
+  | bench --spec --out | stopping --series
   | coldstart --hmac --rsa --payload
 Suites: jwt, tokensize, transfer, hash, percall, primitive, keygen (README.md beside this file).
 """
@@ -41,7 +41,7 @@ from jwt_algorithms import (  # noqa: E402
     verify_signature,
 )
 from spec import IMPLEMENTATIONS, UsageError, load_spec, read_file  # noqa: E402
-from timing import Budget, CellTiming, batch_of, clock, each_timed, time_each_call  # noqa: E402
+from timing import Budget, CellTiming, batch_of, clock, each_timed, stopping_rule, time_each_call  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
 IMPLEMENTATION = "pyjwt"
@@ -246,23 +246,40 @@ def start_timing(name, cell, run, budget, input_bytes, output_bytes, pass_length
     return TimedCell(cell, input_bytes, output_bytes, timing)
 
 
-def sample_in_rounds(timed, budget, out, cell_count):
-    """Rule 5: round k takes sample k of every timed cell that still wants one, in spec
-    order, so a slow spell of the machine lands on one sample of many cells rather than
-    on many samples of one cell. Then one line per cell with its median."""
+STOPPED = {stopping_rule.PRECISION: "precision", stopping_rule.SAMPLE_CAP: "sample cap",
+           stopping_rule.EXHAUSTED: "time cap"}
+
+
+def sample_in_rounds(timed, budget, out, spec):
+    """Rule 5: round k takes sample k of every timed cell still sampling, in spec order, so
+    a slow spell of the machine lands on one sample of many cells rather than on many
+    samples of one cell. Rule 5a after each round: a cell stops once it and every ratio it
+    takes part in (the spec's pairs, paired by round) are precise enough, or at the cap;
+    rule 6: or once its time is up. Then one line per cell with its median and why it stopped."""
+    cells = spec["cells"]
+    position = {id(cell): index for index, cell in enumerate(cells)}
+    entries = {position[id(entry.cell)]: entry for entry in timed}
+    rounds = stopping_rule.Rounds(len(cells), spec.get("pairs", []), budget.target)
+    for index in set(range(len(cells))) - entries.keys():
+        rounds.stop(index, "not timed")
     for round_number in range(1, budget.samples + 1):
-        sampled = [entry for entry in timed if entry.timing.wants_sample()]
-        if not sampled:  # a cell that stops wanting samples never starts again
+        for index, entry in entries.items():
+            if rounds.sampling(index) and not entry.timing.within_time():
+                rounds.stop(index, stopping_rule.EXHAUSTED)
+        sampled = [(index, entry) for index, entry in entries.items() if rounds.sampling(index)]
+        if not sampled:
             break
-        for entry in sampled:
+        for index, entry in sampled:
             elapsed = entry.timing.take_sample()
+            rounds.add(index, round_number, elapsed / entry.timing.batch)
             status = "timeout" if entry.timing.timed_out else "ok"
             out.row(entry.cell, entry.input_bytes, status, round_number, entry.timing.batch, elapsed,
                     entry.output_bytes)  # fmt: skip
-        progress(f"round {round_number}/{budget.samples} done")
+        rounds.end_round()
+        progress(f"round {round_number}/{budget.samples} done: {len(sampled)} cells sampled")
 
     sink = 0
-    for index, entry in enumerate(timed, 1):
+    for number, (index, entry) in enumerate(entries.items(), 1):
         timing = entry.timing
         sink ^= timing.sink
         if not timing.elapsed_ns:
@@ -271,9 +288,11 @@ def sample_in_rounds(timed, budget, out, cell_count):
         else:
             per_op = sorted(timing.elapsed_ns)[len(timing.elapsed_ns) // 2] / timing.batch
             status = "timeout" if timing.timed_out else "ok"
-            summary = f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch})"
-        progress(f"{label(index, len(timed), entry.cell)}: {summary}")
-    progress(f"done: {cell_count} cells, {len(timed)} timed (sink {sink})")
+            why = STOPPED.get(rounds.stopped[index], "time cap")
+            summary = (f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch},"
+                       f" stopped at {why})")  # fmt: skip
+        progress(f"{label(number, len(entries), entry.cell)}: {summary}")
+    progress(f"done: {len(cells)} cells, {len(timed)} timed (sink {sink})")
 
 
 def bench_jwt(spec, out):
@@ -291,7 +310,7 @@ def bench_jwt(spec, out):
         run = batch_of(case.calls(cell["operation"]))
         timed.append(start_timing(name, cell, run, budget, case.inputs.mean_bytes, case.output_bytes,
                                   pass_length=len(case.inputs.claims)))  # fmt: skip
-    sample_in_rounds(timed, budget, out, len(cells))
+    sample_in_rounds(timed, budget, out, spec)
 
 
 def bench_prepared(module, spec, out):
@@ -308,7 +327,7 @@ def bench_prepared(module, spec, out):
             untimed(out, name, cell, module.expected_bytes(cell), *case)
             continue
         timed.append(start_timing(name, cell, case.batch, budget, case.input_bytes, case.output_bytes))
-    sample_in_rounds(timed, budget, out, len(cells))
+    sample_in_rounds(timed, budget, out, spec)
 
 
 def bench_hash(spec, out):
@@ -468,6 +487,18 @@ def command_bench(args):
     return 0
 
 
+def command_stopping(args):
+    """Rule 5a on given per-sample values (the contract test's hook, README "stopping")."""
+    try:
+        given = json.loads(read_file(args.series, "--series"))
+        target = stopping_rule.Target.from_timing(given["timing"])
+        taken = stopping_rule.replay(given["series"], given.get("pairs", []), target)
+    except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
+        raise UsageError(f"--series {args.series}: not a stopping-rule series ({exc!r})") from exc
+    print(json.dumps({"samples": [n for n, _ in taken], "reasons": [reason for _, reason in taken]}))
+    return 0
+
+
 def parser():
     top = argparse.ArgumentParser(prog="python-driver", description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="command", required=True)
@@ -484,6 +515,8 @@ def parser():
     p = sub.add_parser("bench")
     p.add_argument("--spec", required=True)
     p.add_argument("--out", required=True)
+    p = sub.add_parser("stopping", help="rule 5a on given per-sample values (the contract test's hook)")
+    p.add_argument("--series", required=True)
     p = sub.add_parser("coldstart")
     for flag in ("--hmac", "--rsa", "--payload"):
         p.add_argument(flag, required=True)
@@ -497,7 +530,7 @@ def main(argv):
             print(json.dumps(versions()))
             return 0
         commands = {"sign": command_sign, "verify": command_verify, "bench": command_bench,
-                    "coldstart": command_coldstart}  # fmt: skip
+                    "stopping": command_stopping, "coldstart": command_coldstart}  # fmt: skip
         return commands[args.command](args)
     except UnsupportedAlgorithm as exc:
         print(f"unsupported: {exc}", file=sys.stderr)

@@ -390,5 +390,5 @@ def bench(spec, out, driver):
             continue
         timed.append(driver.start_timing(name, cell, case.batch, budget, case.input_bytes, case.output_bytes))
     if timed:
-        driver.sample_in_rounds(timed, budget, out, len(cells))
+        driver.sample_in_rounds(timed, budget, out, spec)
     driver.progress(f"done: {len(cells)} cells (per-iteration sink {sink})")

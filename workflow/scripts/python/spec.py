@@ -61,6 +61,9 @@ TIMING_FIELDS = {
     "warmup_max_seconds": (0, True),
     "steady_window": (2, True),
     "steady_tolerance": (0, False),
+    "min_samples": (1, True),
+    "target_ci_pct": (0, True),
+    "confidence": (0, False),
 }
 CALIBRATED_TIMING = ("warmup_seconds", "samples", "target_sample_seconds", "max_cell_seconds")
 # the timing fields each suite needs (the others are checked when present; the
@@ -81,7 +84,7 @@ SECTIONS = {
     "keygen": {"iterations": (1, True), "target_cell_seconds": (0, True), "max_iterations": (1, True),
                "max_cell_seconds": (0, False)},
 }
-INTEGER_FIELDS = ("samples", "steady_window", "trials", "warmup_trials", "warmup_calls", "calls", "iterations",
+INTEGER_FIELDS = ("samples", "min_samples", "steady_window", "trials", "warmup_trials", "warmup_calls", "calls", "iterations",
                   "max_iterations")
 
 
@@ -297,11 +300,28 @@ def check_spec(spec, where):
         check_numbers(spec[suite], f"{where}: {suite}", SECTIONS[suite], tuple(SECTIONS[suite]))
         if suite == "keygen" and spec[suite]["max_iterations"] < spec[suite]["iterations"]:
             raise UsageError(f"{where}: keygen.max_iterations is below keygen.iterations")
+    timing = spec["timing"]
+    if timing.get("samples", 0) > MAX_SAMPLES or timing.get("confidence", 0.5) >= 1:
+        raise UsageError(f"{where}: timing.samples must be at most {MAX_SAMPLES} and timing.confidence below 1")
     cells = spec["cells"]
     if not isinstance(cells, list) or not cells:
         raise UsageError(f"{where}: cells is not a non-empty list")
     for index, cell in enumerate(cells):
         check_cell(cell, f"{where}: cells[{index}]", suite)
+    check_pairs(spec.get("pairs", []), f"{where}: pairs", len(cells))
+
+
+MAX_SAMPLES = 1000  # rule 5a: 0.5 ** samples stays a normal double
+
+
+def check_pairs(pairs, name, count):
+    """Rule 5a's pairs: [i, j] cell indexes, two different cells of the spec."""
+    if not isinstance(pairs, list):
+        raise UsageError(f"{name} is not a list")
+    for index, pair in enumerate(pairs):
+        if (not isinstance(pair, list) or len(pair) != 2 or not all(is_number(i, integer=True) for i in pair)
+                or not all(0 <= i < count for i in pair) or pair[0] == pair[1]):
+            raise UsageError(f"{name}[{index}] = {pair!r} is not two different cell indexes below {count}")
 
 
 def load_spec(path):

@@ -1,10 +1,21 @@
 """Warm-up, batch calibration and interleaved sampling with the monotonic ns clock, and
-seed 001's single timed calls (suite percall)."""
+seed 001's single timed calls (suite percall).
+
+The rule that stops a cell once it is precise enough (timing rule 5a) is the pipeline's
+own reference, workflow/scripts/stopping_rule.py, which the python image carries beside
+this folder: the python driver runs the very code every other driver is checked against.
+"""
 
 import statistics
+import sys
 import time
 from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
+
+import stopping_rule  # noqa: E402
 
 clock = time.perf_counter_ns
 
@@ -18,6 +29,7 @@ class Budget:
     warmup_max_seconds: float = 0.0  # 0: no steadiness check (rule 4, "Until steady")
     steady_window: int = 5
     steady_tolerance: float = 0.03
+    target: stopping_rule.Target = None  # rule 5a: min_samples, target_ci_pct, confidence
 
     @classmethod
     def from_spec(cls, timing):
@@ -29,7 +41,16 @@ class Budget:
             float(timing.get("warmup_max_seconds", cls.warmup_max_seconds)),
             int(timing.get("steady_window", cls.steady_window)),
             float(timing.get("steady_tolerance", cls.steady_tolerance)),
+            stopping_rule.Target.from_timing(timing),
         )
+
+    @property
+    def planned_samples(self):
+        """The samples a cell must fit in its time: min_samples when rule 5a may stop it
+        earlier than the cap, else the cap."""
+        if self.target.target_ci_pct > 0:
+            return min(self.target.min_samples, self.samples)
+        return self.samples
 
 
 def batch_of(calls):
@@ -105,7 +126,7 @@ class CellTiming:
         """Warm up for warmup_seconds, size the batch to target_sample_seconds, and with
         warmup_max_seconds > 0 go on until steady, then size the batch again.
 
-        A cell whose samples cannot fit in max_cell_seconds is a timeout from here on.
+        A cell whose planned samples cannot fit in max_cell_seconds is a timeout from here on.
         """
         start = clock()
         warm_until = start + self.budget.warmup_seconds * 1e9
@@ -119,7 +140,7 @@ class CellTiming:
             elapsed = self._calibrate(start, elapsed)
         self.spent_ns = clock() - start
         per_batch = self.budget.target_sample_seconds * 1e9 if self.batch > 1 else elapsed
-        projected = self.spent_ns + self.budget.samples * per_batch
+        projected = self.spent_ns + self.budget.planned_samples * per_batch
         self.timed_out = projected > self.limit_ns
 
     def _calibrate(self, start, elapsed):
@@ -154,10 +175,9 @@ class CellTiming:
             previous = median
         return Steadiness(False, (clock() - start) / 1e9, change)
 
-    def wants_sample(self):
-        if len(self.elapsed_ns) >= self.budget.samples:
-            return False
-        return not self.timed_out or self.spent_ns < self.limit_ns
+    def within_time(self):
+        """Rule 6: no cell is sampled once its own time has passed max_cell_seconds."""
+        return self.spent_ns < self.limit_ns
 
     def take_sample(self):
         elapsed = self._fold(run_batch(self.run, self.batch))

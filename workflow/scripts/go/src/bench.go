@@ -217,7 +217,7 @@ func (p *preparedJWT) batch(operation string) batchFunc {
 func benchJWT(spec *benchSpec, out *rowWriter) error {
 	inputs := newJWTInputs()
 	var timed []*timedCell
-	for _, cell := range spec.Cells {
+	for index, cell := range spec.Cells {
 		prepared, status, err := inputs.prepare(spec, cell)
 		if err != nil {
 			return err
@@ -229,7 +229,7 @@ func benchJWT(spec *benchSpec, out *rowWriter) error {
 			continue
 		}
 		timer := &calibratedCell{run: prepared.batch(cell.Operation), passLength: int64(len(prepared.tokens))}
-		timed = append(timed, &timedCell{prepared.label, prepared.meanTokenBytes(), timer})
+		timed = append(timed, &timedCell{index, prepared.label, prepared.meanTokenBytes(), timer})
 	}
-	return runInterleaved(timed, budgetOf(spec.Timing), out)
+	return runInterleaved(timed, spec, out)
 }

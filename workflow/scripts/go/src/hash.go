@@ -92,17 +92,17 @@ func expectedLength(parts []string) int {
 
 func benchHash(spec *benchSpec, out *rowWriter) error {
 	cells := &checkedCells{out: out}
-	for _, cell := range spec.Cells {
+	for index, cell := range spec.Cells {
 		label := cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: "hash", operation: cell.Operation,
 			algorithm: cell.Algorithm, input: cell.Input, keyBits: *cell.KeyBits,
 		}
 		run, outputBytes, err := hashCell(cell, &label)
-		if err := cells.add(label, run, outputBytes, err); err != nil {
+		if err := cells.add(index, label, run, outputBytes, err); err != nil {
 			return err
 		}
 	}
-	return runInterleaved(cells.timed, budgetOf(spec.Timing), out)
+	return runInterleaved(cells.timed, spec, out)
 }
 
 // hashCell builds a cell's batch after its checks (known answer, message length, and

@@ -28,11 +28,12 @@ func benchKeygen(spec *benchSpec, out *rowWriter) error {
 	settings := spec.Keygen
 	pairChecks := map[string]error{}
 	type signingCell struct {
+		index int // in spec.Cells
 		cell  *cellSpec
 		label cellLabel
 	}
 	var later []signingCell
-	for _, cell := range spec.Cells {
+	for index, cell := range spec.Cells {
 		label := cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: "keygen", operation: cell.Operation,
 			algorithm: cell.Algorithm, input: cell.Input, keyBits: *cell.KeyBits, inputBytes: *cell.MessageBytes,
@@ -56,7 +57,7 @@ func benchKeygen(spec *benchSpec, out *rowWriter) error {
 			continue
 		}
 		if cell.Operation == "sign" || cell.Operation == "verify" {
-			later = append(later, signingCell{cell, label})
+			later = append(later, signingCell{index, cell, label})
 			continue
 		}
 		if err := runPerIteration(cell, label, settings, out); err != nil {
@@ -71,11 +72,11 @@ func benchKeygen(spec *benchSpec, out *rowWriter) error {
 			return err
 		}
 		run, outputBytes, err := signatureBatch(s.cell.Operation, scheme, private, public, keygenMessage(*s.cell.MessageBytes))
-		if err := cells.add(s.label, run, outputBytes, err); err != nil {
+		if err := cells.add(s.index, s.label, run, outputBytes, err); err != nil {
 			return err
 		}
 	}
-	return runInterleaved(cells.timed, budgetOf(spec.Timing), out)
+	return runInterleaved(cells.timed, spec, out)
 }
 
 // checkPEMPair: the run's key pair is of the cell's family and size, and signs and verifies.

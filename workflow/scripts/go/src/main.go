@@ -35,6 +35,7 @@ const usage = `usage: jwtbench-go versions
        jwtbench-go sign --alg ALG --key FILE --payload FILE
        jwtbench-go verify --alg ALG --key FILE --token FILE [--signature-only]
        jwtbench-go bench --spec FILE --out FILE
+       jwtbench-go stopping --series FILE
        jwtbench-go coldstart --hmac FILE --rsa FILE --payload FILE`
 
 var commands = map[string]func(args []string) error{
@@ -42,6 +43,7 @@ var commands = map[string]func(args []string) error{
 	"sign":              signCommand,
 	"verify":            verifyCommand,
 	"bench":             benchCommand,
+	"stopping":          stoppingCommand,
 	"coldstart":         coldstartCommand,
 	"crosscheck":        crosscheckCommand,
 	keygenWorkerCommand: keygenWorker,

@@ -17,7 +17,7 @@ import (
 
 func benchPrimitive(spec *benchSpec, out *rowWriter) error {
 	cells := &checkedCells{out: out}
-	for _, cell := range spec.Cells {
+	for index, cell := range spec.Cells {
 		label := cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: "primitive", operation: cell.Operation,
 			algorithm: cell.Algorithm, input: cell.Input, keyBits: *cell.KeyBits,
@@ -39,11 +39,11 @@ func benchPrimitive(spec *benchSpec, out *rowWriter) error {
 				err = fmt.Errorf("one call consumed %d bytes, the checked call %d", got, outputBytes)
 			}
 		}
-		if err := cells.add(label, run, outputBytes, err); err != nil {
+		if err := cells.add(index, label, run, outputBytes, err); err != nil {
 			return err
 		}
 	}
-	return runInterleaved(cells.timed, budgetOf(spec.Timing), out)
+	return runInterleaved(cells.timed, spec, out)
 }
 
 func primitiveMessage(cell *cellSpec) ([]byte, error) {

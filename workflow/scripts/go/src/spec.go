@@ -13,11 +13,13 @@ import (
 // usage error naming the spec file and the field.
 type benchSpec struct {
 	path     string
+	pairs    [][2]int        // Pairs, checked
 	Format   string          `json:"format"`
 	Language string          `json:"language"`
 	Suite    string          `json:"suite"`
 	Timing   *timingSpec     `json:"timing"`
 	Cells    []*cellSpec     `json:"cells"`
+	Pairs    [][]int         `json:"pairs"` // rule 5a: [i, j] indexes into Cells
 	Transfer *transferConfig `json:"transfer"`
 	Percall  *percallConfig  `json:"percall"`
 	Keygen   *keygenConfig   `json:"keygen"`
@@ -31,6 +33,9 @@ type timingSpec struct {
 	WarmupMaxSeconds    *float64 `json:"warmup_max_seconds"`
 	SteadyWindow        *int     `json:"steady_window"`
 	SteadyTolerance     *float64 `json:"steady_tolerance"`
+	MinSamples          *int     `json:"min_samples"`   // rule 5a, default 20
+	TargetCIPct         *float64 `json:"target_ci_pct"` // rule 5a, default 1.0; 0 = off
+	Confidence          *float64 `json:"confidence"`    // rule 5a, default 0.95
 }
 
 type transferConfig struct {
@@ -130,7 +135,9 @@ func (s *benchSpec) check() error {
 			return fmt.Errorf("cells[%d]%s", i, err)
 		}
 	}
-	return nil
+	pairs, err := checkPairs(s.Pairs, len(s.Cells), "cells")
+	s.pairs = pairs
+	return err
 }
 
 func (t *timingSpec) check(needed []string) error {
@@ -154,14 +161,21 @@ func (t *timingSpec) check(needed []string) error {
 		{"max_cell_seconds", t.MaxCellSeconds, 0, false},
 		{"warmup_max_seconds", t.WarmupMaxSeconds, 0, true},
 		{"steady_tolerance", t.SteadyTolerance, 0, false},
+		{"target_ci_pct", t.TargetCIPct, 0, true},
 	}
 	for _, c := range checks {
 		if c.value != nil && (*c.value < c.least || (*c.value == c.least && !c.included)) {
 			return fmt.Errorf("timing.%s = %v is out of range", c.field, *c.value)
 		}
 	}
-	if t.Samples != nil && *t.Samples < 1 {
-		return fmt.Errorf("timing.samples = %d must be >= 1", *t.Samples)
+	if t.Samples != nil && (*t.Samples < 1 || *t.Samples > maxSamples) {
+		return fmt.Errorf("timing.samples = %d must be from 1 to %d", *t.Samples, maxSamples)
+	}
+	if t.MinSamples != nil && *t.MinSamples < 1 {
+		return fmt.Errorf("timing.min_samples = %d must be >= 1", *t.MinSamples)
+	}
+	if t.Confidence != nil && !(*t.Confidence > 0 && *t.Confidence < 1) {
+		return fmt.Errorf("timing.confidence = %v must be between 0 and 1", *t.Confidence)
 	}
 	if t.SteadyWindow != nil && *t.SteadyWindow < 2 {
 		return fmt.Errorf("timing.steady_window = %d must be >= 2", *t.SteadyWindow)

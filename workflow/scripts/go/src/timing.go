@@ -17,8 +17,9 @@ type batchFunc func(n int64) int64
 
 type budget struct {
 	warmup, target, maxCell, warmupMax time.Duration
-	samples, steadyWindow              int
+	steadyWindow                       int
 	steadyTolerance                    float64
+	rule                               stopRule // rule 5a; rule.samples is the cap
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -35,12 +36,9 @@ func budgetOf(t *timingSpec) budget {
 		target:          seconds(value(t.TargetSampleSeconds, 0.01)),
 		maxCell:         seconds(value(t.MaxCellSeconds, 60)),
 		warmupMax:       seconds(value(t.WarmupMaxSeconds, 0)),
-		samples:         1,
 		steadyWindow:    5,
 		steadyTolerance: value(t.SteadyTolerance, 0.03),
-	}
-	if t.Samples != nil {
-		b.samples = *t.Samples
+		rule:            stopRuleOf(t),
 	}
 	if t.SteadyWindow != nil {
 		b.steadyWindow = *t.SteadyWindow
@@ -79,8 +77,8 @@ func wholePasses(n, count int64) int64 {
 }
 
 // warmUpAndCalibrate is rules 3 and 4: warm up, size the batch, and when asked go on
-// until steady and size it again. A cell whose samples cannot fit in max_cell_seconds
-// is a timeout from here on.
+// until steady and size it again. A cell whose planned samples (min_samples with rule 5a
+// on, else samples) cannot fit in max_cell_seconds is a timeout from here on.
 func (c *calibratedCell) warmUpAndCalibrate() {
 	start := time.Now()
 	var last time.Duration
@@ -100,7 +98,7 @@ func (c *calibratedCell) warmUpAndCalibrate() {
 	if c.batch == 1 {
 		perBatch = last
 	}
-	projected := c.spent + time.Duration(c.budget.samples)*perBatch
+	projected := c.spent + time.Duration(c.budget.rule.plannedSamples())*perBatch
 	c.timedOut = projected > c.budget.maxCell
 }
 
@@ -149,11 +147,9 @@ func (c *calibratedCell) untilSteady(start time.Time) string {
 	return fmt.Sprintf("not steady after %.2f s (last change %s)", time.Since(start).Seconds(), last)
 }
 
-func (c *calibratedCell) wantsSample() bool {
-	if len(c.samples) >= c.budget.samples {
-		return false
-	}
-	return !c.timedOut || c.spent < c.budget.maxCell
+// withinTime is rule 6: no cell is sampled once its own time has passed max_cell_seconds.
+func (c *calibratedCell) withinTime() bool {
+	return c.spent < c.budget.maxCell
 }
 
 func (c *calibratedCell) takeSample() time.Duration {
@@ -173,24 +169,26 @@ func (c *calibratedCell) status() string {
 func medianOf(values []float64) float64 {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
-	middle := len(sorted) / 2
-	if len(sorted)%2 == 1 {
-		return sorted[middle]
-	}
-	return (sorted[middle-1] + sorted[middle]) / 2
+	return sortedMedian(sorted)
 }
 
-// timedCell is a checked cell ready for rules 3-6: its row label, its batch, and the
-// size its output rows carry.
+// timedCell is a checked cell ready for rules 3-6: its position in the spec's cells (what
+// the spec's pairs refer to), its row label, its batch, and the size its output rows carry.
 type timedCell struct {
+	index       int
 	label       cellLabel
 	outputBytes int
 	timer       *calibratedCell
 }
 
-// runInterleaved is rules 3-6 for a list of checked cells: each warmed up and
-// calibrated in turn, then sampled in interleaved rounds, every row written as measured.
-func runInterleaved(cells []*timedCell, b budget, out *rowWriter) error {
+// runInterleaved is rules 3-6 for a suite's checked cells, in spec order: each warmed up
+// and calibrated in turn, then sampled in interleaved rounds, every row written as
+// measured. After each round rule 5a (rounds.endRound) stops the cells that are precise
+// enough or at the sample cap; a cell whose time is up stops before its next sample.
+// The spec's cells that are not here (unsupported, failed, per-iteration) count as not
+// sampling.
+func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
+	b := budgetOf(spec.Timing)
 	for _, cell := range cells {
 		cell.timer.budget = b
 		if cell.timer.passLength == 0 {
@@ -203,13 +201,28 @@ func runInterleaved(cells []*timedCell, b budget, out *rowWriter) error {
 		}
 		progress("%s: batch of %d calls%s%s", describe(cell.label), cell.timer.batch, note, timeoutNote(cell.timer.timedOut))
 	}
-	for round := 1; round <= b.samples; round++ {
+	state := newRounds(len(spec.Cells), spec.pairs, b.rule)
+	inRounds := make([]bool, len(spec.Cells))
+	for _, cell := range cells {
+		inRounds[cell.index] = true
+	}
+	for index, in := range inRounds {
+		if !in {
+			state.stop(index, notSampled)
+		}
+	}
+	for round := 1; round <= b.rule.samples; round++ {
 		took := 0
 		for _, cell := range cells {
-			if !cell.timer.wantsSample() {
+			if !state.sampling(cell.index) {
+				continue
+			}
+			if !cell.timer.withinTime() {
+				state.stop(cell.index, stopExhausted)
 				continue
 			}
 			elapsed := cell.timer.takeSample()
+			state.add(cell.index, round, float64(elapsed)/float64(cell.timer.batch))
 			took++
 			row := sampleRow{round, cell.timer.batch, int64(elapsed), cell.outputBytes, cell.timer.status()}
 			if err := out.write(cell.label, row); err != nil {
@@ -219,7 +232,8 @@ func runInterleaved(cells []*timedCell, b budget, out *rowWriter) error {
 		if took == 0 {
 			break
 		}
-		progress("round %d/%d: %d cells sampled", round, b.samples, took)
+		state.endRound()
+		progress("round %d/%d: %d cells sampled", round, b.rule.samples, took)
 	}
 	for _, cell := range cells {
 		if len(cell.timer.samples) == 0 {
@@ -231,11 +245,9 @@ func runInterleaved(cells []*timedCell, b budget, out *rowWriter) error {
 			progress("%s: timeout after %.2f s, no sample", describe(cell.label), cell.timer.spent.Seconds())
 			continue
 		}
-		perCall := make([]float64, len(cell.timer.samples))
-		for i, elapsed := range cell.timer.samples {
-			perCall[i] = float64(elapsed) / float64(cell.timer.batch)
-		}
-		progress("%s: median %.1f ns/op over %d samples (%s)", describe(cell.label), medianOf(perCall), len(perCall), cell.timer.status())
+		perCall := state.values(cell.index)
+		progress("%s: median %.1f ns/op over %d samples (%s), stopped at %s", describe(cell.label), medianOf(perCall),
+			len(perCall), cell.timer.status(), state.stopped[cell.index].describe())
 	}
 	return nil
 }
@@ -262,11 +274,12 @@ type checkedCells struct {
 	timed []*timedCell
 }
 
-func (c *checkedCells) add(label cellLabel, run batchFunc, outputBytes int, checkErr error) error {
+// add takes the cell at position index of the spec's cells.
+func (c *checkedCells) add(index int, label cellLabel, run batchFunc, outputBytes int, checkErr error) error {
 	if checkErr != nil {
 		progress("%s: check failed: %v", describe(label), checkErr)
 		return c.out.untimed(label, "failed")
 	}
-	c.timed = append(c.timed, &timedCell{label, outputBytes, &calibratedCell{run: run}})
+	c.timed = append(c.timed, &timedCell{index, label, outputBytes, &calibratedCell{run: run}})
 	return nil
 }
