@@ -82,7 +82,7 @@ results_dir <- normalizePath(results_dir)
 input_columns <- list(
   summary = list(
     character = c("language", "implementation", "implementation_version", "suite", "operation",
-                  "algorithm", "variant", "input", "status"),
+                  "algorithm", "variant", "input", "status", "stop_reason"),
     numeric = c("key_bits", "input_bytes", "output_bytes", "samples", "iterations", "median_ns",
                 "mad_ns", "ci_low_ns", "ci_high_ns", "ci_halfwidth_pct", "cv", "ops_per_s")),
   ratios = list(

@@ -24,10 +24,12 @@ from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
 from conftest import FIXTURE, REPO, SCRIPTS, run_driver
 
+import check_stopping
 import config_validation
 import container_engine
 import jwk_keys
 import raw_samples
+import stopping_series
 import variants
 import verify_tokens
 
@@ -191,6 +193,46 @@ def test_tiny_jwt_bench(language, keys, driver_env, tmp_path):
     for row in rows:
         want = "unsupported" if row["algorithm"] in declared(language) else "ok"
         assert (row["suite"], row["language"], row["status"]) == ("jwt", language, want), row
+
+
+@pytest.mark.parametrize("name,case", stopping_series.cases(), ids=[name for name, _ in stopping_series.cases()])
+def test_stopping_rule_reference_known_answers(name, case):
+    """The reference itself on cases whose answer is known without it: constant values stop
+    at min_samples; with the rule off every cell runs to the cap; a series shorter than
+    the cap that never gets precise runs out."""
+    got = check_stopping.expected(case)
+    if name == "constant":
+        assert got == {"samples": [20], "reasons": ["precision"]}
+    if name == "rule-off":
+        assert got == {"samples": [100], "reasons": ["sample_cap"]}
+    if name == "short-series":
+        assert got["reasons"] == ["exhausted", "exhausted"] and got["samples"][1] == 4
+    assert all(n <= case["timing"]["samples"] for n in got["samples"])
+
+
+@pytest.mark.parametrize("language", JWS)
+def test_stopping_rule_matches_the_reference(language, driver_env, tmp_path):
+    """Timing rule 5a in every driver: synthetic cells with known noise (and pairs that
+    hold cells back) stop at the round the reference (stopping_rule.py) says, for the
+    reason it says, through the driver's own rounds object (`stopping --series`)."""
+    differences = []
+    for name, case in stopping_series.cases():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(case))
+        done = run_driver(language, driver_env, "stopping", "--series", str(path))
+        assert done.returncode == 0, f"{name}: {done.stderr[-2000:]}"
+        got, want = json.loads(done.stdout), check_stopping.expected(case)
+        if got != want:
+            differences.append(f"{name}: want {want}, got {got}")
+    assert not differences, "\n".join(differences)
+
+
+@pytest.mark.parametrize("language", JWS)
+def test_stopping_refuses_a_malformed_series(language, driver_env, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"timing": {"samples": 10}, "series": "not a list"}')
+    done = run_driver(language, driver_env, "stopping", "--series", str(path))
+    assert done.returncode == 2 and "bad.json" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("language", NOT_JWS)

@@ -171,3 +171,25 @@ coldstart_fig_height <- function(bars) {
   per_language <- bars[, .N, by = language]$N
   1 + sum(0.45 + 0.38 * per_language)
 }
+
+# Precision: every round-timed cell's CI half-width (log scale), one row per language and
+# one panel per suite, with the precision targets as dashed lines.
+plot_precision <- function(cells, targets) {
+  d <- cells[!is.na(ci_halfwidth_pct)]
+  if (!nrow(d)) return(placeholder_plot("No cell has a CI (each needs six samples)."))
+  d <- copy(d)[, halfwidth := pmax(ci_halfwidth_pct, 0.01)]
+  ggplot(d, aes(halfwidth, language, colour = stop_reason)) +
+    geom_vline(xintercept = targets, linetype = "dashed", colour = "grey40") +
+    geom_point(position = position_jitter(width = 0, height = 0.25, seed = 1), size = 1.2, alpha = 0.7) +
+    facet_wrap(~suite, ncol = 2) +
+    scale_x_log10(labels = function(b) paste0(b, "%")) +
+    scale_colour_manual(values = c(precision = "#1b9e77", sample_cap = "#d95f02", time_cap = "#7570b3"),
+                        labels = function(l) gsub("_", " ", l), name = "stopped at") +
+    labs(x = "CI half-width of the median (% of the median, log scale; 0 shown at 0.01%)", y = NULL) +
+    theme(legend.position = "bottom")
+}
+
+precision_fig_height <- function(cells) {
+  if (is.null(cells) || !nrow(cells)) return(2)
+  1.5 + 0.35 * uniqueN(cells$language) * ceiling(uniqueN(cells$suite) / 2)
+}

@@ -77,6 +77,12 @@ precision_summary <- function(timed, targets, widest_n = 3) {
                            max_halfwidth = max(ci_halfwidth_pct)), keyby = language])
 }
 
+# The cells of a precision table: where each is, its half-width and why it stopped.
+precision_cells_table <- function(cells) {
+  cells[, .(language, suite, input, operation, variant, samples = as.integer(samples),
+            "CI half-width" = fmt_pct(ci_halfwidth_pct, 2), "stopped at" = gsub("_", " ", stop_reason))]
+}
+
 # Fastest and slowest variant per language for one operation.
 operation_extremes <- function(timed, op) {
   timed[operation == op][order(median_ns),

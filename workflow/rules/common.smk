@@ -15,6 +15,7 @@ SCRIPTS = SOURCE / "workflow" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 import aggregate_samples  # noqa: E402
+import bench_plan  # noqa: E402
 import collect_provenance  # noqa: E402
 import compare_runs  # noqa: E402
 import build_image  # noqa: E402
@@ -254,13 +255,17 @@ def key_names():
     return sorted({variant.key_name for variant in JWT_VARIANTS} | extra)
 
 
+def suite_config_of(suite, name):
+    """A suite's config for one job; suite jwt on a dataset times the dataset's algorithms
+    (seed 000's HMAC and RSA by default), on the claims file its whole grid (seed 001's)."""
+    settings = config["suites"][suite]
+    if suite == "jwt" and name in DATASETS:
+        return {**settings, "algorithms": settings["dataset_algorithms"]}
+    return settings
+
+
 def get_suite_config(wildcards):
-    """A suite's config; suite jwt on a dataset times the dataset's algorithms (seed 000's
-    HMAC and RSA by default), on the claims file its whole grid (seed 001's)."""
-    suite = config["suites"][wildcards.suite]
-    if wildcards.suite == "jwt" and wildcards.input in DATASETS:
-        return {**suite, "algorithms": suite["dataset_algorithms"]}
-    return suite
+    return suite_config_of(wildcards.suite, wildcards.input)
 
 
 # The timing section of every spec, with the statistics' confidence for rule 5a's CIs.
@@ -524,3 +529,10 @@ def config_bundles(key):
         return paths
 
     return existing_bundles
+
+
+def print_bench_plan():
+    """Before the first job: the cells the benchmarks will time and an estimate of how long."""
+    jws_of = {language: DRIVERS[language]["jws"] for language in LANGUAGES}
+    totals = bench_plan.plan(LANGUAGE_JOBS, suite_config_of, config["timing"], jws_of)
+    print(bench_plan.describe(totals, LANGUAGE_JOBS), file=sys.stderr)

@@ -241,11 +241,11 @@ fn prepare<'a>(cell: &Cell) -> Result<Result<Prepared<'a>, String>, Failure> {
 
 pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     let mut timed = Vec::new();
-    for cell in &spec.cells {
+    for (index, cell) in spec.cells.iter().enumerate() {
         match prepare(cell)? {
             Ok(p) => {
                 let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, p.version, p.input_bytes);
-                timed.push(TimedCell::new(who, p.output_bytes, 1, p.batch));
+                timed.push(TimedCell::new(index, who, p.output_bytes, 1, p.batch));
             }
             Err(reason) => {
                 let version = hasher(&cell.algorithm).map_or(versions::UUID, |h| h.0);
@@ -254,7 +254,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
             }
         }
     }
-    let fold = timing::run_interleaved(timed, &spec.timing, out)?;
+    let fold = timing::run_interleaved(timed, spec, out)?;
     timing::report_fold(fold);
     Ok(())
 }

@@ -532,7 +532,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     };
     let mut checks: Vec<((String, i64, Option<String>), KeyCheck)> = Vec::new();
     let mut interleaved = Vec::new();
-    for cell in &spec.cells {
+    for (index, cell) in spec.cells.iter().enumerate() {
         crate::hashing::check_implementation(cell)?;
         let family = family_of(cell)?;
         let key = (family.clone(), cell.key_bits, cell.implementation.clone());
@@ -574,12 +574,12 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
             }
             _ if per_iteration => run_iterations(cell, &family, &who, &settings, out)?,
             _ => match signing_cell(cell, &family)? {
-                Ok((output_bytes, batch)) => interleaved.push(TimedCell::new(who, output_bytes, 1, batch)),
+                Ok((output_bytes, batch)) => interleaved.push(TimedCell::new(index, who, output_bytes, 1, batch)),
                 Err(reason) => out.untimed(&who, Status::Failed, &reason)?,
             },
         }
     }
-    let fold = timing::run_interleaved(interleaved, &spec.timing, out)?;
+    let fold = timing::run_interleaved(interleaved, spec, out)?;
     timing::report_fold(fold);
     Ok(())
 }

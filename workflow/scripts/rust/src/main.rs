@@ -1,5 +1,6 @@
 //! jwtbench's Rust driver: the `jsonwebtoken` crate on its RustCrypto backend, behind the
-//! driver contract of workflow/scripts/README.md (versions, sign, verify, bench, coldstart).
+//! driver contract of workflow/scripts/README.md (versions, sign, verify, bench, coldstart,
+//! stopping).
 
 mod args;
 mod failure;
@@ -11,6 +12,7 @@ mod percall;
 mod primitive;
 mod raw_samples;
 mod spec;
+mod stopping;
 mod suite_jwt;
 mod timing;
 mod tokensize;
@@ -24,7 +26,7 @@ use failure::Failure;
 
 const USAGE: &str = "usage: run versions | sign --alg ALG --key FILE --payload FILE | \
 verify --alg ALG --key FILE --token FILE [--signature-only] | bench --spec FILE --out FILE | \
-coldstart --hmac FILE --rsa FILE --payload FILE";
+coldstart --hmac FILE --rsa FILE --payload FILE | stopping --series FILE";
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -77,6 +79,10 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
         "bench" => {
             let flags = args::Flags::parse(rest, &["--spec", "--out"])?;
             bench(flags.get("--spec")?, flags.get("--out")?)
+        }
+        "stopping" => {
+            let flags = args::Flags::parse(rest, &["--series"])?;
+            stopping::command(flags.get("--series")?)
         }
         // Not part of the contract: the child process suite keygen kills when a key
         // generation outlives its budget (keygen.rs).

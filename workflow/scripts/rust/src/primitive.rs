@@ -311,13 +311,13 @@ fn prepare<'a>(cell: &Cell, message: Vec<u8>) -> Result<Result<Prepared<'a>, Str
 
 pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     let mut timed = Vec::new();
-    for cell in &spec.cells {
+    for (index, cell) in spec.cells.iter().enumerate() {
         let message = message_of(cell)?;
         let input_bytes = message.len() as u64;
         match prepare(cell, message)? {
             Ok(p) => {
                 let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, p.version, input_bytes);
-                timed.push(TimedCell::new(who, p.output_bytes, 1, p.batch));
+                timed.push(TimedCell::new(index, who, p.output_bytes, 1, p.batch));
             }
             Err(reason) => {
                 let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, version_of(cell), input_bytes);
@@ -325,7 +325,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
             }
         }
     }
-    let fold = timing::run_interleaved(timed, &spec.timing, out)?;
+    let fold = timing::run_interleaved(timed, spec, out)?;
     timing::report_fold(fold);
     Ok(())
 }

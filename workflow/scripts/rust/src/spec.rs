@@ -4,10 +4,12 @@
 use serde_json::Value;
 
 use crate::failure::{Failure, read_file};
+use crate::stopping::{self, Target};
 
 pub struct Timing {
     pub warmup_seconds: f64,
-    pub samples: u64,
+    /// Rule 5a's keys: `samples` (the cap), `min_samples`, `target_ci_pct`, `confidence`.
+    pub stopping: Target,
     pub target_sample_seconds: f64,
     pub max_cell_seconds: f64,
     pub warmup_max_seconds: f64,
@@ -37,6 +39,8 @@ pub struct Spec {
     pub suite: String,
     pub timing: Timing,
     pub cells: Vec<Cell>,
+    /// Rule 5a's pairs: `[i, j]` indexes into `cells`, a ratio i / j a verdict rests on.
+    pub pairs: Vec<(usize, usize)>,
     raw: Value,
 }
 
@@ -58,7 +62,7 @@ impl Spec {
         };
         let timing = Timing {
             warmup_seconds: number("warmup_seconds", Some(0.0))?,
-            samples: number("samples", Some(1.0))? as u64,
+            stopping: Target::from_timing(&timing_value, Some(1)).map_err(bad)?,
             target_sample_seconds: number("target_sample_seconds", Some(0.025))?,
             max_cell_seconds: number("max_cell_seconds", Some(120.0))?,
             warmup_max_seconds: number("warmup_max_seconds", Some(0.0))?,
@@ -73,11 +77,13 @@ impl Spec {
             .enumerate()
             .map(|(i, cell)| Cell::parse(cell).map_err(|what| bad(format!("cell {i}: {what}"))))
             .collect::<Result<Vec<_>, _>>()?;
+        let pairs = stopping::parse_pairs(raw.get("pairs"), cells.len()).map_err(bad)?;
         Ok(Spec {
             path: path.to_string(),
             suite,
             timing,
             cells,
+            pairs,
             raw,
         })
     }

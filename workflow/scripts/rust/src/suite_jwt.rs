@@ -184,7 +184,7 @@ pub fn untimed_input_bytes(cell: &Cell) -> u64 {
 pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     let mut cases = Cases::default();
     let mut timed = Vec::new();
-    for cell in &spec.cells {
+    for (index, cell) in spec.cells.iter().enumerate() {
         match cases.get(cell)? {
             Err((status, reason)) => {
                 out.untimed(&identity(spec, cell, untimed_input_bytes(cell)), status, &reason)?;
@@ -204,11 +204,11 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
                     }
                     Ok(fold)
                 });
-                timed.push(TimedCell::new(who, output_bytes, pass, batch));
+                timed.push(TimedCell::new(index, who, output_bytes, pass, batch));
             }
         }
     }
-    let fold = timing::run_interleaved(timed, &spec.timing, out)?;
+    let fold = timing::run_interleaved(timed, spec, out)?;
     timing::report_fold(fold);
     Ok(())
 }

@@ -1,20 +1,24 @@
 //! The contract's timing rules 3-6: warm up each cell, calibrate its batch, wait until it
 //! is steady, then sample every cell in interleaved rounds with std::time::Instant (the
-//! monotonic clock). A batch folds every result into a value, and the driver prints the
-//! fold at the end (through std::hint::black_box), so the optimiser cannot drop the work.
+//! monotonic clock) until rule 5a (stopping.rs's `Rounds`) or its time cap stops it. A
+//! batch folds every result into a value, and the driver prints the fold at the end
+//! (through std::hint::black_box), so the optimiser cannot drop the work.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use crate::failure::Failure;
 use crate::raw_samples::{RawSamples, RowIdentity, Sample, Status};
-use crate::spec::Timing;
+use crate::spec::{Spec, Timing};
+use crate::stopping::{Rounds, Stop, halfwidth_pct};
 
 /// Runs `n` calls of a cell's operation and returns the fold of their results; an error
 /// (e.g. a signature that no longer verifies) fails the cell.
 pub type Batch<'a> = Box<dyn FnMut(u64) -> Result<u64, String> + 'a>;
 
 pub struct TimedCell<'a> {
+    /// The cell's position in the spec's `cells` (what the spec's `pairs` name).
+    spec_index: usize,
     who: RowIdentity,
     output_bytes: u64,
     batch: Batch<'a>,
@@ -23,15 +27,21 @@ pub struct TimedCell<'a> {
     n: u64,
     spent_ns: u64,
     timeout: bool,
-    done: bool,
-    taken: u64,
+    /// ns per call of each calibration.
     per_call_ns: Vec<f64>,
     fold: u64,
 }
 
 impl<'a> TimedCell<'a> {
-    pub fn new(who: RowIdentity, output_bytes: u64, pass_length: u64, batch: Batch<'a>) -> TimedCell<'a> {
+    pub fn new(
+        spec_index: usize,
+        who: RowIdentity,
+        output_bytes: u64,
+        pass_length: u64,
+        batch: Batch<'a>,
+    ) -> TimedCell<'a> {
         TimedCell {
+            spec_index,
             who,
             output_bytes,
             batch,
@@ -39,8 +49,6 @@ impl<'a> TimedCell<'a> {
             n: 1,
             spent_ns: 0,
             timeout: false,
-            done: false,
-            taken: 0,
             per_call_ns: Vec::new(),
             fold: 0,
         }
@@ -88,12 +96,11 @@ impl<'a> TimedCell<'a> {
             self.n,
             self.per_call_ns.last().copied().unwrap_or(0.0),
             if self.timeout {
-                " (cannot fit its samples: timeout cell)"
+                " (cannot fit the samples it needs: timeout cell)"
             } else {
                 ""
             }
         );
-        self.per_call_ns.clear();
         Ok(())
     }
 
@@ -114,7 +121,14 @@ impl<'a> TimedCell<'a> {
             n = ((n as f64 / self.pass_length as f64).round() as u64).max(1) * self.pass_length;
         }
         self.n = n;
-        let needed = timing.samples as f64 * n as f64 * self.per_call_ns.last().copied().unwrap_or(0.0);
+        // A cell that stops at precision needs min_samples samples; with the rule off, samples.
+        let rule = &timing.stopping;
+        let batches = if rule.targets_precision() {
+            rule.min_samples
+        } else {
+            rule.samples
+        };
+        let needed = batches as f64 * n as f64 * self.per_call_ns.last().copied().unwrap_or(0.0);
         let left = timing.max_cell_seconds * 1e9 - self.spent_ns as f64;
         self.timeout = needed > left;
         Ok(())
@@ -168,74 +182,103 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-fn fail_cell(cell: &mut TimedCell, out: &mut RawSamples, reason: &str) -> Result<(), Failure> {
-    cell.done = true;
+/// Takes a cell out of the rounds when its operation fails; a cell with no sample yet gets
+/// its one `failed` row.
+fn fail_cell(
+    rounds: &mut Rounds,
+    index: usize,
+    cell: &TimedCell,
+    out: &mut RawSamples,
+    reason: &str,
+) -> Result<(), Failure> {
     eprintln!("{}: failed while timed: {reason}", cell.label());
-    if cell.taken == 0 {
+    if rounds.taken(index) == 0 {
         out.untimed(&cell.who, Status::Failed, reason)?;
-        cell.taken = u64::MAX; // its row is written
     }
+    rounds.stop(index, Stop::Failed);
     Ok(())
 }
 
-/// Rules 3-6 for `cells`, which have passed their checks; returns the fold of every result.
-pub fn run_interleaved(mut cells: Vec<TimedCell>, timing: &Timing, out: &mut RawSamples) -> Result<u64, Failure> {
-    for cell in cells.iter_mut() {
+/// Rules 3-6 for `cells`, which have passed their checks, with rule 5a over the spec's
+/// pairs between them; returns the fold of every result.
+pub fn run_interleaved(mut cells: Vec<TimedCell>, spec: &Spec, out: &mut RawSamples) -> Result<u64, Failure> {
+    let timing = &spec.timing;
+    // The spec's pairs name spec positions; the rule counts the timed cells. A pair with a
+    // cell that is not timed here (failed, unsupported, per-iteration) never holds its
+    // partner back, as for a partner that no longer samples.
+    let mut position = vec![None; spec.cells.len()];
+    for (index, cell) in cells.iter().enumerate() {
+        position[cell.spec_index] = Some(index);
+    }
+    let pairs = spec
+        .pairs
+        .iter()
+        .filter_map(|&(i, j)| Some((position[i]?, position[j]?)))
+        .collect();
+    let mut rounds = Rounds::new(cells.len(), pairs, timing.stopping);
+    for (index, cell) in cells.iter_mut().enumerate() {
         if let Err(reason) = cell.prepare(timing) {
-            fail_cell(cell, out, &reason)?;
+            fail_cell(&mut rounds, index, cell, out, &reason)?;
         }
     }
-    for round in 1..=timing.samples {
-        let mut wanted = false;
-        for cell in cells.iter_mut().filter(|c| !c.done) {
-            if cell.timeout && cell.over_budget(timing) {
-                cell.done = true;
+    let samples = timing.stopping.samples;
+    for round in 1..=samples {
+        let active = rounds.active();
+        if active.is_empty() {
+            break;
+        }
+        for index in active {
+            let cell = &mut cells[index];
+            if cell.over_budget(timing) {
+                rounds.stop(index, Stop::TimeCap);
                 continue;
             }
             let n = cell.n;
             match cell.time(n) {
                 Ok(elapsed) => {
-                    cell.taken += 1;
-                    cell.per_call_ns.push(elapsed as f64 / n as f64);
-                    let status = if cell.timeout { Status::Timeout } else { Status::Ok };
+                    rounds.add(index, round, elapsed as f64 / n as f64);
                     let sample = Sample {
                         sample: round,
                         iterations: n,
                         elapsed_ns: elapsed,
                         output_bytes: cell.output_bytes,
-                        status,
+                        status: if cell.timeout { Status::Timeout } else { Status::Ok },
                     };
                     out.write(&cell.who, &sample)?;
-                    wanted = true;
                 }
-                Err(reason) => fail_cell(cell, out, &reason)?,
+                Err(reason) => fail_cell(&mut rounds, index, cell, out, &reason)?,
             }
         }
-        if round % 10 == 0 || round == timing.samples {
-            eprintln!("round {round}/{}", timing.samples);
-        }
-        if !wanted {
-            break;
+        rounds.end_round();
+        if round % 10 == 0 || round == samples {
+            eprintln!("round {round}/{samples}: {} cells sampling", rounds.active().len());
         }
     }
     let mut fold = 0u64;
-    for cell in cells.iter_mut() {
+    for (index, cell) in cells.iter().enumerate() {
         fold = fold.wrapping_add(cell.fold);
-        if cell.taken == 0 {
-            // A timeout cell that got no sample: one row with the time it spent.
-            out.write(&cell.who, &Sample::no_sample(Status::Timeout, cell.spent_ns))?;
-            eprintln!(
-                "{}: timeout before its first sample ({:.3} s)",
-                cell.label(),
-                cell.spent_ns as f64 / 1e9
-            );
-        } else if cell.taken != u64::MAX {
-            let median_ns = median(&mut cell.per_call_ns);
-            eprintln!(
-                "{}: median {median_ns:.0} ns per call over {} samples",
-                cell.label(),
-                cell.taken
-            );
+        let taken = rounds.taken(index);
+        match rounds.reason(index) {
+            Some(Stop::Failed) if taken == 0 => {} // its `failed` row is written
+            _ if taken == 0 => {
+                // A timeout cell that got no sample: one row with the time it spent.
+                out.write(&cell.who, &Sample::no_sample(Status::Timeout, cell.spent_ns))?;
+                eprintln!(
+                    "{}: timeout before its first sample ({:.3} s)",
+                    cell.label(),
+                    cell.spent_ns as f64 / 1e9
+                );
+            }
+            reason => {
+                let mut values = rounds.values(index);
+                let halfwidth = halfwidth_pct(&values, timing.stopping.confidence);
+                eprintln!(
+                    "{}: median {:.0} ns per call (CI half-width {halfwidth:.2}%) over {taken} samples, stopped: {}",
+                    cell.label(),
+                    median(&mut values),
+                    reason.map_or("-", Stop::describe)
+                );
+            }
         }
     }
     Ok(black_box(fold))

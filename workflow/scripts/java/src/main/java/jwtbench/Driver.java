@@ -12,7 +12,7 @@ import java.util.Map;
  *
  * <pre>
  *   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
- *   | bench --spec --out | coldstart --hmac --rsa --payload
+ *   | bench --spec --out | coldstart --hmac --rsa --payload | stopping --series
  * </pre>
  *
  * Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
@@ -32,14 +32,16 @@ public final class Driver {
       "       run sign   --alg ALG --key FILE --payload FILE",
       "       run verify --alg ALG --key FILE --token FILE [--signature-only]",
       "       run bench  --spec FILE --out FILE",
-      "       run coldstart --hmac FILE --rsa FILE --payload FILE");
+      "       run coldstart --hmac FILE --rsa FILE --payload FILE",
+      "       run stopping --series FILE");
 
   private static final Map<String, List<String>> COMMANDS = Map.of(
       "versions", List.of(),
       "sign", List.of("alg", "key", "payload"),
       "verify", List.of("alg", "key", "token"),
       "bench", List.of("spec", "out"),
-      "coldstart", List.of("hmac", "rsa", "payload"));
+      "coldstart", List.of("hmac", "rsa", "payload"),
+      "stopping", List.of("series"));
 
   /** Flags that take no value and may be left out (present: mapped to "true"). */
   private static final Map<String, List<String>> SWITCHES = Map.of(
@@ -86,6 +88,10 @@ public final class Driver {
         yield EXIT_OK;
       }
       case "coldstart" -> coldstart(flags);
+      case "stopping" -> {
+        Progress.stdout(StoppingRule.replayFile(flags.get("series")));
+        yield EXIT_OK;
+      }
       default -> throw new IllegalStateException(command);
     };
   }

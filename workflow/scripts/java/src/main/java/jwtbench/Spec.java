@@ -10,7 +10,8 @@ import java.util.TreeSet;
  * A bench spec (README "bench --spec FILE --out FILE"), checked against the contract; every
  * problem is an {@link InputError} naming the spec file and the field.
  */
-record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Keygen keygen, List<Cell> cells) {
+record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Keygen keygen, List<Cell> cells,
+    List<StoppingRule.Pair> pairs) {
   static final String FORMAT = "jwtbench-spec/1";
 
   /** suite -> [operations its cells may name, input kinds they may take]. */
@@ -32,10 +33,15 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
   /**
    * Suites jwt and hash need warmupSeconds, samples and targetSampleSeconds; the others only
    * maxCellSeconds (NaN/0 when absent). warmupMaxSeconds is 0 (no warm-up until steady) when
-   * absent; steadyWindow and steadyTolerance are needed only when it is above 0.
+   * absent; steadyWindow and steadyTolerance are needed only when it is above 0. `target` is
+   * rule 5a's samples, min_samples, target_ci_pct and confidence (samples 0 when absent).
    */
-  record Timing(double warmupSeconds, int samples, double targetSampleSeconds, double maxCellSeconds,
-      double warmupMaxSeconds, int steadyWindow, double steadyTolerance) {
+  record Timing(double warmupSeconds, double targetSampleSeconds, double maxCellSeconds,
+      double warmupMaxSeconds, int steadyWindow, double steadyTolerance, StoppingRule.Target target) {
+    int samples() {
+      return target.samples();
+    }
+
     long maxCellNs() {
       return Math.round(maxCellSeconds * 1e9);
     }
@@ -131,11 +137,12 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
     }
   }
 
-  private static final class Reader {
+  /** Reads a JSON file's fields; `where` ("--spec FILE") starts every error. */
+  static final class Reader {
     final String where;
 
-    Reader(String file) {
-      this.where = "--spec " + file;
+    Reader(String where) {
+      this.where = where;
     }
 
     InputError fail(String message) {
@@ -203,7 +210,7 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
   static Spec load(String file) {
     byte[] bytes = Json.readBytes(file, "--spec");
     JsonNode spec = Json.parseObject(bytes, "--spec " + file);
-    Reader r = new Reader(file);
+    Reader r = new Reader("--spec " + file);
     if (!FORMAT.equals(spec.path("format").asText(null))) {
       throw r.fail("\"format\" must be \"" + FORMAT + "\"");
     }
@@ -220,12 +227,12 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
     boolean steady = batched && warmupMax > 0;
     Timing timing = new Timing(
         r.number(t, "warmup_seconds", "timing.warmup_seconds", 0, true, batched),
-        r.integer(t, "samples", "timing.samples", 1, batched, 0),
         r.number(t, "target_sample_seconds", "timing.target_sample_seconds", 0, false, batched),
         r.number(t, "max_cell_seconds", "timing.max_cell_seconds", 0, false, true),
         Double.isNaN(warmupMax) ? 0 : warmupMax,
         r.integer(t, "steady_window", "timing.steady_window", 2, steady, 0),
-        r.number(t, "steady_tolerance", "timing.steady_tolerance", 0, false, steady));
+        r.number(t, "steady_tolerance", "timing.steady_tolerance", 0, false, steady),
+        target(r, t, batched));
     Transfer transfer = null;
     if (suite.equals("transfer")) {
       JsonNode x = r.object(spec, "transfer", " (suite transfer needs it)");
@@ -258,7 +265,63 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
           r.integer(x, "max_iterations", "keygen.max_iterations", iterations, true, 0),
           r.number(x, "max_cell_seconds", "keygen.max_cell_seconds", 0, false, true));
     }
-    return new Spec(suite, timing, transfer, percall, keygen, List.copyOf(parsed));
+    return new Spec(suite, timing, transfer, percall, keygen, List.copyOf(parsed), pairs(r, spec, parsed.size(), "cells"));
+  }
+
+  /**
+   * Rule 5a's timing keys: `samples` (1 to {@link StoppingRule#MAX_SAMPLES}; 0 when absent and
+   * not required), `min_samples` (an integer >= 1), `target_ci_pct` (>= 0; 0 turns the rule
+   * off), `confidence` (between 0 and 1), each with its default when absent.
+   */
+  static StoppingRule.Target target(Reader r, JsonNode timing, boolean required) {
+    int samples = r.integer(timing, "samples", "timing.samples", 1, required, 0);
+    if (samples > StoppingRule.MAX_SAMPLES) {
+      throw r.fail("timing.samples must be at most " + StoppingRule.MAX_SAMPLES);
+    }
+    double targetCiPct = r.number(timing, "target_ci_pct", "timing.target_ci_pct", 0, true, false);
+    double confidence = r.number(timing, "confidence", "timing.confidence", 0, false, false);
+    if (confidence >= 1) {
+      throw r.fail("timing.confidence must be below 1");
+    }
+    return new StoppingRule.Target(samples,
+        r.integer(timing, "min_samples", "timing.min_samples", 1, false, StoppingRule.Target.DEFAULT_MIN_SAMPLES),
+        Double.isNaN(targetCiPct) ? StoppingRule.Target.DEFAULT_TARGET_CI_PCT : targetCiPct,
+        Double.isNaN(confidence) ? StoppingRule.Target.DEFAULT_CONFIDENCE : confidence);
+  }
+
+  /**
+   * The top-level "pairs" (rule 5a): each [i, j], two different 0-based indexes into the `count`
+   * entries of `what` ("cells"); empty when absent.
+   */
+  static List<StoppingRule.Pair> pairs(Reader r, JsonNode root, int count, String what) {
+    JsonNode node = root.get("pairs");
+    if (node == null) {
+      return List.of();
+    }
+    if (!node.isArray()) {
+      throw r.fail("\"pairs\" must be an array of [i, j] indexes into \"" + what + "\"");
+    }
+    List<StoppingRule.Pair> pairs = new ArrayList<>(node.size());
+    for (int k = 0; k < node.size(); k++) {
+      JsonNode pair = node.get(k);
+      String bad = "pairs[" + k + "] must be [i, j], two different indexes into \"" + what + "\" (0 to " + (count - 1) + ")";
+      if (!pair.isArray() || pair.size() != 2) {
+        throw r.fail(bad);
+      }
+      int[] ij = new int[2];
+      for (int e = 0; e < 2; e++) {
+        JsonNode index = pair.get(e);
+        if (!index.isIntegralNumber() || !index.canConvertToInt() || index.asInt() < 0 || index.asInt() >= count) {
+          throw r.fail(bad);
+        }
+        ij[e] = index.asInt();
+      }
+      if (ij[0] == ij[1]) {
+        throw r.fail(bad);
+      }
+      pairs.add(new StoppingRule.Pair(ij[0], ij[1]));
+    }
+    return List.copyOf(pairs);
   }
 
   private static Cell cell(Reader r, JsonNode cell, int i, String suite) {

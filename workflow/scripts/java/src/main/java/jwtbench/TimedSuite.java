@@ -6,15 +6,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
 import java.util.function.Supplier;
 
 /**
- * Suites jwt and hash (README "Timing rules", steps 3-6): cell by cell, warm-up for
- * warmup_seconds, calibration of the batch size to target_sample_seconds and, when
- * warmup_max_seconds is above 0, windows of calibrated batches until the runtime is steady,
- * then calibration again; then interleaved rounds, round k taking sample k of every cell
- * still wanting one, each row written as soon as it is measured. Every clock reading is
- * System.nanoTime.
+ * Suites jwt, hash, primitive and keygen's sign/verify (README "Timing rules", steps 3-6):
+ * cell by cell, warm-up for warmup_seconds, calibration of the batch size to
+ * target_sample_seconds and, when warmup_max_seconds is above 0, windows of calibrated
+ * batches until the runtime is steady, then calibration again; then interleaved rounds, round
+ * k taking sample k of every cell still sampling, each row written as soon as it is measured.
+ * Which cells go on after a round is rule 5a's {@link StoppingRule.Rounds}. Every clock reading
+ * is System.nanoTime.
  */
 final class TimedSuite {
   private static final long MAX_BATCH = 1_000_000_000L;
@@ -55,7 +57,8 @@ final class TimedSuite {
   static final class Timer {
     final Entry entry;
     final Workload work;
-    final int wanted;
+    /** The batches that must fit in max_cell_seconds after calibration (rule 4). */
+    final int projected;
     final long limitNs;
     private final double targetNs;
     private long start;
@@ -72,7 +75,7 @@ final class TimedSuite {
     Timer(Entry entry, Workload work, Spec.Timing timing) {
       this.entry = entry;
       this.work = work;
-      this.wanted = timing.samples();
+      this.projected = timing.target().projectedSamples();
       this.limitNs = timing.maxCellNs();
       this.targetNs = timing.targetSampleSeconds() * 1e9;
     }
@@ -92,8 +95,8 @@ final class TimedSuite {
 
     /**
      * Warm-up, calibration, warm-up until steady (if on) and calibration again. Then: can
-     * `samples` batches still fit in max_cell_seconds? If not, or if these phases used it up,
-     * the cell is a timeout cell.
+     * min_samples batches (`samples` with rule 5a off) still fit in max_cell_seconds? If not,
+     * or if these phases used it up, the cell is a timeout cell.
      */
     void warmUpAndCalibrate(Spec.Timing timing) {
       start = System.nanoTime();
@@ -102,7 +105,7 @@ final class TimedSuite {
         within = untilSteady(timing) && calibrate();
       }
       spentNs = elapsed();
-      timeout = !within || spentNs + wanted * (double) n * nsPerOp > limitNs;
+      timeout = !within || spentNs + projected * (double) n * nsPerOp > limitNs;
     }
 
     /**
@@ -200,12 +203,9 @@ final class TimedSuite {
       return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
-    /** A timeout cell stops once its own time passes max_cell_seconds. */
-    boolean wantsSample() {
-      if (failed || samples.size() >= wanted) {
-        return false;
-      }
-      return !timeout || spentNs < limitNs;
+    /** Rule 6's time cap: any cell stops being sampled once its own time passes max_cell_seconds. */
+    boolean timeCapped() {
+      return spentNs >= limitNs;
     }
 
     long sample() {
@@ -239,39 +239,32 @@ final class TimedSuite {
       }
       String note = !timer.timeout ? ""
           : timer.spentNs >= timer.limitNs ? " (timeout: max_cell_seconds used up by warm-up and calibration)"
-          : " (timeout: " + timing.samples() + " samples will not fit in max_cell_seconds)";
+          : " (timeout: " + timer.projected + " samples will not fit in max_cell_seconds)";
       Progress.line(run.head(cell) + ": batch of " + timer.n + note);
     }
 
-    for (int k = 1; k <= timing.samples(); k++) {
-      int taken = 0;
+    // Rule 5a over the spec's cells, by spec index (the pairs' indexes): a cell not timed here
+    // (unsupported, failed, a per-iteration keygen cell) is not sampling from the start.
+    StoppingRule.Rounds rounds = new StoppingRule.Rounds(run.spec.cells().size(), run.spec.pairs(), timing.target());
+    Timer[] bySpecIndex = new Timer[run.spec.cells().size()];
+    for (Timer timer : timers) {
+      bySpecIndex[timer.entry.cell().index()] = timer;
+    }
+    for (int i = 0; i < bySpecIndex.length; i++) {
+      if (bySpecIndex[i] == null) {
+        rounds.stop(i, StoppingRule.Reason.NOT_SAMPLED);
+      }
+    }
+    int played = rounds.play((index, k) -> sample(bySpecIndex[index], k, rounds, run), k -> {
+      int still = 0;
       for (Timer timer : timers) {
-        if (!timer.wantsSample()) {
-          continue;
-        }
-        Spec.Cell cell = timer.entry.cell();
-        long elapsed;
-        try {
-          elapsed = timer.sample();
-        } catch (RuntimeException e) {
-          if (!timer.samples.isEmpty()) {
-            // Its rows so far are written as ok/timeout; a cell's rows cannot mix statuses.
-            throw new IllegalStateException(run.head(cell) + " threw in round " + k + ", after "
-                + timer.samples.size() + " samples: " + e, e);
-          }
-          timer.failed = true;
-          run.finish(cell, timer.entry.inputBytes(), "failed", "failed while timing (" + e + ")", true);
-          continue;
-        }
-        run.out.row(cell, cell.operation(), timer.entry.inputBytes(), k, timer.n, elapsed,
-            timer.work.outputBytes, timer.timeout ? "timeout" : "ok");
-        taken++;
+        still += rounds.sampling(timer.entry.cell().index()) ? 1 : 0;
       }
-      if (taken == 0) {
-        Progress.line("round " + k + "/" + timing.samples() + ": no cell wants another sample, sampling ends");
-        break;
-      }
-      Progress.line("round " + k + "/" + timing.samples() + " done");
+      Progress.line("round " + k + "/" + timing.samples() + " done, " + still + " of " + timers.size()
+          + " cells still sampling");
+    });
+    if (played < timing.samples()) {
+      Progress.line("sampling ended after round " + played + ": no cell still sampling");
     }
 
     long sink = 0;
@@ -285,11 +278,43 @@ final class TimedSuite {
       if (timer.samples.isEmpty()) {
         run.out.untimed(cell, timer.entry.inputBytes(), "timeout", timer.spentNs);
         run.finish(cell, 0, status, "timeout after " + Progress.grouped(timer.spentNs) + " ns, no sample taken", false);
-      } else {
-        run.finish(cell, 0, status, Progress.grouped(timer.medianNsPerOp()) + " ns/op (" + timer.samples.size()
-            + " samples x " + timer.n + ")" + (timer.timeout ? " timeout" : ""), false);
+        continue;
       }
+      int index = cell.index();
+      run.finish(cell, 0, status, Progress.grouped(timer.medianNsPerOp()) + " ns/op (" + timer.samples.size()
+          + " samples x " + timer.n + ", stopped at " + rounds.reason(index).text + "; "
+          + StoppingRule.describe(rounds.values(index), timing.target().confidence()) + ")"
+          + (timer.timeout ? " timeout" : ""), false);
     }
     return sink;
+  }
+
+  /**
+   * A cell's turn in round k: nothing once its time passes max_cell_seconds (the time cap);
+   * else one batch, its row written at once, and its ns/op. A batch that throws fails the cell
+   * if it has no sample yet (it then stops, as not sampled).
+   */
+  private static OptionalDouble sample(Timer timer, int k, StoppingRule.Rounds rounds, Bench.Run run) {
+    if (timer.timeCapped()) {
+      return OptionalDouble.empty();
+    }
+    Spec.Cell cell = timer.entry.cell();
+    long elapsed;
+    try {
+      elapsed = timer.sample();
+    } catch (RuntimeException e) {
+      if (!timer.samples.isEmpty()) {
+        // Its rows so far are written as ok/timeout; a cell's rows cannot mix statuses.
+        throw new IllegalStateException(run.head(cell) + " threw in round " + k + ", after "
+            + timer.samples.size() + " samples: " + e, e);
+      }
+      timer.failed = true;
+      rounds.stop(cell.index(), StoppingRule.Reason.NOT_SAMPLED);
+      run.finish(cell, timer.entry.inputBytes(), "failed", "failed while timing (" + e + ")", true);
+      return OptionalDouble.empty();
+    }
+    run.out.row(cell, cell.operation(), timer.entry.inputBytes(), k, timer.n, elapsed,
+        timer.work.outputBytes, timer.timeout ? "timeout" : "ok");
+    return OptionalDouble.of(elapsed / (double) timer.n);
   }
 }
