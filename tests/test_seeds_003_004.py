@@ -131,6 +131,39 @@ def test_seed004_keeps_a_timeout_cell_with_its_time(tmp_path):
     assert run["status"] == "timeout" and float(run["seconds_spent"]) == 120.0 and run["median_ms"] == ""
 
 
+def test_seed004_composes_the_combined_figure_from_its_parts(tmp_path):
+    """Without timed keygen+sign+verify cells, the seed's figure is keygen + sign + verify
+    of the same key and message (medians added), listed as composed; a key whose generation
+    timed out gives a composed row with that status and its time."""
+    cells = {}
+    parts_ms = {("RSA", 3072): (300.0, 3.0, 0.1), ("ECDSA", 256): (0.2, 0.05, 0.15),
+                ("RSA", 7680): (None, 20.0, 0.4)}  # fmt: skip
+    for (family, bits), (keygen, sign, verify) in parts_ms.items():
+        algorithm = f"{family}-SHA{'512' if bits == 7680 else '256'}"
+        if keygen is not None:
+            cells[("python", "pycryptodome", "keygen", "keygen", algorithm, bits, "keypair", 0, 256)] = keygen * 1e6
+        cells[("python", "pycryptodome", "keygen", "sign", algorithm, bits, "msg-10", 10, 256)] = sign * 1e6
+        cells[("python", "pycryptodome", "keygen", "verify", algorithm, bits, "msg-10", 10, 0)] = verify * 1e6
+    raw = write_raw(tmp_path / "raw.csv", cells)
+    with open(raw, "a") as handle:
+        handle.write("python,pycryptodome,1,keygen,keygen,RSA-SHA512,7680,keypair,0,0,0,60000000000,0,timeout\n")
+    outputs = {name: tmp_path / f"{name}.csv" for name in seed004.COLUMNS}
+    with open(tmp_path / "log", "w") as log:
+        seed004.main([raw], SETTINGS, outputs, log)
+    combined = {(r["family"], int(r["key_bits"])): r for r in read_csv(outputs["runs"])
+                if r["operation"] == "keygen+sign+verify"}  # fmt: skip
+    assert set(combined) == set(parts_ms)
+    assert all(r["source"] == "composed" for r in combined.values())
+    assert float(combined["RSA", 3072]["median_ms"]) == pytest.approx(303.1, rel=0.01)
+    assert float(combined["ECDSA", 256]["median_ms"]) == pytest.approx(0.4, rel=0.01)
+    low, high = float(combined["RSA", 3072]["ci_low_ms"]), float(combined["RSA", 3072]["ci_high_ms"])
+    assert low <= float(combined["RSA", 3072]["median_ms"]) <= high
+    assert combined["RSA", 7680]["status"] == "timeout" and float(combined["RSA", 7680]["seconds_spent"]) == 60
+    decomposed = {(r["family"], int(r["key_bits"])): r for r in read_csv(outputs["decomposed"])}
+    assert decomposed["RSA", 3072]["combined_source"] == "composed"
+    assert float(decomposed["RSA", 3072]["keygen_share"]) == pytest.approx(300 / 303.1, rel=0.01)
+
+
 def test_default_specs_of_primitive_and_keygen(tmp_path):
     """The default config's cells: openssl speed's primitives at its five sizes, plus the
     signing-input cells for a JWS language; seed 004's grid for every implementation."""
@@ -158,9 +191,14 @@ def test_default_specs_of_primitive_and_keygen(tmp_path):
     out = tmp_path / "python-keygen.json"
     write_bench_spec.main("python", "keygen", defaults["keygen"], {}, "/keys", None, out, "levels", None, True)
     spec = json.loads(out.read_text())
+    operations = {c["operation"] for c in spec["cells"]}
+    assert operations == {"keygen", "sign", "verify"}  # the seed's figure is composed from these
+    assert spec["keygen"] == {"iterations": 3, "target_cell_seconds": 3, "max_iterations": 200, "max_cell_seconds": 120}
+    write_bench_spec.main("python", "keygen", {**defaults["keygen"], "composite": True}, {}, "/keys", None, out,
+                          "levels", None, True)  # fmt: skip
+    spec = json.loads(out.read_text())
     combined = {(c["implementation"], c["family"], c["key_bits"], c["message_bytes"]) for c in spec["cells"]
                 if c["operation"] == "keygen+sign+verify"}  # fmt: skip
     assert len(combined) == 2 * 6 * 3
-    assert spec["keygen"] == {"iterations": 10, "target_cell_seconds": 3, "max_iterations": 200, "max_cell_seconds": 120}
     hashes = {(c["family"], c["key_bits"]): c["algorithm"] for c in spec["cells"]}
     assert hashes[("RSA", 7680)] == "RSA-SHA512" and hashes[("ECDSA", 256)] == "ECDSA-SHA256"

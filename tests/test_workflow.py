@@ -97,7 +97,9 @@ def test_summary_has_every_cell(smoke):
                 row = cells[language, operation, name]
                 assert row["status"] in ("ok", "unsupported"), row
                 if row["status"] == "ok":
-                    assert float(row["median_ns"]) > 0 and int(row["samples"]) == 3
+                    # Smoke: min_samples = samples = 6, so every cell takes six (rule 5a).
+                    assert float(row["median_ns"]) > 0 and int(row["samples"]) == 6, row
+                    assert row["stop_reason"] in ("precision", "sample_cap"), row
     assert len(rows) == len(JWS_LANGUAGES) * 3 * len(variants.ALL_VARIANTS)
     assert {r["status"] for r in rows if r["variant"] == "EdDSA" and r["language"] == "node"} == {"unsupported"}
 
@@ -196,6 +198,7 @@ def test_keygen_grid_is_complete_and_never_hangs(smoke):
         assert set(combined) == {(f, b, m) for f, b in (("RSA", "2048"), ("RSA", "7680"), ("ECDSA", "256"))
                                  for m in (f"msg-{size}" for size in keygen["message_sizes"])}  # fmt: skip
         for key, row in combined.items():
+            assert row["source"] == "composed", row  # smoke: keygen, sign and verify apart
             assert row["status"] in (("ok", "timeout") if key[1] == "7680" else ("ok",)), row
             if row["status"] == "timeout":
                 assert float(row["seconds_spent"]) < budget + 10, row

@@ -89,7 +89,15 @@ def run_rows(cells, first, rows_by_cell):
                  "source": "composed" if row.get("composed") else "timed"}  # fmt: skip
         if row.get("composed"):
             if key not in cells:
-                continue  # a part was not measured: nothing to compose
+                # The key's generation ran out of budget (or failed): the composed figure
+                # takes its status and time, never silently fewer iterations.
+                keygen = (*key[:4], "keygen", "keypair")
+                if keygen in first and first[keygen]["status"] != "ok":
+                    timed = rows_by_cell.get(keygen, [])
+                    entry.update(status=first[keygen]["status"], iterations=sum(r["iterations"] for r in timed),
+                                 seconds_spent=sum(r["elapsed_ns"] for r in timed) / 1e9)  # fmt: skip
+                    out.append(entry)
+                continue
             parts = cells.parts(key)
             entry["status"] = "ok"
             entry["iterations"] = min(len(cells.samples[part]) for part in parts)
