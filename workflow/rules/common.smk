@@ -87,9 +87,13 @@ COLDSTART = "coldstart" in ACTIVE
 IMAGES = LANGUAGES + ["report"]
 COMPARE_NATIVE = IN_CONTAINERS and config["execution"]["compare_native"]["activate"]
 JWT = config["suites"]["jwt"]
+# The variants suite jwt times: its grid, and on the datasets (when it runs there) theirs.
+ON_DATASETS = JWT["on_datasets"] and bool(config["datasets"])
 JWT_VARIANTS = [
     variants.parse(name)
-    for name in dict.fromkeys(JWT["algorithms"] + JWT["dataset_algorithms"])
+    for name in dict.fromkeys(
+        JWT["algorithms"] + (JWT["dataset_algorithms"] if ON_DATASETS else [])
+    )
 ]
 KEY_MANIFEST = "keys/manifest.json"
 CLAIMS_INPUT = Path(JWT["input"]).stem
@@ -257,7 +261,8 @@ def key_names():
 
 def suite_config_of(suite, name):
     """A suite's config for one job; suite jwt on a dataset times the dataset's algorithms
-    (seed 000's HMAC and RSA by default), on the claims file its whole grid (seed 001's)."""
+    (seed 000's HMAC and RSA by default), on the claims file its whole grid (seed 001's).
+    """
     settings = config["suites"][suite]
     if suite == "jwt" and name in DATASETS:
         return {**settings, "algorithms": settings["dataset_algorithms"]}
