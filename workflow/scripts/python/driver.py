@@ -13,6 +13,7 @@ import csv
 import functools
 import importlib.metadata
 import json
+import math
 import platform
 import ssl
 import statistics
@@ -40,7 +41,16 @@ from jwt_algorithms import (  # noqa: E402
     verify,
     verify_signature,
 )
-from spec import IMPLEMENTATIONS, UsageError, load_spec, read_file  # noqa: E402
+from spec import (  # noqa: E402
+    IMPLEMENTATIONS,
+    TIMING_FIELDS,
+    UsageError,
+    check_numbers,
+    check_pairs,
+    is_number,
+    load_spec,
+    read_file,
+)
 from timing import Budget, CellTiming, batch_of, clock, each_timed, stopping_rule, time_each_call  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
@@ -489,12 +499,19 @@ def command_bench(args):
 
 def command_stopping(args):
     """Rule 5a on given per-sample values (the contract test's hook, README "stopping")."""
+    where = f"--series {args.series}"
     try:
         given = json.loads(read_file(args.series, "--series"))
-        target = stopping_rule.Target.from_timing(given["timing"])
-        taken = stopping_rule.replay(given["series"], given.get("pairs", []), target)
-    except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
-        raise UsageError(f"--series {args.series}: not a stopping-rule series ({exc!r})") from exc
+        check_numbers(given["timing"], f"{where}: timing", TIMING_FIELDS, ("samples",))
+        series = given["series"]
+        if not isinstance(series, list) or not all(
+            isinstance(values, list) and all(is_number(v) and 0 < v < math.inf for v in values) for values in series
+        ):
+            raise UsageError(f"{where}: series is not a list of lists of positive numbers")
+        check_pairs(given.get("pairs", []), f"{where}: pairs", len(series))
+        taken = stopping_rule.replay(series, given.get("pairs", []), stopping_rule.Target.from_timing(given["timing"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{where}: not a stopping-rule series ({exc!r})") from exc
     print(json.dumps({"samples": [n for n, _ in taken], "reasons": [reason for _, reason in taken]}))
     return 0
 
