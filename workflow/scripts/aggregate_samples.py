@@ -195,6 +195,9 @@ def stop_reasons(raw_path, spec_path):
         reasons[key] = STOP_REASONS[reason]
         if taken != len(values):
             disagree.append(f"{key}: {len(values)} samples, the rule stops at {taken}")
+    for key, rows in rows_of.items():  # rows of no spec cell of their own (transfer's sign and verify)
+        if key not in reasons and rows[0]["status"] not in raw_samples.UNTIMED and not in_rounds(spec, {"operation": ""}):
+            reasons[key] = "time_cap" if rows[0]["status"] == "timeout" else "fixed"
     return reasons, disagree
 
 
