@@ -105,7 +105,10 @@ input_columns <- list(
     character = c("language", "operation", "variant", "native_runs_ns", "container_runs_ns",
                   "native_stack", "container_stack"),
     numeric = c("native_ns", "container_ns", "ratio", "tolerance", "repeats"),
-    logical = c("within_tolerance", "same_stack"))
+    logical = c("within_tolerance", "same_stack")),
+  wall_times = list(
+    character = c("stage", "rule", "job", "language", "suite", "start", "end"),
+    numeric = "seconds")
 )
 
 as_flag <- function(x) {
@@ -154,6 +157,8 @@ crosscheck <- read_result_csv("crosscheck.csv", input_columns$crosscheck, option
 coldstart <- read_result_csv("coldstart.csv", input_columns$coldstart, optional = TRUE)
 container_native <- read_result_csv("container_vs_native.csv", input_columns$container_vs_native,
                                     optional = TRUE)
+# Optional so the report still renders from a bundle or results of an older run.
+wall_times <- read_result_csv("wall_times.csv", input_columns$wall_times, optional = TRUE)
 
 input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
                  file.path("verify", "deterministic.csv"),
@@ -162,7 +167,8 @@ input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
                  file.path("seed002", paste0(c("cases", "sweep", "verdicts"), ".csv")),
                  file.path("seed003", paste0(c("speed", "verdicts"), ".csv")), file.path("primitive", "overhead.csv"),
                  file.path("seed004", paste0(c("runs", "decomposed", "verdicts"), ".csv")),
-                 "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "provenance.json")
+                 "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "wall_times.csv",
+                 "provenance.json")
 input_files <- input_files[file.exists(file.path(results_dir, input_files))]
 
 # ---- orderings and colours --------------------------------------------------------

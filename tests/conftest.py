@@ -49,10 +49,19 @@ def snakemake(workdir, *args, timeout=1800, env=None):
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 
+# Where the native environments the tests build are kept between sessions: every
+# installer skips its work when its inputs are unchanged (a content stamp), so a second
+# session (./jwtbench test --quick, say) finds them in seconds; a fresh clone builds them.
+TEST_ENVS = Path(os.environ.get("JWTBENCH_TEST_ENVS", REPO / ".test-envs"))
+
+
 @pytest.fixture(scope="session")
 def workdir(tmp_path_factory):
-    """A working directory with every language's environment and the keys in place."""
+    """A working directory with every language's environment (TEST_ENVS, linked in as
+    .envs) and the keys in place."""
     path = tmp_path_factory.mktemp("run")
+    TEST_ENVS.mkdir(parents=True, exist_ok=True)
+    (path / ".envs").symlink_to(TEST_ENVS.resolve(), target_is_directory=True)
     targets = [f".envs/{language}/.installed" for language in LANGUAGES] + ["keys/manifest.json"]
     result = snakemake(path, *targets)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -126,8 +135,13 @@ def needed_by(items, *fixtures):
 
 
 def pytest_collection_modifyitems(items):
-    """Tests that need no smoke run come first: they run while the smoke runs do, in the
-    background (background_runs); the rest wait for them."""
+    """Tests that need a whole pipeline run (the smoke run or the SLURM run) are marked
+    end_to_end (`./jwtbench test --quick` leaves them out). Tests that need neither come
+    first: they run while the smoke runs do, in the background (background_runs); the
+    rest wait for them."""
+    for item in items:
+        if needed_by([item], "smoke", "slurm_smoke"):
+            item.add_marker(pytest.mark.end_to_end)
     items.sort(key=lambda item: needed_by([item], "smoke", "slurm_smoke"))
 
 

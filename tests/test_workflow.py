@@ -17,7 +17,7 @@ import variants
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
 FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop", "fig-coldstart",
-           "fig-seed003-throughput", "fig-primitive-overhead", "fig-seed004")
+           "fig-seed003-throughput", "fig-primitive-overhead", "fig-seed004", "fig-wall-times")
 
 
 def dry_run_counts(workdir, engine):
@@ -43,7 +43,8 @@ NATIVE_JOBS = {
     "write_bench_spec": BENCH_JOBS, "run_benchmark": BENCH_JOBS, "run_coldstart": len(JWS_LANGUAGES),
     "summarize_coldstart": 1, "aggregate_samples": 1, "collect_provenance": 1, "reproduce_seed000": 1,
     "reproduce_seed001": 1, "reproduce_seed002": 1, "measure_cycle_counter": 1, "crosscheck_harness": 1,
-    "write_jwt_signing_input": 1, "reproduce_seed003": 1, "reproduce_seed004": 1, "render_report": 1, "write_bundle": 1, "all": 1,
+    "write_jwt_signing_input": 1, "reproduce_seed003": 1, "reproduce_seed004": 1, "collect_wall_times": 1, "render_report": 1, "write_bundle": 1,
+    "all": 1,
 }  # fmt: skip
 
 
@@ -228,6 +229,22 @@ def test_report_has_figures_and_colophon(smoke):
     assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) >= len(FIGURES)
     assert "Colophon" in html
     assert not re.search(r'(src|href)="https?://', html), "the report loads something from the network"
+
+
+def test_wall_times_cover_every_job_before_the_report(smoke):
+    """Every job the smoke run ran before its report recorded its wall time (Snakemake's
+    benchmark: directive), each in a stage the report knows, one row per benchmark job."""
+    with open(smoke / "results/wall_times.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    stages = {row["stage"] for row in rows}
+    assert {"images", "checks", "benchmarks", "results"} <= stages and "other" not in stages
+    assert all(float(row["seconds"]) >= 0 and row["start"] <= row["end"] for row in rows)
+    benchmarks = {(row["language"], row["suite"], row["job"].rsplit("/", 1)[-1])
+                  for row in rows if row["rule"] == "run_benchmark"}  # fmt: skip
+    raw = {(path.parts[-3], path.parts[-2], path.stem) for path in (smoke / "results/raw").glob("*/*/*.csv")}
+    assert benchmarks == raw
+    html = (smoke / "results/report/report.html").read_text()
+    assert 'id="where-the-time-went"' in html and "Benchmark minutes by suite" in html
 
 
 def test_no_secret_leaves_the_key_directory(smoke):

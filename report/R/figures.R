@@ -193,3 +193,25 @@ precision_fig_height <- function(cells) {
   if (is.null(cells) || !nrow(cells)) return(2)
   1.5 + 0.35 * uniqueN(cells$language) * ceiling(uniqueN(cells$suite) / 2)
 }
+
+# ---- where the time went ----------------------------------------------------------
+
+wall_time_stages <- c("images", "environments", "inputs", "checks", "benchmarks", "results", "report", "other")
+
+# Every job of the run on one time line: a bar per job from its start to its end, one
+# row per stage (jobs of one stage that overlapped draw over each other).
+plot_wall_times <- function(wt) {
+  if (is.null(wt) || !nrow(wt)) return(placeholder_plot("No job recorded its wall time."))
+  d <- copy(wt)
+  d[, `:=`(start_t = as.POSIXct(start, format = "%Y-%m-%dT%H:%M:%S", tz = "UTC"),
+           end_t = as.POSIXct(end, format = "%Y-%m-%dT%H:%M:%S", tz = "UTC"))]
+  origin <- min(d$start_t)
+  d[, `:=`(from = as.numeric(difftime(start_t, origin, units = "mins")),
+           to = as.numeric(difftime(end_t, origin, units = "mins")))]
+  stages <- intersect(wall_time_stages, d$stage)
+  d[, stage := factor(stage, levels = rev(stages))]
+  ggplot(d, aes(y = stage, yend = stage, x = from, xend = pmax(to, from + 0.05), colour = stage)) +
+    geom_segment(linewidth = 6, alpha = 0.45) +
+    scale_colour_brewer(palette = "Dark2", guide = "none") +
+    labs(x = "minutes since the first job started", y = NULL)
+}

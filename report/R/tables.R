@@ -154,3 +154,42 @@ coldstart_bars <- function(cs) {
   d[, key := NULL]
   setorder(d, language, what)[]
 }
+
+# Union of [start, end] intervals in seconds (jobs that ran side by side count once).
+busy_seconds <- function(start, end) {
+  s <- as.numeric(as.POSIXct(start, format = "%Y-%m-%dT%H:%M:%S", tz = "UTC"))
+  e <- as.numeric(as.POSIXct(end, format = "%Y-%m-%dT%H:%M:%S", tz = "UTC"))
+  if (!length(s)) return(0)
+  o <- order(s); s <- s[o]; e <- e[o]
+  total <- 0; cur_s <- s[1]; cur_e <- e[1]
+  for (i in seq_along(s)[-1]) {
+    if (s[i] > cur_e) {
+      total <- total + (cur_e - cur_s); cur_s <- s[i]; cur_e <- e[i]
+    } else {
+      cur_e <- max(cur_e, e[i])
+    }
+  }
+  total + (cur_e - cur_s)
+}
+
+# Per stage: jobs, the wall time during which one of them ran, and the sum of their own
+# times (larger where jobs ran side by side).
+wall_time_by_stage <- function(wt) {
+  d <- wt[, .(jobs = .N, wall_min = busy_seconds(start, end) / 60, job_min = sum(seconds) / 60), by = stage]
+  d[, stage := factor(stage, levels = wall_time_stages)][order(stage)]
+}
+
+# The benchmark stage by suite (rows) and language (columns), minutes; the rules that
+# time no suite of their own (cross-check, container vs native, the cycle counter) are
+# rows of their own.
+benchmark_minutes_table <- function(wt) {
+  b <- wt[stage == "benchmarks"]
+  if (!nrow(b)) return(NULL)
+  b[, language := ifelse(nzchar(language) & !is.na(language), language, "(all)")]
+  wide <- dcast(b, suite ~ language, value.var = "seconds", fun.aggregate = function(x) sum(x) / 60, fill = 0)
+  wide[, total := rowSums(.SD), .SDcols = setdiff(names(wide), "suite")]
+  wide <- wide[order(-total)]
+  num <- setdiff(names(wide), "suite")
+  for (col in num) set(wide, j = col, value = ifelse(wide[[col]] > 0, sprintf("%.1f", wide[[col]]), "\u2013"))
+  wide
+}

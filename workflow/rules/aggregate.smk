@@ -10,6 +10,8 @@ rule aggregate_samples:
         ratios="results/ratios.csv",
     log:
         "logs/aggregate_samples/aggregate_samples.log",
+    benchmark:
+        "logs/wall_times/aggregate_samples/aggregate_samples.tsv"
     params:
         statistics=config["statistics"],
     run:
@@ -27,6 +29,8 @@ rule collect_provenance:
         "results/provenance.json",
     log:
         "logs/collect_provenance/collect_provenance.log",
+    benchmark:
+        "logs/wall_times/collect_provenance/collect_provenance.tsv"
     params:
         config=RUN_CONFIG,
         source=str(SOURCE),
@@ -46,6 +50,8 @@ rule reproduce_seed000:
         verdicts="results/seed000/verdicts.csv",
     log:
         "logs/reproduce_seed000/reproduce_seed000.log",
+    benchmark:
+        "logs/wall_times/reproduce_seed000/reproduce_seed000.tsv"
     params:
         languages=JWS_LANGUAGES,
         datasets=list(DATASETS),
@@ -62,6 +68,8 @@ rule reproduce_seed001:
         verdicts="results/seed001/verdicts.csv",
     log:
         "logs/reproduce_seed001/reproduce_seed001.log",
+    benchmark:
+        "logs/wall_times/reproduce_seed001/reproduce_seed001.tsv"
     params:
         languages=JWS_LANGUAGES,
         statistics=config["statistics"],
@@ -74,6 +82,8 @@ rule measure_cycle_counter:
         "results/cycle_counter.json",
     log:
         "logs/measure_cycle_counter/measure_cycle_counter.log",
+    benchmark:
+        "logs/wall_times/measure_cycle_counter/measure_cycle_counter.tsv"
     resources:
         # It spins one CPU for about a second: never beside a benchmark.
         bench=1,
@@ -91,6 +101,8 @@ rule reproduce_seed002:
         verdicts="results/seed002/verdicts.csv",
     log:
         "logs/reproduce_seed002/reproduce_seed002.log",
+    benchmark:
+        "logs/wall_times/reproduce_seed002/reproduce_seed002.tsv"
     params:
         statistics=config["statistics"],
     run:
@@ -106,6 +118,8 @@ rule reproduce_seed003:
         overhead="results/primitive/overhead.csv",
     log:
         "logs/reproduce_seed003/reproduce_seed003.log",
+    benchmark:
+        "logs/wall_times/reproduce_seed003/reproduce_seed003.tsv"
     params:
         languages=LANGUAGES,
         statistics=config["statistics"],
@@ -122,6 +136,8 @@ rule reproduce_seed004:
         verdicts="results/seed004/verdicts.csv",
     log:
         "logs/reproduce_seed004/reproduce_seed004.log",
+    benchmark:
+        "logs/wall_times/reproduce_seed004/reproduce_seed004.tsv"
     params:
         statistics=config["statistics"],
     run:

@@ -15,6 +15,8 @@ rule write_bench_spec:
         spec="results/specs/{language}/{suite}/{input}.json",
     log:
         "logs/write_bench_spec/{language}/{suite}/{input}.log",
+    benchmark:
+        "logs/wall_times/write_bench_spec/{language}/{suite}/{input}.tsv"
     params:
         suite_config=get_suite_config,
         timing=SPEC_TIMING,
@@ -40,6 +42,8 @@ rule run_benchmark:
         metadata="results/raw/{language}/{suite}/{input}.json",
     log:
         "logs/run_benchmark/{language}/{suite}/{input}.log",
+    benchmark:
+        "logs/wall_times/run_benchmark/{language}/{suite}/{input}.tsv"
     resources:
         bench=1,
     params:
@@ -61,6 +65,8 @@ rule crosscheck_harness:
         "results/crosscheck.csv",
     log:
         "logs/crosscheck_harness/crosscheck_harness.log",
+    benchmark:
+        "logs/wall_times/crosscheck_harness/crosscheck_harness.tsv"
     resources:
         bench=1,
     params:
@@ -86,6 +92,8 @@ rule compare_native:
         "results/container_vs_native.csv",
     log:
         "logs/compare_native/compare_native.log",
+    benchmark:
+        "logs/wall_times/compare_native/compare_native.tsv"
     resources:
         bench=1,
     params:
@@ -114,6 +122,8 @@ rule run_coldstart:
         "results/raw/{language}/coldstart.json",
     log:
         "logs/run_coldstart/{language}.log",
+    benchmark:
+        "logs/wall_times/run_coldstart/{language}.tsv"
     resources:
         bench=1,
     params:
@@ -133,6 +143,8 @@ rule summarize_coldstart:
         "results/coldstart.csv",
     log:
         "logs/summarize_coldstart/summarize_coldstart.log",
+    benchmark:
+        "logs/wall_times/summarize_coldstart/summarize_coldstart.tsv"
     params:
         statistics=config["statistics"],
     run:

@@ -10,6 +10,8 @@ rule write_bundle:
         latest="results/bundles/latest.json",
     log:
         "logs/write_bundle/write_bundle.log",
+    benchmark:
+        "logs/wall_times/write_bundle/write_bundle.tsv"
     params:
         config=RUN_CONFIG,
     run:

@@ -39,6 +39,7 @@ import seed003  # noqa: E402
 import seed004  # noqa: E402
 import variants  # noqa: E402
 import verify_tokens  # noqa: E402
+import wall_times  # noqa: E402
 import write_bench_spec  # noqa: E402
 
 try:
@@ -443,6 +444,16 @@ def get_seed004_samples(wildcards=None):
     return [path for path in raw_files("csv") if Path(path).parent.name == "keygen"]
 
 
+def get_wall_time_inputs(wildcards):
+    """The report's results: every job that made them has ended (and recorded its wall
+    time) before rule collect_wall_times runs."""
+    return {
+        name: paths
+        for name, paths in get_report_inputs(wildcards).items()
+        if name not in ("wall_times", "images", "sources")
+    }
+
+
 def get_report_inputs(wildcards):
     inputs = {
         "summary": "results/summary.csv",
@@ -450,6 +461,7 @@ def get_report_inputs(wildcards):
         "matrix": "results/verify/matrix.csv",
         "deterministic": "results/verify/deterministic.csv",
         "provenance": "results/provenance.json",
+        "wall_times": "results/wall_times.csv",
         "images": [image_record("report")] if IN_CONTAINERS else [],
         "sources": sorted(
             str(path) for path in (SOURCE / "report").rglob("*") if path.is_file()

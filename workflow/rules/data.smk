@@ -9,6 +9,8 @@ rule install_kaggle_client:
         ".envs/kaggle/.installed",
     log:
         "logs/install_kaggle_client/install_kaggle_client.log",
+    benchmark:
+        "logs/wall_times/install_kaggle_client/install_kaggle_client.tsv"
     params:
         installer=SOURCE / "envs" / "kaggle" / "install",
     run:
@@ -26,6 +28,8 @@ rule prepare_dataset:
         facts="results/data/{dataset}/dataset.json",
     log:
         "logs/prepare_dataset/{dataset}.log",
+    benchmark:
+        "logs/wall_times/prepare_dataset/{dataset}.tsv"
     params:
         data_dir=str(DATA_DIR),
         dataset=lambda wildcards: DATASETS[wildcards.dataset],
@@ -43,5 +47,7 @@ rule write_jwt_signing_input:
         JWT_SIGNING_INPUT,
     log:
         "logs/write_jwt_signing_input/write_jwt_signing_input.log",
+    benchmark:
+        "logs/wall_times/write_jwt_signing_input/write_jwt_signing_input.tsv"
     run:
         write_bench_spec.write_signing_input(job(input, output, params, log))

@@ -8,6 +8,8 @@ rule install_native_env:
         ".envs/{language}/.installed",
     log:
         "logs/install_native_env/{language}.log",
+    benchmark:
+        "logs/wall_times/install_native_env/{language}.tsv"
     params:
         installer=get_env_installer,
     run:

@@ -9,6 +9,8 @@ rule build_base_image:
         image_record("base"),
     log:
         "logs/build_image/base.log",
+    benchmark:
+        "logs/wall_times/build_base_image/base.tsv"
     params:
         engine=ENGINE.as_dict(),
         base_image=config["execution"]["base_image"],
@@ -25,6 +27,8 @@ rule build_image:
         "results/images/{image}.json",
     log:
         "logs/build_image/{image}.log",
+    benchmark:
+        "logs/wall_times/build_image/{image}.tsv"
     params:
         engine=ENGINE.as_dict(),
         repo=str(SOURCE),

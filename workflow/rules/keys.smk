@@ -7,6 +7,8 @@ rule generate_keys:
         manifest=KEY_MANIFEST,
     log:
         "logs/generate_keys/generate_keys.log",
+    benchmark:
+        "logs/wall_times/generate_keys/generate_keys.tsv"
     params:
         key_names=key_names(),
     run:

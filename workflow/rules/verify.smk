@@ -11,6 +11,8 @@ rule record_versions:
         "results/versions/{language}.json",
     log:
         "logs/record_versions/{language}.log",
+    benchmark:
+        "logs/wall_times/record_versions/{language}.tsv"
     params:
         driver=get_driver,
     run:
@@ -26,6 +28,8 @@ rule check_driver:
         tokens=directory("results/verify/tokens/{language}"),
     log:
         "logs/check_driver/{language}.log",
+    benchmark:
+        "logs/wall_times/check_driver/{language}.tsv"
     threads: 2
     params:
         variants=[variant.name for variant in JWT_VARIANTS],
@@ -45,6 +49,8 @@ rule check_interop:
         matrix="results/verify/matrix.csv",
     log:
         "logs/check_interop/check_interop.log",
+    benchmark:
+        "logs/wall_times/check_interop/check_interop.tsv"
     threads: 2
     params:
         variants=config["interop"]["variants"]
@@ -63,6 +69,8 @@ rule check_deterministic_tokens:
         "results/verify/deterministic.csv",
     log:
         "logs/check_deterministic_tokens/check_deterministic_tokens.log",
+    benchmark:
+        "logs/wall_times/check_deterministic_tokens/check_deterministic_tokens.tsv"
     params:
         variants=[variant.name for variant in JWT_VARIANTS],
     run:
