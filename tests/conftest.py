@@ -5,6 +5,7 @@ The pipeline's own rules install the language environments and generate the keys
 same directory.
 """
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -52,19 +53,36 @@ def snakemake(workdir, *args, timeout=1800, env=None):
 # Where the native environments the tests build are kept between sessions: every
 # installer skips its work when its inputs are unchanged (a content stamp), so a second
 # session (./jwtbench test --quick, say) finds them in seconds; a fresh clone builds them.
+# Sessions and pytest-xdist workers take turns installing into it (TEST_ENVS/.lock).
 TEST_ENVS = Path(os.environ.get("JWTBENCH_TEST_ENVS", REPO / ".test-envs"))
+
+
+def link_test_envs(path):
+    """Link TEST_ENVS into the working directory `path` as its .envs."""
+    TEST_ENVS.mkdir(parents=True, exist_ok=True)
+    (Path(path) / ".envs").symlink_to(TEST_ENVS.resolve(), target_is_directory=True)
 
 
 @pytest.fixture(scope="session")
 def workdir(tmp_path_factory):
     """A working directory with every language's environment (TEST_ENVS, linked in as
-    .envs) and the keys in place."""
-    path = tmp_path_factory.mktemp("run")
+    .envs) and the keys in place: one per session, shared by its pytest-xdist workers
+    (the first to get the lock makes it, the others find it ready)."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        path = tmp_path_factory.getbasetemp().parent / "run"
+    else:
+        path = tmp_path_factory.mktemp("run")
     TEST_ENVS.mkdir(parents=True, exist_ok=True)
-    (path / ".envs").symlink_to(TEST_ENVS.resolve(), target_is_directory=True)
-    targets = [f".envs/{language}/.installed" for language in LANGUAGES] + ["keys/manifest.json"]
-    result = snakemake(path, *targets)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    with open(TEST_ENVS / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (path / ".ready").exists():
+            path.mkdir(exist_ok=True)
+            if not (path / ".envs").is_symlink():
+                link_test_envs(path)
+            targets = [f".envs/{language}/.installed" for language in LANGUAGES] + ["keys/manifest.json"]
+            result = snakemake(path, *targets)
+            assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+            (path / ".ready").touch()
     return path
 
 
@@ -153,6 +171,12 @@ def background_runs(request, tmp_path_factory):
     runs = {}
     items = request.session.items
     if needed_by(items, "smoke", "slurm_smoke"):
+        # Each pytest-xdist worker would start runs of its own, all competing for one
+        # benchmark CPU: the end-to-end tests run in one process.
+        assert "PYTEST_XDIST_WORKER" not in os.environ, (
+            "the end-to-end tests (the smoke run, the SLURM run) need a single process: "
+            "run them without -n, or deselect them (-m 'not end_to_end', as ./jwtbench test --quick does)"
+        )
         images_ready = threading.Event()
         workdir = request.getfixturevalue("workdir")
         runs["smoke"] = Background(run_smoke, workdir, images_ready)

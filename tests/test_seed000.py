@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 import yaml
-from conftest import JWS_LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE
+from conftest import JWS_LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, link_test_envs
 
 import seed000
 
@@ -110,10 +110,13 @@ def test_verdict_criteria(claim, low, high, verdict):
     assert seed000.judge_ratio(claim, low, high)[0] == verdict
 
 
-def test_a_malformed_dataset_stops_with_file_and_line_and_loses_nothing(tmp_path):
+def test_a_malformed_dataset_stops_with_file_and_line_and_loses_nothing(tmp_path, workdir):
     """A first run on synthetic data; then a dropped file with one bad row replaces one
-    dataset. The rerun fails naming file:line, and every result of the first run is kept."""
+    dataset. The rerun fails naming file:line, and every result of the first run is kept.
+    (`workdir`: the session's native environments, linked in, are installed.)"""
     data_dir = tmp_path / "data"
+    (tmp_path / "run").mkdir()
+    link_test_envs(tmp_path / "run")
     config = ["execution={engine: native, compare_native: {activate: false}}", f"data_dir={data_dir}",
               "languages=[python]", "crosscheck={activate: false}",
               "suites={jwt: {algorithms: [HS512, RS512-2048], records_per_cell: 4}, coldstart: {activate: false},"
