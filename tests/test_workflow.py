@@ -33,10 +33,11 @@ def dry_run_counts(workdir, engine):
 
 
 # Per JWS language: jwt on the claims file and on the 3 datasets, tokensize and transfer on
-# each, hash on its cases and its length sweep, percall on the claims file, primitive and
-# keygen; every other language (openssl) runs what its driver.yaml lists (primitive).
+# each, hash on its cases and its length sweep, primitive and keygen; percall on the
+# claims file in java (the default's suites.percall.languages); every other language
+# (openssl) runs what its driver.yaml lists (primitive).
 OTHER_JOBS = {language: 1 for language in LANGUAGES if language not in JWS_LANGUAGES}
-BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1 + 1 + 1) + sum(OTHER_JOBS.values())
+BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1 + 1) + 1 + sum(OTHER_JOBS.values())
 NATIVE_JOBS = {
     "install_native_env": len(LANGUAGES), "generate_keys": 1, "record_versions": len(LANGUAGES),
     "check_driver": len(JWS_LANGUAGES), "check_interop": 1, "check_deterministic_tokens": 1, "prepare_dataset": 3,
@@ -58,6 +59,26 @@ def test_dry_run_in_containers_adds_the_images(tmp_path):
     images = {"build_base_image": 1, "build_image": len(LANGUAGES) + 1, "compare_native": 1,
               "install_native_env": len(JWS_LANGUAGES)}  # fmt: skip
     assert dry_run_counts(tmp_path, "podman") == {**NATIVE_JOBS, **images}
+
+
+def test_a_suite_narrowed_to_some_languages_runs_only_there(tmp_path):
+    """suites.percall.languages picks where percall runs; naming none of the run's
+    languages runs it nowhere, and the run says so."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
+
+    def dry_run(*config):
+        command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "-n", "--cores", "2",
+                   "--configfile", str(SMOKE_CONFIG), "--config", "execution={engine: native}", *config]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+        assert result.returncode == 0, result.stderr[-3000:]
+        return result
+
+    result = dry_run("suites={percall: {languages: [go, rust]}}")
+    percall = set(re.findall(r"results/raw/(\w+)/percall/claims-001\.csv", result.stdout))
+    assert percall == {"go", "rust"}
+    result = dry_run("languages=[python, node]", "suites={percall: {languages: [java]}}")
+    assert "results/raw/python/percall" not in result.stdout and "/percall/" not in result.stdout
+    assert "suites.percall.languages (java) names none of the run's languages" in result.stderr
 
 
 def test_profile_from_the_repository_serialises_benchmarks():

@@ -132,13 +132,38 @@ def suite_inputs(suite):
     return list(DATASETS)
 
 
-# One benchmark job per (language, suite, input), for the suites the language's driver runs
-# (its driver.yaml).
+def interop_variants():
+    """The variants checked across languages: those of config interop.variants that suite
+    jwt times (every one it times when the list is empty)."""
+    timed = [variant.name for variant in JWT_VARIANTS]
+    chosen = {variants.parse(name).name for name in config["interop"]["variants"]}
+    return [name for name in timed if name in chosen] if chosen else timed
+
+
+def suite_runs_in(suite, language):
+    """Whether `suite` runs in `language`: its driver runs it (driver.yaml), and the
+    suite's `languages` (percall's, where the config narrows it) is empty or names it.
+    """
+    wanted = config["suites"][suite].get("languages") or []
+    return suite in DRIVERS[language]["suites"] and (not wanted or language in wanted)
+
+
+for _suite in SUITES:
+    _wanted = config["suites"][_suite].get("languages") or []
+    if _wanted and not set(_wanted) & set(LANGUAGES):
+        print(
+            f"jwtbench: note: suites.{_suite}.languages ({', '.join(_wanted)}) names none of "
+            f"the run's languages: suite {_suite} runs nowhere",
+            file=sys.stderr,
+        )
+
+
+# One benchmark job per (language, suite, input), for the suites the language runs.
 def jobs_of(language):
     return [
         (suite, name)
         for suite in SUITES
-        if suite in DRIVERS[language]["suites"]
+        if suite_runs_in(suite, language)
         for name in suite_inputs(suite)
     ]
 

@@ -53,8 +53,7 @@ rule check_interop:
         "logs/wall_times/check_interop/check_interop.tsv"
     threads: 2
     params:
-        variants=config["interop"]["variants"]
-        or [variant.name for variant in JWT_VARIANTS],
+        variants=interop_variants(),
         payload=jwt_input_file(),
         drivers=all_drivers(),
     run:
