@@ -36,6 +36,18 @@ def test_each_job_gets_its_stage_language_suite_and_interval(tmp_path):
     assert rows[1]["start"] == wall_times.iso(1_000_070) and rows[1]["end"] == wall_times.iso(1_000_100)
 
 
+def test_a_record_written_around_a_job_is_read_back(tmp_path):
+    path = tmp_path / "logs/wall_times/run_benchmark/node/jwt/claims-001.tsv"
+    with wall_times.record(path):
+        pass
+    (row,) = wall_times.collect(tmp_path / "logs/wall_times")
+    assert (row["stage"], row["language"], row["suite"]) == ("benchmarks", "node", "jwt")
+    assert 0 <= row["seconds"] < 1
+    with pytest.raises(RuntimeError), wall_times.record(tmp_path / "failed.tsv"):
+        raise RuntimeError("the job failed")
+    assert not (tmp_path / "failed.tsv").exists()
+
+
 def test_busy_time_counts_overlapping_jobs_once_and_skips_pauses(tmp_path):
     # Two jobs side by side (0-20 s and 10-30 s), then a pause, then one of 5 s.
     write_record(tmp_path, "build_image/python.tsv", 20, 1_000_020)

@@ -42,15 +42,18 @@ rule run_benchmark:
         metadata="results/raw/{language}/{suite}/{input}.json",
     log:
         "logs/run_benchmark/{language}/{suite}/{input}.log",
-    benchmark:
-        "logs/wall_times/run_benchmark/{language}/{suite}/{input}.tsv"
     resources:
         bench=1,
     params:
+        wall_time="logs/wall_times/run_benchmark/{language}/{suite}/{input}.tsv",
         driver=get_driver,
         cpus=config["execution"]["cpus"],
     run:
-        run_benchmark.run_job(job(input, output, params, log, wildcards))
+        wall_times.timed(
+            params.wall_time,
+            run_benchmark.run_job,
+            job(input, output, params, log, wildcards),
+        )
 
 
 rule crosscheck_harness:
@@ -65,11 +68,10 @@ rule crosscheck_harness:
         "results/crosscheck.csv",
     log:
         "logs/crosscheck_harness/crosscheck_harness.log",
-    benchmark:
-        "logs/wall_times/crosscheck_harness/crosscheck_harness.tsv"
     resources:
         bench=1,
     params:
+        wall_time="logs/wall_times/crosscheck_harness/crosscheck_harness.tsv",
         languages=JWS_LANGUAGES,
         variants=config["crosscheck"]["variants"],
         tolerance=config["crosscheck"]["tolerance"],
@@ -78,7 +80,11 @@ rule crosscheck_harness:
         payload=jwt_input_file(),
         cpus=config["execution"]["cpus"],
     run:
-        crosscheck_harness.run_job(job(input, output, params, log))
+        wall_times.timed(
+            params.wall_time,
+            crosscheck_harness.run_job,
+            job(input, output, params, log),
+        )
 
 
 rule compare_native:
@@ -92,11 +98,10 @@ rule compare_native:
         "results/container_vs_native.csv",
     log:
         "logs/compare_native/compare_native.log",
-    benchmark:
-        "logs/wall_times/compare_native/compare_native.tsv"
     resources:
         bench=1,
     params:
+        wall_time="logs/wall_times/compare_native/compare_native.tsv",
         drivers={
             language: {
                 "native": native_driver_params(language),
@@ -109,7 +114,11 @@ rule compare_native:
         payload=jwt_input_file(),
         cpus=config["execution"]["cpus"],
     run:
-        compare_native.run_job(job(input, output, params, log))
+        wall_times.timed(
+            params.wall_time,
+            compare_native.run_job,
+            job(input, output, params, log),
+        )
 
 
 rule run_coldstart:
@@ -122,18 +131,21 @@ rule run_coldstart:
         "results/raw/{language}/coldstart.json",
     log:
         "logs/run_coldstart/{language}.log",
-    benchmark:
-        "logs/wall_times/run_coldstart/{language}.tsv"
     resources:
         bench=1,
     params:
+        wall_time="logs/wall_times/run_coldstart/{language}.tsv",
         driver=get_driver,
         native_driver=lambda wildcards: native_driver_params(wildcards.language),
         settings=config["suites"]["coldstart"],
         payload=jwt_input_file(),
         cpus=config["execution"]["cpus"],
     run:
-        coldstart.run_job(job(input, output, params, log, wildcards))
+        wall_times.timed(
+            params.wall_time,
+            coldstart.run_job,
+            job(input, output, params, log, wildcards),
+        )
 
 
 rule summarize_coldstart:

@@ -140,20 +140,23 @@ def interop_variants():
     return [name for name in timed if name in chosen] if chosen else timed
 
 
+def suite_languages(suite):
+    """The suite's `languages` (percall's, where the config narrows it); empty for all."""
+    return config["suites"][suite].get("languages") or []
+
+
 def suite_runs_in(suite, language):
     """Whether `suite` runs in `language`: its driver runs it (driver.yaml), and the
-    suite's `languages` (percall's, where the config narrows it) is empty or names it.
-    """
-    wanted = config["suites"][suite].get("languages") or []
+    suite's `languages` is empty or names it."""
+    wanted = suite_languages(suite)
     return suite in DRIVERS[language]["suites"] and (not wanted or language in wanted)
 
 
 for _suite in SUITES:
-    _wanted = config["suites"][_suite].get("languages") or []
-    if _wanted and not set(_wanted) & set(LANGUAGES):
+    if suite_languages(_suite) and not set(suite_languages(_suite)) & set(LANGUAGES):
         print(
-            f"jwtbench: note: suites.{_suite}.languages ({', '.join(_wanted)}) names none of "
-            f"the run's languages: suite {_suite} runs nowhere",
+            f"jwtbench: note: suites.{_suite}.languages ({', '.join(suite_languages(_suite))})"
+            f" names none of the run's languages: suite {_suite} runs nowhere",
             file=sys.stderr,
         )
 

@@ -17,8 +17,6 @@ rule compare_runs:
         settings="results/compare/compare.json",
     log:
         "logs/compare_runs/compare_runs.log",
-    benchmark:
-        "logs/wall_times/compare_runs/compare_runs.tsv"
     params:
         bundles=config["compare"]["bundles"],
         threshold=config["compare"]["threshold"],
@@ -39,8 +37,6 @@ rule render_compare:
         "results/compare/report.html",
     log:
         "logs/render_compare/render_compare.log",
-    benchmark:
-        "logs/wall_times/render_compare/render_compare.tsv"
     params:
         renderer=config["report"]["renderer"],
         engine=ENGINE.as_dict(),
@@ -65,8 +61,6 @@ rule merge_hosts:
         runs="results/merged/runs.csv",
     log:
         "logs/merge_hosts/merge_hosts.log",
-    benchmark:
-        "logs/wall_times/merge_hosts/merge_hosts.tsv"
     params:
         bundles=config["merge"]["bundles"],
     run:
@@ -85,8 +79,6 @@ rule render_merged:
         "results/merged/report.html",
     log:
         "logs/render_merged/render_merged.log",
-    benchmark:
-        "logs/wall_times/render_merged/render_merged.tsv"
     params:
         renderer=config["report"]["renderer"],
         engine=ENGINE.as_dict(),

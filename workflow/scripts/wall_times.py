@@ -1,10 +1,13 @@
-"""Where a run's wall time went: every job's wall time, as Snakemake's `benchmark:`
-directive recorded it (logs/wall_times/<rule>/<wildcards>.tsv, one per job), in one
-table (results/wall_times.csv), each job in its stage, with its start and end.
+"""Where a run's wall time went: every job's wall time (logs/wall_times/<rule>/<wildcards>.tsv,
+one per job) in one table (results/wall_times.csv), each job in its stage, with its
+start and end.
 
-Snakemake writes a job's record when the job ends; the record holds its wall time in
-seconds (column `s`), so the file's modification time is the job's end and that minus
-`s` its start. A job that ran in an earlier invocation of the run (resumed after a
+Snakemake's `benchmark:` directive writes the record of most rules. The rules that time
+(resources bench=1) write theirs with timed() below instead: the directive samples the
+Snakemake process tree with psutil while the job runs (every 0.5 s at first), which is
+work beside a benchmark. Either way the record is written when the job ends and holds
+its wall time in seconds (column `s`), so the file's modification time is the job's end
+and that minus `s` its start. A job that ran in an earlier invocation of the run (resumed after a
 failure, say) keeps its record, so the table covers every job that made the results:
 a stage's wall time is the union of its jobs' intervals, which counts neither the
 overlap of jobs running side by side nor a pause between invocations.
@@ -13,8 +16,10 @@ Command line, for a look at a finished run:
     python workflow/scripts/wall_times.py RUN_DIR     (prints the stages and their times)
 """
 
+import contextlib
 import csv
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -37,6 +42,23 @@ STAGE_OF = {rule: stage for stage, rules in STAGES.items() for rule in rules}
 
 class WallTimeError(ValueError):
     """A record that is not what Snakemake's benchmark directive writes."""
+
+
+@contextlib.contextmanager
+def record(path):
+    """Write a job's wall time to `path` (column `s`, as the benchmark directive does)
+    when the job it wraps ends without an error; nothing runs beside it meanwhile."""
+    start = time.monotonic()
+    yield
+    seconds = time.monotonic() - start
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(f"s\n{seconds:.4f}\n")
+
+
+def timed(path, run_job, snake):
+    """run_job(snake), its wall time recorded at `path` (record)."""
+    with record(path):
+        run_job(snake)
 
 
 def read_record(path):
