@@ -124,6 +124,19 @@ def test_records_for_jwt_cells_are_evenly_spaced(tmp_path):
     assert picked == ["0", "25", "50", "75"]
 
 
+def test_token_size_records_are_every_record_or_an_evenly_spaced_share(tmp_path):
+    data = ("i\n" + "".join(f"{i}\n" for i in range(100))).encode()
+    header, rows = prepare_dataset.read_table(data, "x.csv", None)
+    facts = prepare_dataset.write_payloads(tmp_path, "x", header, rows, 4)
+    assert (tmp_path / "tokensize.jsonl").read_bytes() == (tmp_path / "payloads.jsonl").read_bytes()
+    assert facts["tokensize_records"] == 100
+    facts = prepare_dataset.write_payloads(tmp_path, "x", header, rows, 4, tokensize_records=5)
+    picked = [json.loads(line)["i"] for line in (tmp_path / "tokensize.jsonl").read_text().splitlines()]
+    assert picked == ["0", "20", "40", "60", "80"] and facts["tokensize_records"] == 5
+    facts = prepare_dataset.write_payloads(tmp_path, "x", header, rows, 4, tokensize_records=1000)
+    assert facts["tokensize_records"] == 100
+
+
 def test_canonical_payloads_survive_javascripts_parse_and_stringify(tmp_path):
     """Node's JSON.stringify(JSON.parse(line)) gives back each line byte for byte."""
     if not shutil.which("node"):

@@ -44,6 +44,7 @@ dataset_facts_table <- function(prov) {
     data.table(dataset = name, title = f$title %||% name, source = f$source %||% NA_character_,
                synthetic = isTRUE(f$synthetic), bytes = f$bytes %||% NA_real_,
                expected_bytes = f$expected_bytes %||% NA_real_, records = f$records %||% NA_real_,
+               tokensize_records = f$tokensize_records %||% f$records %||% NA_real_,
                mean_record = field(f, "record_bytes", "mean") %||% NA_real_,
                warnings = paste(unlist(f$warnings), collapse = "; "))
   }))
@@ -62,6 +63,7 @@ seed000_dataset_table <- function(facts, transfer) {
         "CSV size" = paste0(fmt_num(bytes / 1e6, 3), " MB"),
         "size asked for" = paste0(fmt_num(expected_bytes / 1.024e6, 2), " MB"),
         records = fmt_int(records),
+        "signed for token size" = fmt_int(tokensize_records),
         "mean record (bytes)" = fmt_num(mean_record, 3),
         "transfer body" = ifelse(is.na(body_bytes), "\u2013", paste0(fmt_num(body_bytes / 1e6, 3), " MB")))]
 }

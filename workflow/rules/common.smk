@@ -313,7 +313,7 @@ def jwt_input_file():
 # What a suite's cells read from a dataset (results/data/<name>/, rule prepare_dataset).
 DATASET_FILE = {
     "jwt": "records.jsonl",
-    "tokensize": "payloads.jsonl",
+    "tokensize": "tokensize.jsonl",
     "transfer": "body.json",
 }
 

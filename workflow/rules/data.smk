@@ -24,6 +24,7 @@ rule prepare_dataset:
         source="results/data/{dataset}/source.csv",
         payloads="results/data/{dataset}/payloads.jsonl",
         records="results/data/{dataset}/records.jsonl",
+        tokensize="results/data/{dataset}/tokensize.jsonl",
         body="results/data/{dataset}/body.json",
         facts="results/data/{dataset}/dataset.json",
     log:
@@ -35,6 +36,7 @@ rule prepare_dataset:
         dataset=lambda wildcards: DATASETS[wildcards.dataset],
         source=lambda wildcards: DATASET_SOURCES[wildcards.dataset],
         records_per_cell=JWT["records_per_cell"],
+        tokensize_records=config["suites"]["tokensize"]["records"],
         kaggle_bin=".envs/kaggle/bin/kaggle",
     run:
         prepare_dataset.run_job(job(input, output, params, log, wildcards))

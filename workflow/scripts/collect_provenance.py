@@ -115,7 +115,8 @@ def engine_facts(engine):
 
 
 DATASET_FACTS = ("title", "source", "synthetic", "path", "generator", "seed", "kaggle", "bytes", "sha256",
-                 "expected_bytes", "expected_sha256", "records", "record_bytes", "records_per_cell", "warnings")  # fmt: skip
+                 "expected_bytes", "expected_sha256", "records", "record_bytes", "records_per_cell",
+                 "tokensize_records", "warnings")  # fmt: skip
 
 
 def dataset_facts(path):

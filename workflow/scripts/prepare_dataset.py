@@ -10,6 +10,8 @@ Outputs in results/data/<name>/:
   payloads.jsonl  one canonical JSON object per record (keys in column order, values as
                   the CSV's strings, UTF-8, no insignificant whitespace), in file order
   records.jsonl   up to records_per_cell of those lines, evenly spaced (suite jwt)
+  tokensize.jsonl the lines suite tokensize signs: every one, or suites.tokensize.records
+                  of them evenly spaced
   body.json       {"dataset": <name>, "records": [every payload]} (suite transfer)
   dataset.json    where the data came from, its checksums and sizes, and any warnings
 
@@ -208,11 +210,15 @@ def evenly_spaced(items, count):
     return [items[i * len(items) // count] for i in range(count)]
 
 
-def write_payloads(out_dir, name, header, rows, records_per_cell):
+def write_payloads(out_dir, name, header, rows, records_per_cell, tokensize_records=None):
+    """The canonical files; tokensize_records: how many records, evenly spaced, suite
+    tokensize signs (None: every record)."""
     payloads = [canonical(header, row) for row in rows]
+    signed_for_size = payloads if tokensize_records is None else evenly_spaced(payloads, tokensize_records)
     files = {
         "payloads.jsonl": b"".join(p + b"\n" for p in payloads),
         "records.jsonl": b"".join(p + b"\n" for p in evenly_spaced(payloads, records_per_cell)),
+        "tokensize.jsonl": b"".join(p + b"\n" for p in signed_for_size),
         "body.json": b'{"dataset":' + json.dumps(name).encode() + b',"records":[' + b",".join(payloads) + b"]}",
     }
     for file_name, data in files.items():
@@ -223,6 +229,7 @@ def write_payloads(out_dir, name, header, rows, records_per_cell):
         "columns": header,
         "record_bytes": {"mean": sum(sizes) / len(sizes), "min": min(sizes), "max": max(sizes)},
         "records_per_cell": min(records_per_cell, len(payloads)),
+        "tokensize_records": len(signed_for_size),
         "files": {file_name: {"bytes": len(data), "sha256": sha256_of(data)} for file_name, data in files.items()},
     }
 
@@ -238,7 +245,7 @@ def check_real_file(data, dataset, facts, where):
         )
 
 
-def prepare(data_dir, dataset, planned, records_per_cell, out_dir, kaggle_bin, log):
+def prepare(data_dir, dataset, planned, records_per_cell, out_dir, kaggle_bin, log, tokensize_records=None):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     data, facts = acquire(Path(data_dir), dataset, planned, kaggle_bin, log)
@@ -258,7 +265,7 @@ def prepare(data_dir, dataset, planned, records_per_cell, out_dir, kaggle_bin, l
         expected_bytes=dataset.get("expected_bytes"),
         expected_sha256=dataset.get("sha256") or None,
     )
-    facts.update(write_payloads(out_dir, dataset["name"], header, rows, records_per_cell))
+    facts.update(write_payloads(out_dir, dataset["name"], header, rows, records_per_cell, tokensize_records))
     (out_dir / "dataset.json").write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
     for warning in facts["warnings"]:
         print(f"jwtbench: warning: dataset {dataset['name']}: {warning}", file=sys.stderr)
@@ -270,7 +277,7 @@ def run_job(job):
         try:
             facts = prepare(job.params.data_dir, job.params.dataset, job.params.source,
                             job.params.records_per_cell, Path(job.output.payloads).parent,
-                            job.params.kaggle_bin, log)  # fmt: skip
+                            job.params.kaggle_bin, log, job.params.tokensize_records)  # fmt: skip
         except DatasetError as error:
             print(f"error: {error}", file=log)
             raise

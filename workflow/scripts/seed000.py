@@ -204,7 +204,7 @@ def size_verdicts(rows, languages, datasets):
                 "claim": "token_size", "language": language, "dataset": dataset, "records": len(differences),
                 "verdict": HOLDS if exact else FAILS,
                 "ratio": mean, "ci_low": low, "ci_high": high,
-                "reason": (f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {len(differences)} records"
+                "reason": (f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {len(differences)} records signed"
                            if exact else f"differences range {low}..{high} bytes over {len(differences)} records"),
                 "what": "RS512-2048 token bytes - HS512 token bytes per record (mean; min and max as the interval)",
             })  # fmt: skip
@@ -233,10 +233,10 @@ def verdicts(ratio_rows, size_rows):
 
 
 def size_reason(rows):
-    """The token-size verdict over several datasets, counting every record."""
+    """The token-size verdict over several datasets, counting every record signed."""
     records = sum(r["records"] for r in rows)
     if all(r["verdict"] == HOLDS for r in rows):
-        return f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {records:,} records of {len(rows)} datasets"
+        return f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {records:,} records signed in {len(rows)} datasets"
     return f"not {SIZE_DIFFERENCE} bytes on every record: " + "; ".join(r["reason"] for r in rows if r["verdict"] != HOLDS)
 
 
