@@ -108,7 +108,10 @@ input_columns <- list(
     logical = c("within_tolerance", "same_stack")),
   wall_times = list(
     character = c("stage", "rule", "job", "language", "suite", "start", "end"),
-    numeric = "seconds")
+    numeric = "seconds"),
+  drift = list(
+    character = c("language", "suite", "input", "implementation", "implementation_version"),
+    numeric = c("round", "iterations", "ns_per_op", "seconds_before", "rounds_seconds", "relative"))
 )
 
 as_flag <- function(x) {
@@ -159,6 +162,7 @@ container_native <- read_result_csv("container_vs_native.csv", input_columns$con
                                     optional = TRUE)
 # Optional so the report still renders from a bundle or results of an older run.
 wall_times <- read_result_csv("wall_times.csv", input_columns$wall_times, optional = TRUE)
+drift <- read_result_csv("drift.csv", input_columns$drift, optional = TRUE)
 
 input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
                  file.path("verify", "deterministic.csv"),
@@ -167,7 +171,7 @@ input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
                  file.path("seed002", paste0(c("cases", "sweep", "verdicts"), ".csv")),
                  file.path("seed003", paste0(c("speed", "verdicts"), ".csv")), file.path("primitive", "overhead.csv"),
                  file.path("seed004", paste0(c("runs", "decomposed", "verdicts"), ".csv")),
-                 "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "wall_times.csv",
+                 "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "wall_times.csv", "drift.csv",
                  "provenance.json")
 input_files <- input_files[file.exists(file.path(results_dir, input_files))]
 

@@ -44,6 +44,10 @@ CLAIMS = json.loads(FIXTURE.read_bytes())
 ROUND_TRIP = ["HS256", "EdDSA"]
 STATUSES = {"ok", "timeout", "failed", "unsupported"}
 NATIVE = container_engine.Engine("native", "native", "contract test")
+HASH_KNOWN_ANSWERS = {
+    vector["algorithm"]: {"message": vector["message"], "digest_hex": vector["digest_hex"]}
+    for vector in json.loads((REPO / "data" / "vectors" / "hash-known-answers.json").read_text())["vectors"]
+}
 
 
 def b64url_decode(text):
@@ -188,11 +192,44 @@ def test_tiny_jwt_bench(language, keys, driver_env, tmp_path):
     spec = {"format": "jwtbench-spec/1", "language": language, "suite": "jwt",
             "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
             "cells": cells}  # fmt: skip
-    rows = bench(language, driver_env, spec, tmp_path)
+    rows = raw_samples.cells_only(bench(language, driver_env, spec, tmp_path))
     assert {(r["operation"], r["algorithm"]) for r in rows} == {(c["operation"], c["algorithm"]) for c in cells}
     for row in rows:
         want = "unsupported" if row["algorithm"] in declared(language) else "ok"
         assert (row["suite"], row["language"], row["status"]) == ("jwt", language, want), row
+
+
+@pytest.mark.parametrize("language", JWS)
+def test_a_drift_reference_sample_opens_every_round(language, keys, driver_env, tmp_path):
+    """Timing rule 5b: one reference row (SHA-256 of 64 bytes) per round, numbered as the
+    round, with one calibrated batch, and none of it in rule 5a; the reference is one of the
+    driver's own hash implementations (a hash cell can name it and gets the same version)."""
+    rounds = 4
+    timing = {"warmup_seconds": 0.01, "samples": rounds, "target_ci_pct": 0, "target_sample_seconds": 0.002,
+              "max_cell_seconds": 20}  # fmt: skip
+    cells = []
+    for operation in ("sign", "verify"):
+        signing, verifying = variants.key_files(variants.parse("HS256"), keys)
+        cells.append({"operation": operation, "algorithm": "HS256", "key_bits": 256, "private_key": signing,
+                      "public_key": verifying, "input": "claims-001", "input_file": str(FIXTURE)})  # fmt: skip
+    spec = {"format": "jwtbench-spec/1", "language": language, "suite": "jwt", "timing": timing, "cells": cells}
+    rows = bench(language, driver_env, spec, tmp_path)
+    reference = [r for r in rows if r["operation"] == "reference"]
+    timed = [r for r in rows if r["operation"] != "reference"]
+    assert sorted(r["sample"] for r in reference) == list(range(1, rounds + 1)), reference
+    assert sorted(r["sample"] for r in timed) == sorted(list(range(1, rounds + 1)) * 2)
+    assert {(r["suite"], r["algorithm"], r["key_bits"], r["input"], r["input_bytes"], r["output_bytes"], r["status"])
+            for r in reference} == {("jwt", "SHA-256", 0, "reference", 64, 32, "ok")}  # fmt: skip
+    assert len({r["iterations"] for r in reference}) == 1 and reference[0]["iterations"] >= 1
+    assert all(r["elapsed_ns"] > 0 for r in reference)
+
+    named = {"operation": "digest", "algorithm": "SHA-256", "key_bits": 0, "input": "bytes-64", "message_bytes": 64,
+             "implementation": reference[0]["implementation"],
+             "known_answer": HASH_KNOWN_ANSWERS["SHA-256"]}  # fmt: skip
+    spec = {"format": "jwtbench-spec/1", "language": language, "suite": "hash", "timing": timing, "cells": [named]}
+    rows = bench(language, driver_env, spec, tmp_path)
+    versions = {(r["implementation"], r["implementation_version"]) for r in rows}
+    assert versions == {(reference[0]["implementation"], reference[0]["implementation_version"])}
 
 
 @pytest.mark.parametrize("name,case", stopping_series.cases(), ids=[name for name, _ in stopping_series.cases()])

@@ -34,7 +34,7 @@ def bench(language, env, keys, tmp_path, suite, suite_config, input_file, input_
     out = tmp_path / "out.csv"
     result = run_driver(language, env, "bench", "--spec", str(spec), "--out", str(out))
     assert result.returncode == 0, result.stderr[-3000:]
-    return raw_samples.read(out), result.stderr
+    return raw_samples.cells_only(raw_samples.read(out)), result.stderr
 
 
 def records(path):

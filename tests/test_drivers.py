@@ -136,7 +136,7 @@ def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_p
     out = tmp_path / "raw.csv"
     result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(out))
     assert result.returncode == 0, result.stderr
-    rows = raw_samples.read(out)  # raises on any contract violation
+    rows = raw_samples.cells_only(raw_samples.read(out))  # raises on any contract violation
     versions = json.loads(run_driver(language, driver_env, "versions").stdout)
     by_cell = {}
     for row in rows:
@@ -171,6 +171,6 @@ def test_bench_times_out_a_slow_cell(language, keys, driver_env, tmp_path):
     out = tmp_path / "raw.csv"
     result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(out))
     assert result.returncode == 0, result.stderr
-    rows = raw_samples.read(out)
+    rows = raw_samples.cells_only(raw_samples.read(out))
     assert {r["status"] for r in rows} == {"timeout"}
     assert 0 < len(rows) < 1000

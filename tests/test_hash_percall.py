@@ -38,7 +38,7 @@ def bench(language, env, spec, tmp_path):
     spec_file.write_text(json.dumps(spec))
     result = run_driver(language, env, "bench", "--spec", str(spec_file), "--out", str(out))
     assert result.returncode == 0, result.stderr
-    return raw_samples.read(out)  # raises on any contract violation
+    return raw_samples.cells_only(raw_samples.read(out))  # raises on any contract violation
 
 
 def cells_of(rows):

@@ -1,6 +1,7 @@
 """The raw-sample CSV contract and aggregation on hand-made samples with known answers."""
 
 import csv
+import statistics
 import json
 
 import pytest
@@ -118,3 +119,76 @@ def test_cell_with_mixed_status_is_an_error(tmp_path):
     ])  # fmt: skip
     with open(tmp_path / "log", "w") as log, pytest.raises(ValueError, match="mixes statuses"):
         aggregate_samples.main([raw], SETTINGS, tmp_path / "s.csv", tmp_path / "r.csv", log)
+
+
+def test_the_drift_reference_is_not_a_cell_and_goes_to_drift_csv(tmp_path):
+    """Rule 5b's rows: out of the summary and the stop-reason replay, one drift.csv row per
+    round with its time over the language's median and where the round lay in the sampling."""
+    spec = tmp_path / "spec.json"
+    cell = {"algorithm": "HS512", "key_bits": 512, "input": "claims-001"}
+    timing = {"samples": 6, "min_samples": 6, "target_ci_pct": 1.0}
+    cells = [{**cell, "operation": "sign"}, {**cell, "operation": "verify"}]
+    spec.write_text(json.dumps({"suite": "jwt", "timing": timing, "cells": cells}))
+    raw = known_answer_raw(tmp_path)
+    lines = raw.read_text().splitlines()
+    # Reference ns/op 100 in rounds 1-3, 200 in rounds 4-6 (the machine halves its speed).
+    reference = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{1000 if k <= 3 else 2000},32,ok"
+                 for k in range(1, 7)]  # fmt: skip
+    raw.write_text("\n".join(lines[:1] + reference + lines[1:]) + "\n")
+    summary, ratios, drift = tmp_path / "summary.csv", tmp_path / "ratios.csv", tmp_path / "drift.csv"
+    with open(tmp_path / "log", "w") as log:
+        aggregate_samples.main([raw], SETTINGS, summary, ratios, log, [spec], drift)
+    cells = list(csv.DictReader(open(summary)))
+    assert {r["operation"] for r in cells} == {"sign", "verify"}
+    assert {r["stop_reason"] for r in cells if r["status"] == "ok"} == {"sample_cap"}
+    rows = list(csv.DictReader(open(drift)))
+    assert list(rows[0]) == yaml.safe_load((REPO / "workflow/schemas/drift.schema.yaml").read_text())["x-columns"]
+    assert [int(r["round"]) for r in rows] == [1, 2, 3, 4, 5, 6]
+    assert {r["input"] for r in rows} == {"raw"} and {r["implementation"] for r in rows} == {"crypto"}
+    # Median of 100, 100, 100, 200, 200, 200 is 150.
+    assert [float(r["relative"]) for r in rows] == pytest.approx([2 / 3] * 3 + [4 / 3] * 3, rel=1e-5)
+    # Round k's samples: sign 1000/2000/3000 ns, verify 2000 ns, reference 1000 or 2000 ns.
+    per_round = [1000 + 1000 + 2000, 1000 + 2000 + 2000, 1000 + 3000 + 2000, 2000 + 1000 + 2000,
+                 2000 + 2000 + 2000, 2000 + 3000 + 2000]  # fmt: skip
+    before = [sum(per_round[:k]) / 1e9 for k in range(6)]
+    assert [float(r["seconds_before"]) for r in rows] == pytest.approx(before, rel=1e-5)
+    assert [float(r["rounds_seconds"]) for r in rows] == pytest.approx([sum(per_round) / 1e9] * 6, rel=1e-5)
+    assert aggregate_samples.drift_range(aggregate_samples.drift([raw])) == pytest.approx((2 / 3, 4 / 3))
+
+
+def test_verdict_ratios_pair_cells_of_one_process_by_round_and_widen_the_others_by_the_drift(tmp_path):
+    """Cells sign and verify of one process, sampled in the same rounds while the machine
+    slows by 30% from round 11 (sign stopped after round 10): their ratio is paired by round
+    and stays at 2. A cell of another process (slower machine then) is compared by medians
+    with its CI widened by the drift between the two processes' reference times."""
+    import verdict_rules
+
+    def reference(k, ns):
+        return f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{ns * 10},32,ok"
+
+    slow = {k: 1.0 if k <= 10 else 1.3 for k in range(1, 21)}
+    first = [reference(k, round(100 * slow[k])) for k in range(1, 21)]
+    first += [f"{PREFIX},sign,HS512,512,claims-001,185,{k},100,{round(1000 * 100 * slow[k])},371,ok"
+              for k in range(1, 11)]  # fmt: skip
+    first += [f"{PREFIX},verify,HS512,512,claims-001,185,{k},100,{round(2000 * 100 * slow[k])},371,ok"
+              for k in range(1, 21)]  # fmt: skip
+    second = [reference(k, 120) for k in range(1, 11)]
+    second += [f"{PREFIX},sign,HS512,512,other,185,{k},100,{3000 * 100},371,ok" for k in range(1, 11)]
+    paths = [write(tmp_path / "one.csv", first), write(tmp_path / "two.csv", second)]
+
+    def key_of(row):
+        return row["operation"], row["input"]
+
+    samples, _ = aggregate_samples.samples_by(paths, key_of)
+    cells = verdict_rules.round_paired_cells(paths, key_of, samples, SETTINGS, "test")
+    ratio, low, high = cells.ratio(("verify", "claims-001"), ("sign", "claims-001"))
+    assert (ratio, low, high) == (2, 2, 2)
+    unpaired = statistics.median(samples["verify", "claims-001"]) / statistics.median(samples["sign", "claims-001"])
+    assert unpaired == pytest.approx(2 * 1.15), "the medians alone carry the slowdown"
+    # Process speeds: 1.0 (median of 10x1.0 and 10x1.3 over the language's median) and 1.2.
+    speeds = aggregate_samples.process_speeds(aggregate_samples.drift(paths))
+    assert cells.process_drift == pytest.approx(max(speeds.values()) / min(speeds.values()), rel=0.1)
+    ratio, low, high = cells.ratio(("sign", "other"), ("sign", "claims-001"))
+    assert ratio == pytest.approx(3) and low == pytest.approx(3 / cells.process_drift)
+    assert high == pytest.approx(3 * cells.process_drift)
+    assert cells.methods == {verdict_rules.PAIRED: 1, f"medians, CI widened x{cells.process_drift:.3f} for drift": 1}

@@ -62,3 +62,18 @@ def test_ratio_of_medians_and_ci():
 def test_ratio_ci_of_identical_constant_cells_is_one():
     ratio, low, high = stats.ratio_ci([5.0] * 8, [5.0] * 8, 0.95, 500, stats.generator(1, "o"))
     assert ratio == low == high == 1.0
+
+
+def test_a_ratio_paired_by_round_survives_a_machine_that_slows_by_30_percent_halfway():
+    """Cells A (100 ns) and B (200 ns, true ratio 2) sampled in rounds by one process; from
+    round 21 on the machine is 30% slower for both. A stopped at round 20 (precise enough),
+    B went on to round 40. The ratio paired by round stays at 2 with a CI around it; the
+    ratio of the two cells' own medians (unpaired) does not, nor does its CI hold 2."""
+    rng = np.random.default_rng(7)
+    speed = {k: 1.0 if k <= 20 else 1.3 for k in range(1, 41)}
+    a = {k: 100 * speed[k] * rng.normal(1, 0.003) for k in range(1, 21)}
+    b = {k: 200 * speed[k] * rng.normal(1, 0.003) for k in range(1, 41)}
+    paired, low, high = stats.paired_ratio_ci(b, a, 0.95)
+    assert paired == pytest.approx(2, rel=0.005) and low <= 2 <= high and high - low < 0.02
+    unpaired, u_low, u_high = stats.ratio_ci(list(b.values()), list(a.values()), 0.95, 2000, stats.generator(1, "t"))
+    assert unpaired > 2.2 and not u_low <= 2 <= u_high

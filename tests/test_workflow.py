@@ -17,7 +17,7 @@ import variants
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
 FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop", "fig-coldstart",
-           "fig-seed003-throughput", "fig-primitive-overhead", "fig-seed004", "fig-wall-times")
+           "fig-seed003-throughput", "fig-primitive-overhead", "fig-seed004", "fig-wall-times", "fig-drift")
 
 
 def dry_run_counts(workdir, engine):
@@ -266,6 +266,28 @@ def test_wall_times_cover_every_job_before_the_report(smoke):
     assert benchmarks == raw
     html = (smoke / "results/report/report.html").read_text()
     assert 'id="where-the-time-went"' in html and "Benchmark minutes by suite" in html
+
+
+def test_every_process_that_samples_in_rounds_has_its_drift_reference(smoke):
+    """Timing rule 5b end to end: each raw file of a suite sampled in rounds opens each of
+    its rounds with a reference row, drift.csv has them all, and the report states the drift."""
+    with open(smoke / "results/drift.csv", newline="") as handle:
+        drift = list(csv.DictReader(handle))
+    rounds = {(r["language"], r["suite"], r["input"], int(r["round"])) for r in drift}
+    assert len(rounds) == len(drift)
+    expected = set()
+    for path in (smoke / "results/raw").glob("*/*/*.csv"):
+        language, suite = path.parts[-3], path.parts[-2]
+        if suite not in ("jwt", "hash", "primitive", "keygen") or language == "openssl":
+            continue
+        with open(path, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        sampled = {int(r["sample"]) for r in rows if r["operation"] != "reference" and int(r["sample"]) > 0
+                   and (suite != "keygen" or r["operation"] in ("sign", "verify"))}  # fmt: skip
+        expected |= {(language, suite, path.stem, k) for k in sampled}
+    assert expected and rounds == expected
+    html = (smoke / "results/report/report.html").read_text()
+    assert 'id="drift"' in html and "of the median: a drift of" in html
 
 
 def test_no_secret_leaves_the_key_directory(smoke):

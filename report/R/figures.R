@@ -215,3 +215,34 @@ plot_wall_times <- function(wt) {
     scale_colour_brewer(palette = "Dark2", guide = "none") +
     labs(x = "minutes since the first job started", y = NULL)
 }
+
+# ---- the machine's drift (timing rule 5b) -------------------------------------------
+
+# The drift reference of every round on the run's time line, one line per benchmark
+# process: each round is placed back from its process's end (wall_times.csv) by the
+# sampling time after it. Without wall times, the processes follow each other.
+plot_drift <- function(drift, wt, spread, colours) {
+  if (is.null(drift) || !nrow(drift)) return(placeholder_plot("No benchmark process timed the drift reference."))
+  d <- copy(drift)
+  d[, job := paste(language, suite, input, sep = "/")]
+  as_time <- function(x) as.POSIXct(x, format = "%Y-%m-%dT%H:%M:%S", tz = "UTC")
+  ends <- if (is.null(wt)) NULL else wt[rule == "run_benchmark", .(job, end_t = as_time(end))]
+  if (!is.null(ends) && all(d$job %in% ends$job)) {
+    origin <- min(as_time(wt$start))
+    d <- merge(d, ends, by = "job")
+    d[, minute := as.numeric(difftime(end_t, origin, units = "mins")) - (rounds_seconds - seconds_before) / 60]
+    x_label <- "minutes since the run's first job started"
+  } else {
+    offsets <- unique(d[, .(job, rounds_seconds)])[, .(job, offset = cumsum(rounds_seconds) - rounds_seconds)]
+    d <- merge(d, offsets, by = "job")
+    d[, minute := (offset + seconds_before) / 60]
+    x_label <- "minutes of sampling, processes one after another"
+  }
+  ggplot(d, aes(minute, relative, group = job, colour = language)) +
+    geom_hline(yintercept = 1, colour = "grey40") +
+    geom_hline(yintercept = c(spread$low, spread$high), linetype = "dashed", colour = "grey55") +
+    geom_line(alpha = 0.7) +
+    geom_point(size = 0.6, alpha = 0.7) +
+    scale_colour_manual(values = colours, name = NULL) +
+    labs(x = x_label, y = "reference time / its language's median")
+}

@@ -43,6 +43,11 @@ seed_verdict_table <- function(verdicts, claims, group_levels, label = function(
   for (col in names(group_levels)) out[[col]] <- as.character(d[[col]])
   out[, verdict := paste0("**", verdict_label(d$claim, d$verdict), "**")]
   out[["ratio [CI]"]] <- fmt_deciding(d$ratio_min, d$ratio_max, d$ci_low, d$ci_high, d$comparisons)
+  if ("pairing" %in% names(d)) {
+    # How the ratios were taken: paired by round, or medians whose CI carries the drift.
+    taken <- !is.na(d$pairing) & nzchar(d$pairing)
+    out[["ratio [CI]"]] <- paste0(out[["ratio [CI]"]], ifelse(taken, paste0("<br><small>", d$pairing, "</small>"), ""))
+  }
   out[, why := md_escape(d$reason)]
   out[]
 }

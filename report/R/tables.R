@@ -193,3 +193,25 @@ benchmark_minutes_table <- function(wt) {
   for (col in num) set(wide, j = col, value = ifelse(wide[[col]] > 0, sprintf("%.1f", wide[[col]]), "\u2013"))
   wide
 }
+
+# ---- the machine's drift (timing rule 5b) -------------------------------------------
+
+# How far the machine's speed moved during the run: the 5th and 95th percentile of the
+# drift reference's time per round over its language's median (drift.csv's `relative`,
+# quantile type 7 as aggregate_samples.drift_range) and their spread in percent of the
+# median; NULL without reference rounds.
+drift_spread <- function(drift) {
+  if (is.null(drift) || !nrow(drift)) return(NULL)
+  q <- unname(quantile(drift$relative, c(0.05, 0.95), type = 7))
+  list(low = q[1], high = q[2], pct = 100 * (q[2] - q[1]), rounds = nrow(drift),
+       processes = uniqueN(drift[, .(language, suite, input)]))
+}
+
+# The same per language: its processes, rounds and the spread of its rounds.
+drift_by_language <- function(drift) {
+  drift[, {
+    q <- unname(quantile(relative, c(0.05, 0.95), type = 7))
+    .(processes = uniqueN(paste(suite, input)), rounds = .N, "5%" = fmt_num(q[1], 3), "95%" = fmt_num(q[2], 3),
+      "spread" = fmt_pct(100 * (q[2] - q[1]), 1))
+  }, keyby = .(language, reference = paste(implementation, implementation_version))]
+}

@@ -8,6 +8,7 @@ rule aggregate_samples:
     output:
         summary="results/summary.csv",
         ratios="results/ratios.csv",
+        drift="results/drift.csv",
     log:
         "logs/aggregate_samples/aggregate_samples.log",
     benchmark:

@@ -490,6 +490,7 @@ def get_report_inputs(wildcards):
         "deterministic": "results/verify/deterministic.csv",
         "provenance": "results/provenance.json",
         "wall_times": "results/wall_times.csv",
+        "drift": "results/drift.csv",
         "images": [image_record("report")] if IN_CONTAINERS else [],
         "sources": sorted(
             str(path) for path in (SOURCE / "report").rglob("*") if path.is_file()

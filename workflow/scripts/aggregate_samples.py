@@ -1,7 +1,9 @@
-"""Raw samples of every (language, suite, input) to results/summary.csv and results/ratios.csv.
+"""Raw samples of every (language, suite, input) to results/summary.csv, results/ratios.csv
+and results/drift.csv.
 
 One summary row per timed cell (workflow/schemas/summary.schema.yaml); ratios of cells
-measured in the same run by the same language, with bootstrap CIs (ratios.schema.yaml).
+measured in the same run by the same language, with bootstrap CIs (ratios.schema.yaml);
+the drift reference of every round (timing rule 5b; drift.schema.yaml), which is not a cell.
 Suite tokensize measures sizes, not time: its cells are summarised by seed000.py instead.
 """
 
@@ -12,6 +14,7 @@ import statistics
 import sys
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -77,7 +80,7 @@ def group_cells(paths):
     origins = check_origins(paths)
     cells, source = {}, {}
     for path in paths:
-        for row in raw_samples.read(path):
+        for row in raw_samples.cells_only(raw_samples.read(path)):
             if row["suite"] in UNTIMED_SUITES:
                 continue
             key = raw_samples.cell_key(row)
@@ -170,7 +173,7 @@ def stop_reasons(raw_path, spec_path):
     budget ("time_cap"). A cell the replay stops elsewhere than its driver did is listed."""
     spec = json.loads(Path(spec_path).read_text())
     rows_of = {}
-    for row in raw_samples.read(raw_path):
+    for row in raw_samples.cells_only(raw_samples.read(raw_path)):
         rows_of.setdefault(raw_samples.cell_key(row), []).append(row)
     named = any("implementation" in cell for cell in spec["cells"])
     by_match = {row_match(rows[0], named): key for key, rows in rows_of.items()}
@@ -246,6 +249,86 @@ def ratios(summaries, samples, rounds, settings):
     return rows
 
 
+def drift(raw_paths):
+    """Timing rule 5b's reference, one row per round of each benchmark process (raw file):
+    its ns/op, that over the median of every round of the language in the run (`relative`:
+    above 1, the machine was slower then), and where the round began in the process's
+    sampling (seconds of samples before it, and in all: the rounds' place in time)."""
+    found = []
+    for path in map(Path, raw_paths):
+        rows = raw_samples.read(path)
+        reference = [row for row in rows if row["operation"] == raw_samples.REFERENCE and row["iterations"]]
+        if not reference:
+            continue
+        per_round = collections.Counter()
+        for row in rows:  # keygen: its per-iteration cells number their iterations, not rounds
+            if row["sample"] and (row["operation"] == raw_samples.REFERENCE or in_rounds({"suite": row["suite"]}, row)):
+                per_round[row["sample"]] += row["elapsed_ns"]
+        before, total = {}, 0
+        for number in sorted(per_round):
+            before[number] = total
+            total += per_round[number]
+        for row in sorted(reference, key=lambda r: r["sample"]):
+            found.append({
+                "language": row["language"], "suite": row["suite"], "input": path.stem, "round": row["sample"],
+                "implementation": row["implementation"], "implementation_version": row["implementation_version"],
+                "iterations": row["iterations"], "ns_per_op": row["elapsed_ns"] / row["iterations"],
+                "seconds_before": before[row["sample"]] / 1e9, "rounds_seconds": total / 1e9,
+            })  # fmt: skip
+    medians = {}
+    for row in found:
+        medians.setdefault(row["language"], []).append(row["ns_per_op"])
+    medians = {language: statistics.median(values) for language, values in medians.items()}
+    for row in found:
+        row["relative"] = row["ns_per_op"] / medians[row["language"]]
+    return found
+
+
+def rounds_by(paths, key_of):
+    """({key: {round: ns/op}}, {key: its raw file}) of the ok cells, keyed as samples_by,
+    of every process that sampled in rounds: one whose file has the drift reference
+    (timing rule 5b), so that cells of one file sampled in the same round can be paired."""
+    rounds, process = {}, {}
+    for path in map(str, paths):
+        rows = raw_samples.read(path)
+        if not any(row["operation"] == raw_samples.REFERENCE for row in rows):
+            continue
+        for row in raw_samples.cells_only(rows):
+            if row["status"] != "ok" or not row["iterations"] or not in_rounds({"suite": row["suite"]}, row):
+                continue
+            key = key_of(row)
+            if key is not None and process.setdefault(key, path) == path:
+                rounds.setdefault(key, {})[row["sample"]] = row["elapsed_ns"] / row["iterations"]
+    return rounds, process
+
+
+def process_speeds(rows):
+    """{(language, suite, input): the median of its rounds' relative reference time}: how
+    fast the machine was while each process ran, against its language's run median."""
+    found = {}
+    for row in rows:
+        found.setdefault((row["language"], row["suite"], row["input"]), []).append(row["relative"])
+    return {process: statistics.median(values) for process, values in found.items()}
+
+
+def process_drift(rows):
+    """The factor by which the machine's speed differed between processes: the 95th over
+    the 5th percentile of process_speeds (1.0 with fewer than two processes)."""
+    speeds = list(process_speeds(rows).values())
+    if len(speeds) < 2:
+        return 1.0
+    low, high = np.percentile(speeds, [5, 95])
+    return float(high / low)
+
+
+def drift_range(rows):
+    """(5th, 95th percentile) of the rounds' relative reference time, or None."""
+    values = sorted(row["relative"] for row in rows)
+    if not values:
+        return None
+    return tuple(float(value) for value in np.percentile(values, [5, 95]))
+
+
 def write_csv(path, names, rows):
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, names, lineterminator="\n", restval="")
@@ -261,7 +344,7 @@ def write_tables(outputs, columns, tables, log):
         print(f"{outputs[name]}: {len(table)} rows", file=log)
 
 
-def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=()):
+def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), drift_path=None):
     """spec_paths[i] is the spec raw_paths[i] was measured from (its pairs and timing);
     without them (hand-made raw files) cells have no stop_reason and no ratio is paired."""
     cells = group_cells(raw_paths)
@@ -283,8 +366,16 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=()):
     stopped = collections.Counter(summary["stop_reason"] for summary in summaries.values() if summary["samples"])
     print(f"{len(summaries)} cells from {len(raw_paths)} files; {len(ratio_rows)} ratios;"
           f" timed cells stopped at: {dict(stopped)}", file=log)  # fmt: skip
+    if drift_path:
+        rounds_of_reference = drift(raw_paths)
+        write_csv(drift_path, columns("drift.schema.yaml"), rounds_of_reference)
+        spread = drift_range(rounds_of_reference)
+        print(f"drift reference: {len(rounds_of_reference)} rounds" + (
+            f"; 5-95% of them at {spread[0]:.3f}-{spread[1]:.3f} of their language's median" if spread else ""
+        ), file=log)  # fmt: skip
 
 
 def run_job(job):
     with open(job.log[0], "w") as log:
-        main(job.input.samples, job.params.statistics, job.output.summary, job.output.ratios, log, job.input.specs)
+        main(job.input.samples, job.params.statistics, job.output.summary, job.output.ratios, log, job.input.specs,
+             job.output.drift)  # fmt: skip

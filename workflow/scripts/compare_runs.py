@@ -34,7 +34,7 @@ RUNS = ("a", "b")
 
 # Verdict columns that are measured or explained rather than identifying the claim.
 VERDICT_MEASURES = ("verdict", "ratio", "ratio_min", "ratio_max", "ci_low", "ci_high", "comparisons",
-                    "reason", "what")  # fmt: skip
+                    "pairing", "reason", "what")  # fmt: skip
 VERDICT_FIGURES = ("verdict", "ratio", "ratio_min", "ratio_max", "ci_low", "ci_high")
 
 CELL_COLUMNS = ["language", "implementation", "suite", "operation", "algorithm", "key_bits", "variant",

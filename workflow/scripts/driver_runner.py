@@ -206,10 +206,11 @@ def bench_command(runner, spec_path, key_dir, cpus, out_dir):
 
 
 def bench_rows(runner, spec_path, key_dir, cpus, scratch, log):
-    """Run `bench` once on a spec (output to `log`); its rows, checked against the contract."""
+    """Run `bench` once on a spec (output to `log`); its cells' rows (not the drift
+    reference's), checked against the contract."""
     out_dir = Path(tempfile.mkdtemp(dir=scratch)).resolve()
     with bench_command(runner, spec_path, key_dir, cpus, out_dir) as command:
         result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
     if result.returncode != 0:
         raise RuntimeError(f"{runner.language} bench ({runner.describe()}) exited {result.returncode}")
-    return raw_samples.read(out_dir / "samples.csv")
+    return raw_samples.cells_only(raw_samples.read(out_dir / "samples.csv"))

@@ -73,6 +73,16 @@ def read(path):
     return rows
 
 
+# Timing rule 5b: the drift reference's rows (one per round) carry this operation. They
+# are not a cell: aggregation writes them to results/drift.csv, everything else skips them.
+REFERENCE = "reference"
+
+
+def cells_only(rows):
+    """The rows of cells, without the drift reference's."""
+    return [row for row in rows if row["operation"] != REFERENCE]
+
+
 def cell_key(row):
     return (row["language"], row["implementation"], row["suite"], row["operation"], row["algorithm"],
             row["key_bits"], row["input"])  # fmt: skip

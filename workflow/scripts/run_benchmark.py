@@ -126,7 +126,7 @@ def run_job(snake):
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
-    statuses = Counter(row["status"] for row in rows if row["sample"] <= 1)
+    statuses = Counter(row["status"] for row in raw_samples.cells_only(rows) if row["sample"] <= 1)
     metadata = {
         "language": language,
         "suite": suite,

@@ -24,9 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aggregate_samples  # noqa: E402
 import raw_samples  # noqa: E402
-import sample_statistics as stats  # noqa: E402
 import variants  # noqa: E402
-from verdict_rules import FAILS, HOLDS, OPEN  # noqa: E402
+from verdict_rules import FAILS, HOLDS, OPEN, pairing, round_paired_cells  # noqa: E402
 
 HMAC, RSA = "HS512", "RS512-2048"
 SIGNS_AT_MOST = 10.0  # "HMAC signs up to 10x faster"
@@ -38,7 +37,7 @@ def read_rows(paths):
     aggregate_samples.check_origins(paths)  # one host's samples only
     rows = []
     for path in paths:
-        rows.extend(raw_samples.read(path))
+        rows.extend(raw_samples.cells_only(raw_samples.read(path)))
     return rows
 
 
@@ -140,21 +139,28 @@ def measures(rows, trials):
     return found
 
 
-def ratios(rows, trials, languages, datasets, settings):
-    samples = measures(rows, trials)
+def jwt_key(row):
+    """A jwt row's measure key, as measures() keys its samples."""
+    if row["suite"] != "jwt":
+        return None
+    return row["language"], row["input"], variant_of(row), row["operation"]
+
+
+def ratios(rows, trials, languages, datasets, settings, raw_paths):
+    """Each claim's ratio per language and dataset: paired by round for the per-record
+    operations (one process samples both algorithms in the same rounds), a ratio of medians
+    widened by the drift between processes for the transfer trials (verdict_rules)."""
+    cells = round_paired_cells(raw_paths, jwt_key, measures(rows, trials), settings, "seed000")
     out = []
     for language in languages:
         for dataset in datasets:
             for claim, top, bottom, what in RATIOS:
-                numerator = samples.get((language, dataset, *top))
-                denominator = samples.get((language, dataset, *bottom))
-                if not numerator or not denominator:
+                numerator, denominator = (language, dataset, *top), (language, dataset, *bottom)
+                if numerator not in cells or denominator not in cells:
                     continue
-                rng = stats.generator(settings["seed"], "seed000", claim, language, dataset)
-                ratio, low, high = stats.ratio_ci(numerator, denominator, settings["confidence"],
-                                                  settings["bootstrap_resamples"], rng)  # fmt: skip
+                ratio, low, high, method = cells.derived((numerator, denominator), lambda a, b: a / b)
                 out.append({"claim": claim, "language": language, "dataset": dataset, "ratio": ratio,
-                            "ci_low": low, "ci_high": high, "what": what})  # fmt: skip
+                            "ci_low": low, "ci_high": high, "pairing": method, "what": what})  # fmt: skip
     return out
 
 
@@ -228,6 +234,7 @@ def verdicts(ratio_rows, size_rows):
             reason = size_reason(rows)
         overall.append({"claim": claim, "language": language, "dataset": "all", "verdict": verdict,
                         "ratio": statistics.fmean(r["ratio"] for r in rows), "ci_low": low, "ci_high": high,
+                        "pairing": pairing([(*[None] * 5, r["pairing"]) for r in rows if r.get("pairing")]),
                         "reason": reason, "what": rows[0]["what"] + "; overall: mean, with the datasets' range"})  # fmt: skip
     return detail + overall
 
@@ -247,8 +254,8 @@ COLUMNS = {
                   "max_bytes", "mean_record_bytes"],
     "transfer": ["language", "dataset", "variant", "trial", "body_bytes", "token_bytes",
                  "request_response_s", "mb_per_s", "sign_s", "verify_s", "status"],
-    "ratios": ["claim", "language", "dataset", "ratio", "ci_low", "ci_high", "what"],
-    "verdicts": ["claim", "language", "dataset", "verdict", "ratio", "ci_low", "ci_high", "reason", "what"],
+    "ratios": ["claim", "language", "dataset", "ratio", "ci_low", "ci_high", "pairing", "what"],
+    "verdicts": ["claim", "language", "dataset", "verdict", "ratio", "ci_low", "ci_high", "pairing", "reason", "what"],
 }  # fmt: skip
 
 
@@ -263,7 +270,7 @@ def write(path, name, rows):
 def main(raw_paths, languages, datasets, settings, outputs, log):
     rows = read_rows(raw_paths)
     trials = transfer_trials(rows)
-    ratio_rows = ratios(rows, trials, languages, datasets, settings)
+    ratio_rows = ratios(rows, trials, languages, datasets, settings, raw_paths)
     tables = {
         "rates": rates(rows, datasets),
         "tokensize": token_sizes(rows),

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aggregate_samples  # noqa: E402
 import variants  # noqa: E402
-from verdict_rules import ABOUT, BootstrapCells, about, above, judge_claim, similar, within  # noqa: E402
+from verdict_rules import ABOUT, about, above, judge_claim, round_paired_cells, similar, within  # noqa: E402
 
 METHODS = {"jwt": "jwtbench", "percall": "seed 001's method"}
 BASELINE = "HS512"
@@ -35,12 +35,17 @@ DOUBLING = {"sign": 8.0, "verify": 3.0}
 COMPARABLE = 1.25
 
 
+def key_of(row):
+    """(language, method, operation, variant) of a row of suites jwt and percall."""
+    if row["suite"] not in METHODS:
+        return None
+    return row["language"], METHODS[row["suite"]], row["operation"], variants.name_of(row["algorithm"], row["key_bits"])
+
+
 def read_cells(paths):
     """{(language, method, operation, variant): per-sample ns/op} of the ok cells, and the
     statuses of every cell."""
-    samples, first = aggregate_samples.samples_by(paths, lambda row: (
-        (row["language"], METHODS[row["suite"]], row["operation"], variants.name_of(row["algorithm"], row["key_bits"]))
-        if row["suite"] in METHODS else None))  # fmt: skip
+    samples, first = aggregate_samples.samples_by(paths, key_of)
     return samples, {key: row["status"] for key, row in first.items()}
 
 
@@ -143,19 +148,20 @@ COLUMNS = {
     "rankings": ["language", "method", "operation", "variant", "status", "samples", "median_us", "mean_us",
                  "ci_low_us", "ci_high_us", "rank", "ratio_to_hs512", "ratio_ci_low", "ratio_ci_high"],
     "verdicts": ["claim", "language", "method", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high",
-                 "comparisons", "reason", "what"],
+                 "comparisons", "pairing", "reason", "what"],
 }  # fmt: skip
 
 
 def main(raw_paths, languages, settings, outputs, log):
     samples, statuses = read_cells(raw_paths)
-    cells = BootstrapCells(samples, settings, "seed001")
+    cells = round_paired_cells(raw_paths, key_of, samples, settings, "seed001")
     tables = {"rankings": rankings(cells, statuses), "verdicts": verdicts(cells, languages)}
     for name, table in tables.items():
         aggregate_samples.write_csv(outputs[name], COLUMNS[name], table)
         print(f"{outputs[name]}: {len(table)} rows", file=log)
     for row in tables["verdicts"]:
         print(f"{row['claim']} ({row['language']}, {row['method']}): {row['verdict']}", file=log)
+    print(f"ratios taken: {dict(cells.methods)}", file=log)
 
 
 def run_job(job):

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aggregate_samples  # noqa: E402
-from verdict_rules import BootstrapCells, above, judge_claim, within  # noqa: E402
+from verdict_rules import above, judge_claim, round_paired_cells, within  # noqa: E402
 
 SHORT = ["case1-uuid", "case2-uuid-time"]
 LONG = ["case4-uuid-uuid", "case5-uuid-uuid-time"]
@@ -37,9 +37,12 @@ SEED_UUID_RATIO = 670.4 / 737.8
 UUID_FACTOR = 2.0
 
 
+def key_of(row):
+    return (row["language"], row["implementation"], row["input"], row["algorithm"]) if row["suite"] == "hash" else None
+
+
 def read_cells(paths):
-    return aggregate_samples.samples_by(paths, lambda row: (
-        (row["language"], row["implementation"], row["input"], row["algorithm"]) if row["suite"] == "hash" else None))
+    return aggregate_samples.samples_by(paths, key_of)
 
 
 def case_rows(cells, first):
@@ -85,16 +88,14 @@ def sweep_rows(cells, first, counter):
 
 
 def uuid_cost(cells, language, implementation):
-    """[(verdict, ratio, low, high, label)]: (generation of case 3 - of case 2) / SHA-256 of case 1."""
+    """[(verdict, ratio, low, high, label, method)]: (generation of case 3 - of case 2) / SHA-256 of case 1."""
     fresh, cached = ((language, implementation, case, "none") for case in (UUID_CASE, UUID_BASE))
     unit = (language, implementation, *UUID_UNIT)
     if not all(key in cells for key in (fresh, cached, unit)):
         return []
-    estimates = (cells.medians(fresh) - cells.medians(cached)) / cells.medians(unit)
-    ratio = (cells.median(fresh) - cells.median(cached)) / cells.median(unit)
-    low, high = cells.interval(estimates)
+    ratio, low, high, method = cells.derived((fresh, cached, unit), lambda a, b, c: (a - b) / c)
     verdict = within(low, high, SEED_UUID_RATIO / UUID_FACTOR, SEED_UUID_RATIO * UUID_FACTOR)
-    return [(verdict, ratio, low, high, f"UUID generation / SHA-256 of {UUID_UNIT[0]}")]
+    return [(verdict, float(ratio), low, high, f"UUID generation / SHA-256 of {UUID_UNIT[0]}", method)]
 
 
 def claim_parts(cells, language, implementation):
@@ -138,13 +139,13 @@ COLUMNS = {
               "ci_low_ns", "ci_high_ns", "ns_per_byte", "cycles_per_byte", "sha512_over_sha256", "ratio_ci_low",
               "ratio_ci_high"],
     "verdicts": ["claim", "language", "implementation", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high",
-                 "comparisons", "reason", "what"],
+                 "comparisons", "pairing", "reason", "what"],
 }  # fmt: skip
 
 
 def main(raw_paths, counter_path, settings, outputs, log):
     samples, first = read_cells(raw_paths)
-    cells = BootstrapCells(samples, settings, "seed002")
+    cells = round_paired_cells(raw_paths, key_of, samples, settings, "seed002")
     counter = json.loads(Path(counter_path).read_text())
     implementations = sorted({key[:2] for key in first})
     tables = {
@@ -154,6 +155,7 @@ def main(raw_paths, counter_path, settings, outputs, log):
     }
     aggregate_samples.write_tables(outputs, COLUMNS, tables, log)
     print(f"cycle counter: {counter['reason']}", file=log)
+    print(f"ratios taken: {dict(cells.methods)}", file=log)
     for row in tables["verdicts"]:
         print(f"{row['claim']} ({row['language']} {row['implementation']}): {row['verdict']}", file=log)
 

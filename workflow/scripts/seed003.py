@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aggregate_samples  # noqa: E402
-from verdict_rules import BootstrapCells, about, judge_claim, orders  # noqa: E402
+from verdict_rules import about, judge_claim, orders, round_paired_cells  # noqa: E402
 
 OPENSSL = "openssl"
 SHA256 = ("digest", "SHA-256", 0, "bytes-256")
@@ -152,7 +152,7 @@ COLUMNS = {
     "speed": ["language", "implementation", "implementation_version", "operation", "algorithm", "key_bits", "input",
               "input_bytes", "status", "samples", "median_ns", "ci_low_ns", "ci_high_ns", "ops_per_s", "mb_per_s"],
     "verdicts": ["claim", "language", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high", "comparisons",
-                 "reason", "what"],
+                 "pairing", "reason", "what"],
     "overhead": ["kind", "language", "implementation", "operation", "algorithm", "key_bits", "input", "numerator_ns",
                  "denominator_ns", "ratio", "ci_low", "ci_high"],
 }  # fmt: skip
@@ -160,7 +160,7 @@ COLUMNS = {
 
 def main(primitive_paths, jwt_paths, languages, settings, outputs, log):
     samples, first = read_cells(primitive_paths, jwt_paths)
-    cells = BootstrapCells(samples, settings, "seed003")
+    cells = round_paired_cells([*primitive_paths, *jwt_paths], cell_of, samples, settings, "seed003")
     measured = [language for language in languages if any(key[0] == language for key in first)]
     tables = {
         "speed": speed_rows(cells, first),
@@ -168,6 +168,7 @@ def main(primitive_paths, jwt_paths, languages, settings, outputs, log):
         "overhead": overhead_rows(cells, first),
     }
     aggregate_samples.write_tables(outputs, COLUMNS, tables, log)
+    print(f"ratios taken: {dict(cells.methods)}", file=log)
     for row in tables["verdicts"]:
         print(f"{row['claim']} ({row['language']}): {row['verdict']}", file=log)
 

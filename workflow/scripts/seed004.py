@@ -22,12 +22,11 @@ import statistics
 import sys
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aggregate_samples  # noqa: E402
-from verdict_rules import BootstrapCells, above, about, judge_claim, similar  # noqa: E402
+from verdict_rules import RoundPairedCells, above, about, judge_claim, round_paired_cells, similar  # noqa: E402
 
 COMBINED = "keygen+sign+verify"
 SEED_ECDSA_SPEEDUP = 672.7
@@ -41,7 +40,7 @@ def key_of(row):
     return (row["language"], row["implementation"], family, row["key_bits"], row["operation"], row["input"])
 
 
-class ComposedCells(BootstrapCells):
+class ComposedCells(RoundPairedCells):
     """Cells plus the seed's combined figure where it was not timed as one: key generation
     does not depend on the message, so keygen+sign+verify of a key and message is composed
     from the key's keygen cell and that message's sign and verify cells (medians added;
@@ -144,26 +143,24 @@ def decomposed_rows(cells, first):
 
 
 def mean_ratio(cells, pairs, label):
-    """[(verdict, ratio, low, high, label)]: the mean over `pairs` of top / bottom (the seed
-    averaged its three message sizes' ratios), about the seed's 672.7x."""
+    """[(verdict, ratio, low, high, label, method)]: the mean over `pairs` of top / bottom
+    (the seed averaged its three message sizes' ratios), about the seed's 672.7x."""
     pairs = [(top, bottom) for top, bottom in pairs if top in cells and bottom in cells]
     if not pairs:
         return []
-    ratio = float(np.mean([cells.median(top) / cells.median(bottom) for top, bottom in pairs]))
-    draws = np.mean([cells.medians(top) / cells.medians(bottom) for top, bottom in pairs], axis=0)
-    low, high = cells.interval(draws)
-    return [(about(low, high, SEED_ECDSA_SPEEDUP), ratio, low, high, label)]
+    def mean_of_ratios(*figures):
+        return sum(top / bottom for top, bottom in zip(figures[::2], figures[1::2])) / len(pairs)
+
+    ratio, low, high, method = cells.derived([key for pair in pairs for key in pair], mean_of_ratios)
+    return [(about(low, high, SEED_ECDSA_SPEEDUP), float(ratio), low, high, label, method)]
 
 
 def growth_over_growth(cells, steep, flat, label):
-    """(verdict, ratio, low, high, label) of (steep[0] / steep[1]) / (flat[0] / flat[1])."""
+    """[(verdict, ratio, low, high, label, method)] of (steep[0] / steep[1]) / (flat[0] / flat[1])."""
     if not all(key in cells for key in (*steep, *flat)):
         return []
-    median = lambda key: cells.median(key)  # noqa: E731
-    ratio = (median(steep[0]) / median(steep[1])) / (median(flat[0]) / median(flat[1]))
-    draws = [cells.medians(key) for key in (*steep, *flat)]
-    low, high = cells.interval(np.asarray(draws[0] / draws[1]) / (draws[2] / draws[3]))
-    return [(above(low, high), ratio, low, high, label)]
+    ratio, low, high, method = cells.derived((*steep, *flat), lambda a, b, c, d: (a / b) / (c / d))
+    return [(above(low, high), float(ratio), low, high, label, method)]
 
 
 def claim_parts(cells, first, language, implementation, messages):
@@ -214,14 +211,14 @@ COLUMNS = {
     "decomposed": ["language", "implementation", "family", "key_bits", "input", "combined_source", "combined_ms",
                    "keygen_ms", "sign_ms", "verify_ms", "parts_sum_ms", "keygen_share"],
     "verdicts": ["claim", "language", "implementation", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high",
-                 "comparisons", "reason", "what"],
+                 "comparisons", "pairing", "reason", "what"],
 }  # fmt: skip
 
 
 def main(raw_paths, settings, outputs, log):
     rows_by_cell = aggregate_samples.rows_by(raw_paths, key_of)
     samples, first = aggregate_samples.samples_of(rows_by_cell)
-    cells = ComposedCells(samples, settings, "seed004")
+    cells = round_paired_cells(raw_paths, key_of, samples, settings, "seed004", ComposedCells)
     first = with_composed(first)
     tables = {
         "runs": run_rows(cells, first, rows_by_cell),
@@ -229,6 +226,7 @@ def main(raw_paths, settings, outputs, log):
         "verdicts": verdicts(cells, first),
     }
     aggregate_samples.write_tables(outputs, COLUMNS, tables, log)
+    print(f"ratios taken: {dict(cells.methods)}", file=log)
     for row in tables["runs"]:
         if row["status"] != "ok":
             print(f"{row['language']} {row['implementation']} {row['family']}-{row['key_bits']} {row['operation']}"

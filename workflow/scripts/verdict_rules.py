@@ -1,7 +1,11 @@
 """How a published claim is judged against a ratio's confidence interval.
 
 Shared by the seed reproductions (seed000.py ... seed004.py). A claim is a set of
-comparisons, each a ratio of medians with its bootstrap CI, and a criterion:
+comparisons, each a ratio with its CI, and a criterion. The ratio of two cells sampled in
+the same rounds of one process is paired by round (the median of the per-round ratios,
+its distribution-free CI), so the machine's drift divides out; any other ratio is a ratio
+of medians with a bootstrap CI, widened by the drift between processes the run measured
+(RoundPairedCells). The criteria:
 
   above(1)        "A is slower / costs more than B": the CI lies above 1
   within(lo, hi)  "about N times", "similar": the CI lies inside [lo, hi]
@@ -13,9 +17,12 @@ comparisons ("for every RSA key size ...") holds when all of them hold, does not
 one of them does not, and is otherwise inconclusive.
 """
 
+import collections
+
 import numpy as np
 
 import sample_statistics as stats
+import stopping_rule
 
 HOLDS, FAILS, OPEN = "holds", "does not hold", "inconclusive"
 
@@ -69,7 +76,16 @@ def judge_claim(parts):
     if not parts:
         return {"verdict": "not measured", "reason": "a cell it needs was not measured (unsupported or failed)"}
     verdict = combine(part[0] for part in parts)
-    return {"verdict": verdict, **deciding(parts, verdict), "comparisons": len(parts)}
+    return {"verdict": verdict, **deciding(parts, verdict), "comparisons": len(parts), "pairing": pairing(parts)}
+
+
+def pairing(parts):
+    """How a claim's ratios were taken (RoundPairedCells.compare's sixth element): all paired
+    by round, all across processes (their CIs widened by the drift), or how many of each."""
+    methods = collections.Counter(part[5] for part in parts if len(part) > 5)
+    if len(methods) < 2:
+        return next(iter(methods), "")
+    return "; ".join(f"{count} {method}" for method, count in methods.items())
 
 
 def deciding(parts, verdict):
@@ -128,3 +144,68 @@ class BootstrapCells:
         """(ratio of medians, CI low, CI high) of cell `top` over cell `bottom`."""
         return (self.median(top) / self.median(bottom),
                 *self.interval(self.medians(top) / self.medians(bottom)))  # fmt: skip
+
+
+PAIRED = "paired by round"
+
+
+class RoundPairedCells(BootstrapCells):
+    """Figures derived from several cells (a ratio, a difference over a third cell, a mean
+    of ratios), each with its CI and how it was taken: per round where every cell was
+    sampled in the same rounds of one process (timing rule 5a's pairs), so the machine's
+    drift divides out; otherwise from the cells' medians with a bootstrap CI widened by
+    `process_drift`, the factor by which the machine's speed differed between processes
+    (1: not measured, not widened). `methods` counts the figures taken each way, by the
+    name each way has in the verdict tables' `pairing` column."""
+
+    # The fewest shared rounds a per-round CI needs (its order-statistic CI needs six values).
+    FEWEST_ROUNDS = 6
+
+    def __init__(self, samples, settings, label, rounds, process, process_drift=1.0):
+        super().__init__(samples, settings, label)
+        self.rounds, self.process, self.process_drift = rounds, process, process_drift
+        self.unpaired = (f"medians, CI widened x{process_drift:.3f} for drift" if process_drift > 1
+                         else "medians, no drift measured")  # fmt: skip
+        self.methods = collections.Counter()
+
+    def shared_rounds(self, keys):
+        """The rounds in which every one of `keys` was sampled by one process (or none)."""
+        if not all(key in self.rounds for key in keys) or len({self.process[key] for key in keys}) != 1:
+            return []
+        return sorted(set.intersection(*(set(self.rounds[key]) for key in keys)))
+
+    def derived(self, keys, function):
+        """(value, CI low, CI high, method) of function(*figures of `keys`)."""
+        shared = self.shared_rounds(keys)
+        if len(shared) >= self.FEWEST_ROUNDS:
+            per_round = [function(*(self.rounds[key][r] for key in keys)) for r in shared]
+            middle, low, high = stopping_rule.median_ci(per_round, self.settings["confidence"])
+            if np.isfinite(low):
+                self.methods[PAIRED] += 1
+                return middle, low, high, PAIRED
+        self.methods[self.unpaired] += 1
+        value = function(*(self.median(key) for key in keys))
+        low, high = self.interval(function(*(self.medians(key) for key in keys)))
+        return value, low / self.process_drift, high * self.process_drift, self.unpaired
+
+    def ratio(self, top, bottom):
+        return self.derived((top, bottom), lambda a, b: a / b)[:3]
+
+    def compare(self, pairs, judge):
+        """As BootstrapCells.compare, each comparison with how its ratio was taken."""
+        found = []
+        for top, bottom, label in pairs:
+            if top in self and bottom in self:
+                ratio, low, high, method = self.derived((top, bottom), lambda a, b: a / b)
+                found.append((judge(low, high), ratio, low, high, label, method))
+        return found
+
+
+def round_paired_cells(paths, key_of, samples, settings, label, cells_class=RoundPairedCells):
+    """A cells_class over `samples` (keyed by key_of over the raw files `paths`), with the
+    rounds of those files and the drift between their processes (aggregate_samples)."""
+    import aggregate_samples
+
+    rounds, process = aggregate_samples.rounds_by(paths, key_of)
+    drift = aggregate_samples.process_drift(aggregate_samples.drift(paths))
+    return cells_class(samples, settings, label, rounds, process, drift)

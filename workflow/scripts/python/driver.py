@@ -18,6 +18,8 @@ import platform
 import ssl
 import statistics
 import sys
+import dataclasses
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -259,19 +261,41 @@ def start_timing(name, cell, run, budget, input_bytes, output_bytes, pass_length
 STOPPED = {stopping_rule.PRECISION: "precision", stopping_rule.SAMPLE_CAP: "sample cap",
            stopping_rule.EXHAUSTED: "time cap"}
 
+# Rule 5b: the drift reference, one sample of it at the start of every round.
+REFERENCE_MESSAGE = bytes(range(64))
+REFERENCE = {"operation": "reference", "algorithm": "SHA-256", "key_bits": 0, "input": "reference",
+             "implementation": "hashlib"}  # fmt: skip
+
+
+def reference_timing(budget):
+    """The reference warmed up and calibrated as a cell is (rules 3-4, never until steady)."""
+
+    def run(n):
+        sink = 0
+        for _ in range(n):
+            sink += len(hashlib.sha256(REFERENCE_MESSAGE).digest())
+        return sink
+
+    timing = CellTiming(run, dataclasses.replace(budget, warmup_max_seconds=0.0))
+    timing.warm_up_and_calibrate()
+    progress(f"drift reference: SHA-256 of 64 bytes, batch of {timing.batch}")
+    return timing
+
 
 def sample_in_rounds(timed, budget, out, spec):
     """Rule 5: round k takes sample k of every timed cell still sampling, in spec order, so
     a slow spell of the machine lands on one sample of many cells rather than on many
     samples of one cell. Rule 5a after each round: a cell stops once it and every ratio it
     takes part in (the spec's pairs, paired by round) are precise enough, or at the cap;
-    rule 6: or once its time is up. Then one line per cell with its median and why it stopped."""
+    rule 6: or once its time is up. Rule 5b: each round opens with a sample of the drift
+    reference. Then one line per cell with its median and why it stopped."""
     cells = spec["cells"]
     position = {id(cell): index for index, cell in enumerate(cells)}
     entries = {position[id(entry.cell)]: entry for entry in timed}
     rounds = stopping_rule.Rounds(len(cells), spec.get("pairs", []), budget.target)
     for index in set(range(len(cells))) - entries.keys():
         rounds.stop(index, "not timed")
+    reference = reference_timing(budget) if entries else None
     for round_number in range(1, budget.samples + 1):
         for index, entry in entries.items():
             if rounds.sampling(index) and not entry.timing.within_time():
@@ -279,6 +303,8 @@ def sample_in_rounds(timed, budget, out, spec):
         sampled = [(index, entry) for index, entry in entries.items() if rounds.sampling(index)]
         if not sampled:
             break
+        out.row(REFERENCE, len(REFERENCE_MESSAGE), "ok", round_number, reference.batch, reference.take_sample(),
+                hashlib.sha256().digest_size)  # fmt: skip
         for index, entry in sampled:
             elapsed = entry.timing.take_sample()
             rounds.add(index, round_number, elapsed / entry.timing.batch)
@@ -302,6 +328,8 @@ def sample_in_rounds(timed, budget, out, spec):
             summary = (f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch},"
                        f" stopped at {why})")  # fmt: skip
         progress(f"{label(number, len(entries), entry.cell)}: {summary}")
+    if reference:
+        sink ^= reference.sink
     progress(f"done: {len(cells)} cells, {len(timed)} timed (sink {sink})")
 
 
