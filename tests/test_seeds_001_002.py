@@ -12,6 +12,7 @@ import raw_samples
 import seed001
 import seed002
 import variants
+import verdict_rules
 from verdict_rules import FAILS, HOLDS, OPEN, about, above, combine, similar
 
 PUBLISHED = REPO / "report" / "published"
@@ -184,3 +185,12 @@ def test_cycle_counter_gives_a_rate_or_a_reason():
     flags = cycle_counter.cpu_flags()
     if not set(cycle_counter.INVARIANT_FLAGS) <= flags:
         assert not found["usable"]
+
+
+def test_an_inconclusive_comparison_names_the_threshold_its_ci_straddles():
+    near = verdict_rules.judge_claim([(verdict_rules.above(0.97, 1.04), 1.01, 0.97, 1.04, "HS256 / HS512"),
+                                      (verdict_rules.above(1.2, 1.3), 1.25, 1.2, 1.3, "HS384 / HS512")])  # fmt: skip
+    assert near["verdict"] == "inconclusive"
+    assert near["reason"] == "1 of 2 comparisons are inconclusive: HS256 / HS512 = 1.01 [0.97, 1.04] (the CI straddles 1)"
+    about = verdict_rules.about(7.5, 10.5, 8.0)
+    assert about == "inconclusive" and about.near() == "the CI straddles 10"

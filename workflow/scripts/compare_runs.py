@@ -188,6 +188,7 @@ def run_facts(directory, manifest, path):
         ("CPU", f"{host.get('cpu_model', '')} ({host.get('cores', '')} cores)"),
         ("kernel", host.get("kernel", "")),
         ("OS", host.get("os", "")),
+        ("drift", drift_fact(raw_files(directory))),
     ]
     for name, tool in sorted(provenance.get("tools", {}).items()):
         facts.append((f"tool {name}", tool))
@@ -200,6 +201,23 @@ def run_facts(directory, manifest, path):
             facts.append((f"image {name}", f"{image.get('tag') or image.get('image', '')} "
                                            f"id {str(image.get('id', ''))[:12]}"))  # fmt: skip
     return facts
+
+
+def drift_fact(paths):
+    """The run's drift (timing rule 5b) from its raw files: where 90% of the reference's
+    rounds lay against its median, and that spread in percent."""
+    rows = aggregate_samples.drift(paths)
+    spread = aggregate_samples.drift_range(rows)
+    if spread is None:
+        return "not measured (no drift reference in the raw files)"
+    low, high = spread
+    return f"{100 * (high - low):.1f}% (5-95% of {len(rows)} rounds at {low:.3f}-{high:.3f} of the median)"
+
+
+def flips(verdicts):
+    """The claims one run says hold and the other says do not hold."""
+    decided = {"holds", "does not hold"}
+    return [row for row in verdicts if {row["verdict_a"], row["verdict_b"]} == decided]
 
 
 def side_by_side(facts_a, facts_b):
@@ -247,7 +265,8 @@ def main(paths, settings, threshold, out_dir, log):
     differing = sum(1 for row in verdicts if row["differs"])
     print(f"A {manifest_a['run_id']}, B {manifest_b['run_id']} (host {manifest_a['host_id']}): "
           f"{len(cells)} cells, {flagged} flagged (threshold {threshold}); "
-          f"{len(verdicts)} verdicts, {differing} differ", file=log)  # fmt: skip
+          f"{len(verdicts)} verdicts, {differing} differ, {len(flips(verdicts))} flip between holds and"
+          f" does not hold", file=log)  # fmt: skip
     return cells, verdicts
 
 

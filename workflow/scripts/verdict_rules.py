@@ -32,12 +32,28 @@ ABOUT = 1.25
 SIMILAR = 0.10
 
 
+class Open(str):
+    """"inconclusive", with the criterion's bounds the CI straddles: how near the threshold
+    the claim is (the reason names them)."""
+
+    def __new__(cls, *bounds):
+        made = super().__new__(cls, OPEN)
+        made.bounds = bounds
+        return made
+
+    def __str__(self):
+        return OPEN
+
+    def near(self):
+        return "the CI straddles " + " and ".join(f"{bound:.3g}" for bound in self.bounds)
+
+
 def above(low, high, bound=1.0):
     if low > bound:
         return HOLDS
     if high < bound:
         return FAILS
-    return OPEN
+    return Open(bound)
 
 
 def within(low, high, lo, hi):
@@ -45,7 +61,7 @@ def within(low, high, lo, hi):
         return HOLDS
     if high < lo or low > hi:
         return FAILS
-    return OPEN
+    return Open(*[bound for bound in (lo, hi) if low < bound < high or bound in (low, high)] or [lo, hi])
 
 
 def about(low, high, factor):
@@ -98,7 +114,8 @@ def deciding(parts, verdict):
         reason = f"all {len(parts)} comparisons hold"
     else:
         wanted = FAILS if verdict == FAILS else OPEN
-        named = [f"{p[4]} = {p[1]:.3g} [{p[2]:.3g}, {p[3]:.3g}]" for p in parts if p[0] == wanted]
+        named = [f"{p[4]} = {p[1]:.3g} [{p[2]:.3g}, {p[3]:.3g}]" + (f" ({p[0].near()})" if isinstance(p[0], Open) else "")
+                 for p in parts if p[0] == wanted]  # fmt: skip
         plural = {FAILS: "do not hold", OPEN: "are inconclusive"}[wanted]
         reason = f"{len(named)} of {len(parts)} comparisons {plural}: " + "; ".join(named[:4])
         reason += " ..." if len(named) > 4 else ""
