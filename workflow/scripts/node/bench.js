@@ -1,9 +1,10 @@
 'use strict';
 // `bench --spec FILE --out FILE`: validates the spec, prepares and checks every cell, then
 // runs its suite: jwt and hash here (warm-up, calibration, warm-up until steady,
-// interleaved sampling until rule 5a of stopping.js stops each cell; hash's cells and
-// calls in hash.js), tokensize in tokensize.js, transfer in transfer.js, percall in
-// percall.js (workflow/scripts/README.md "bench", the suites and "Timing rules";
+// interleaved sampling until rule 5a of stopping.js stops each cell, each round opened by
+// a sample of rule 5b's drift reference; hash's cells, calls and reference in hash.js),
+// tokensize in tokensize.js, transfer in transfer.js, percall in percall.js
+// (workflow/scripts/README.md "bench", the suites and "Timing rules";
 // workflow/schemas/raw_samples.schema.yaml for the columns).
 
 const { checkAlgorithm, signAndCheckPool } = require('./checks');
@@ -266,14 +267,41 @@ function timeBatch(batch, n, state) {
 const clampBatch = (n) => Math.min(MAX_BATCH, Math.max(1, Math.round(n)));
 
 /**
- * The clock of one cell's own time, from its first warm-up batch: `spent()` (a BigInt) and
- * whether max_cell_seconds is used up.
+ * A clock from now: `spent()` (a BigInt), `left(spentNs)`, the ns of limitNs (a BigInt) left
+ * after spentNs (a Number), and whether limitNs is used up. Without limitNs (the drift
+ * reference, rule 5b) there is no budget: left is Infinity, never used up.
  */
-function cellClock(timing) {
+function budgetClock(limitNs) {
   const start = process.hrtime.bigint();
-  const limitNs = BigInt(Math.round(timing.max_cell_seconds * 1e9));
   const spent = () => process.hrtime.bigint() - start;
-  return { limitNs, spent, usedUp: () => spent() >= limitNs };
+  const left = (spentNs) => (limitNs === undefined ? Infinity : Number(limitNs - spentNs));
+  return { limitNs, spent, left, usedUp: () => left(spent()) <= 0 };
+}
+
+/** The clock of one cell's own time, from its first warm-up batch, against max_cell_seconds. */
+const cellClock = (timing) => budgetClock(BigInt(Math.round(timing.max_cell_seconds * 1e9)));
+
+/**
+ * Warm-up (rule 3): batches doubling in size, at least one call, for warmup_seconds. A
+ * batch is kept within the warm-up left, the clock's budget left and
+ * target_sample_seconds. Returns {n, nsPerOp, usedUp} of the last batch, usedUp when it
+ * ended with the clock's budget used up.
+ */
+function warmUp(cell, timing, clock) {
+  const { batch, state } = cell;
+  const warmupNs = timing.warmup_seconds * 1e9;
+  const targetNs = timing.target_sample_seconds * 1e9;
+  let chunk = 1;
+  for (;;) {
+    const nsPerOp = Math.max(1, Number(timeBatch(batch, chunk, state))) / chunk;
+    const elapsed = clock.spent();
+    const left = clock.left(elapsed);
+    if (left <= 0) return { n: chunk, nsPerOp, usedUp: true };
+    const remaining = warmupNs - Number(elapsed);
+    if (remaining <= 0) return { n: chunk, nsPerOp, usedUp: false };
+    const room = Math.min(remaining, left, targetNs);
+    chunk = clampBatch(Math.min(chunk * 2, Math.ceil(room / nsPerOp)));
+  }
 }
 
 /**
@@ -347,7 +375,6 @@ function warmUpAndCalibrate(cell, timing) {
   const { batch, state, fit } = cell;
   const clock = cellClock(timing);
   const { limitNs, spent } = clock;
-  const warmupNs = timing.warmup_seconds * 1e9;
   const targetNs = timing.target_sample_seconds * 1e9;
   let steadiness;
   const wanted = timing.target.plannedSamples();
@@ -355,23 +382,12 @@ function warmUpAndCalibrate(cell, timing) {
     batch, state, n: fit(n), spentNs: spent(), limitNs, wanted, timeout, steadiness, samples: [],
   });
 
-  // Warm-up: batches doubling in size, at least one call, for warmup_seconds. A batch is
-  // kept within the warm-up left, the cell's budget left and target_sample_seconds.
-  let chunk = 1;
-  let nsPerOp;
-  for (;;) {
-    nsPerOp = Math.max(1, Number(timeBatch(batch, chunk, state))) / chunk;
-    const elapsed = spent();
-    if (elapsed >= limitNs) return timer(chunk, true);
-    const remaining = warmupNs - Number(elapsed);
-    if (remaining <= 0) break;
-    const room = Math.min(remaining, Number(limitNs - elapsed), targetNs);
-    chunk = clampBatch(Math.min(chunk * 2, Math.ceil(room / nsPerOp)));
-  }
+  const warm = warmUp(cell, timing, clock);
+  if (warm.usedUp) return timer(warm.n, true);
 
   // Calibrate: the batch size whose run lasts about target_sample_seconds; after warm-up
   // until steady, again, since the steady code may be faster.
-  let calibrated = calibrate(cell, clampBatch(targetNs / nsPerOp), timing, clock);
+  let calibrated = calibrate(cell, clampBatch(targetNs / warm.nsPerOp), timing, clock);
   if (!calibrated.usedUp && timing.warmup_max_seconds > 0) {
     steadiness = warmUntilSteady(cell, calibrated.n, timing, clock);
     if (steadiness.usedUp) return timer(calibrated.n, true);
@@ -484,12 +500,37 @@ function checkCells(cells, run) {
 
 // ---------------------------------------------------------------------------------------
 // Suites jwt, hash, primitive and keygen's sign/verify: warm-up, calibration, interleaved
-// rounds until rule 5a (stopping.js) or the time cap stops each cell
+// rounds until rule 5a (stopping.js) or the time cap stops each cell; each round opens
+// with a sample of the drift reference (rule 5b)
 
 /** How the end-of-run progress line says why a cell stopped sampling. */
 const STOPPED_BY = {
   [stopping.PRECISION]: 'precision', [stopping.SAMPLE_CAP]: 'sample cap', [stopping.TIME_CAP]: 'time cap',
 };
+
+/**
+ * Rule 5b's drift reference (hash.js's referenceCell, in the rows of the spec's suite),
+ * warmed up for warmup_seconds and calibrated to target_sample_seconds by the cells' own
+ * code (no warm-up until steady), on a clock of its own with no budget: it is no cell and
+ * counts against no cell's max_cell_seconds. Returns the cell with its batch size `n`.
+ */
+function calibrateReference(run) {
+  const { timing } = run;
+  const reference = { ...hash.referenceCell(run.suite), fit: (n) => n };
+  const clock = budgetClock();
+  const warm = warmUp(reference, timing, clock);
+  const { n } = calibrate(reference, clampBatch(timing.target_sample_seconds * 1e9 / warm.nsPerOp), timing, clock);
+  stderr(`drift reference: ${reference.algorithm} of ${reference.inputBytes} bytes (${reference.implementation}), batch of ${n}`);
+  return { ...reference, n };
+}
+
+/** One sample of the reference, written at once as its row `sample` = round. */
+function sampleReference(reference, round, out) {
+  const elapsedNs = timeBatch(reference.batch, reference.n, reference.state);
+  out.writeRow(reference, {
+    sample: round, iterations: reference.n, elapsedNs, outputBytes: reference.state.outputBytes, status: 'ok',
+  });
+}
 
 function timeInRounds(passed, run) {
   const { timing, out } = run;
@@ -520,18 +561,24 @@ function timeInRounds(passed, run) {
     if (!inRounds.has(index)) rounds.stop(index, stopping.NOT_SAMPLED);
   }
 
-  // Sampling in interleaved rounds: round k takes sample k of every cell still sampling,
-  // in spec order, unless the cell's own time is used up (it stops: time cap). After the
-  // round, rule 5a stops the cells at their sample cap or precise enough, all decided on
-  // the round's end state; the rounds end once no cell samples.
+  // The drift reference (rule 5b), warmed up and calibrated after every cell, if any cell
+  // is timed in rounds.
+  const reference = timed.length > 0 ? calibrateReference(run) : undefined;
+
+  // Sampling in interleaved rounds: round k first stops the cells whose own time is used
+  // up (time cap; a cell's time grows only by its own samples, so this is what it would be
+  // at its turn), then, if any cell is left, times one batch of the reference and sample k
+  // of every cell still sampling, in spec order. After the round, rule 5a stops the cells
+  // at their sample cap or precise enough, all decided on the round's end state; the
+  // rounds end once no cell samples.
   for (let k = 1; k <= timing.samples && rounds.anySampling(); k++) {
+    for (const { cell, timer } of timed) {
+      if (rounds.sampling(cell.index) && timeCapped(timer)) rounds.stop(cell.index, stopping.TIME_CAP);
+    }
+    if (rounds.anySampling()) sampleReference(reference, k, out);
     for (const entry of timed) {
       const { cell, timer } = entry;
       if (!rounds.sampling(cell.index)) continue;
-      if (timeCapped(timer)) {
-        rounds.stop(cell.index, stopping.TIME_CAP);
-        continue;
-      }
       let elapsedNs;
       try {
         elapsedNs = takeSample(timer);
@@ -574,7 +621,7 @@ function timeInRounds(passed, run) {
 // ---------------------------------------------------------------------------------------
 
 /**
- * The run's shared context for the suites: the spec's timing, its cell count and `pairs`
+ * The run's shared context for the suites: the spec's suite and timing, its cell count and `pairs`
  * (rule 5a), the CSV (`out`), a progress prefix per cell (`head`), and `finish(cell, status, note, untimed = true)`,
  * which counts the cell's status, logs the note and, if `untimed`, writes its untimed row.
  */
@@ -583,6 +630,7 @@ function startRun(spec, cells, outFile) {
   const counts = { ok: 0, unsupported: 0, failed: 0, timeout: 0 };
   const head = (cell) => `[${cell.index + 1}/${cells.length}] ${cell.operation} ${label(cell)}`;
   return {
+    suite: spec.suite,
     timing: spec.timing,
     cellCount: cells.length,
     pairs: spec.pairs,

@@ -4,6 +4,7 @@
 // prepared once (input `lengths`). Here: the cells' spec fields, their preparation, the
 // known-answer check and one batch function per operation; the timing is bench.js's
 // (warm-up, calibration, warm-up until steady, interleaved rounds), as for suite jwt.
+// Also the drift reference every round-sampling suite times (rule 5b, `referenceCell`).
 
 const crypto = require('node:crypto');
 
@@ -228,6 +229,23 @@ function hashBatch(cell) {
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// Timing rule 5b's drift reference
+
+/**
+ * The reference, SHA-256 of the 64 bytes 00 01 ... 3f, as a `digest` cell of this suite
+ * would hash them (same call, same implementation columns), in the rows of `suite` with
+ * operation `reference` and input `reference`: the prepared cell with its batch and
+ * state (state.outputBytes 32). bench.js times it at the start of every round.
+ */
+function referenceCell(suite) {
+  const cell = prepareHashCell({
+    suite, operation: 'digest', algorithm: 'SHA-256', key_bits: 0, implementation: IMPLEMENTATION,
+    input: 'reference', message_bytes: 64,
+  });
+  return { ...cell, operation: 'reference', ...hashBatch(cell) };
+}
+
 module.exports = {
-  IMPLEMENTATION, OPERATIONS, loadHashCell, prepareHashCell, checkHashCell, hashBatch,
+  IMPLEMENTATION, OPERATIONS, loadHashCell, prepareHashCell, checkHashCell, hashBatch, referenceCell,
 };

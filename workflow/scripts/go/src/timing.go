@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"os"
@@ -81,14 +82,7 @@ func wholePasses(n, count int64) int64 {
 // on, else samples) cannot fit in max_cell_seconds is a timeout from here on.
 func (c *calibratedCell) warmUpAndCalibrate() {
 	start := time.Now()
-	var last time.Duration
-	for {
-		last = timeBatch(c.run, 1)
-		if time.Since(start) >= c.budget.warmup || time.Since(start) > c.budget.maxCell {
-			break
-		}
-	}
-	last = c.calibrate(start, last)
+	last := c.calibrate(start, c.warmUp(start))
 	if c.budget.warmupMax > 0 {
 		c.steadiness = c.untilSteady(start)
 		last = c.calibrate(start, last)
@@ -100,6 +94,17 @@ func (c *calibratedCell) warmUpAndCalibrate() {
 	}
 	projected := c.spent + time.Duration(c.budget.rule.plannedSamples())*perBatch
 	c.timedOut = projected > c.budget.maxCell
+}
+
+// warmUp is rule 3: single calls for warmup_seconds (at least one, never past
+// max_cell_seconds); it returns the last call's time.
+func (c *calibratedCell) warmUp(start time.Time) time.Duration {
+	for {
+		last := timeBatch(c.run, 1)
+		if time.Since(start) >= c.budget.warmup || time.Since(start) > c.budget.maxCell {
+			return last
+		}
+	}
 }
 
 // calibrate doubles the batch until it lasts a tenth of the target, then scales it to
@@ -186,7 +191,8 @@ type timedCell struct {
 // measured. After each round rule 5a (rounds.endRound) stops the cells that are precise
 // enough or at the sample cap; a cell whose time is up stops before its next sample.
 // The spec's cells that are not here (unsupported, failed, per-iteration) count as not
-// sampling.
+// sampling. Every round in which a cell samples opens with a sample of the drift
+// reference (rule 5b), calibrated after the cells.
 func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 	b := budgetOf(spec.Timing)
 	for _, cell := range cells {
@@ -211,6 +217,10 @@ func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 			state.stop(index, notSampled)
 		}
 	}
+	var reference *driftReference
+	if slices.ContainsFunc(cells, func(cell *timedCell) bool { return cell.timer.withinTime() }) {
+		reference = newDriftReference(spec.Suite, b)
+	}
 	for round := 1; round <= b.rule.samples; round++ {
 		took := 0
 		for _, cell := range cells {
@@ -220,6 +230,12 @@ func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 			if !cell.timer.withinTime() {
 				state.stop(cell.index, stopExhausted)
 				continue
+			}
+			if took == 0 {
+				// Rule 5b: the round's reference sample comes before its first cell sample.
+				if err := reference.sample(round, out); err != nil {
+					return err
+				}
 			}
 			elapsed := cell.timer.takeSample()
 			state.add(cell.index, round, float64(elapsed)/float64(cell.timer.batch))
@@ -249,7 +265,54 @@ func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 		progress("%s: median %.1f ns/op over %d samples (%s), stopped at %s", describe(cell.label), medianOf(perCall),
 			len(perCall), cell.timer.status(), state.stopped[cell.index].describe())
 	}
+	if reference != nil {
+		reference.report()
+	}
 	return nil
+}
+
+// driftReference is rule 5b: SHA-256 of the 64 bytes 00 01 ... 3f, suite hash's digest
+// batch on go-crypto (so a hash cell may name the same implementation), sampled once at the
+// start of every round in which a cell samples. It is no cell of the spec: rule 5a never
+// sees it, and its time is its own, not any cell's.
+type driftReference struct {
+	label cellLabel
+	timer *calibratedCell
+}
+
+// newDriftReference warms the reference up and calibrates its batch as rules 3 and 4 do
+// (never until steady). It has no max_cell_seconds of its own, so none cuts them short.
+func newDriftReference(suite string, b budget) *driftReference {
+	b.maxCell = math.MaxInt64
+	message := patternBytes(64)
+	r := &driftReference{
+		label: cellLabel{
+			implementation: stdlibCrypto, version: goVersionNumber(), suite: suite, operation: "reference",
+			algorithm: "SHA-256", input: "reference", inputBytes: len(message),
+		},
+		timer: &calibratedCell{run: digestBatch(digests["SHA-256"], message), budget: b, passLength: 1},
+	}
+	start := time.Now()
+	r.timer.calibrate(start, r.timer.warmUp(start))
+	progress("%s: batch of %d calls", describe(r.label), r.timer.batch)
+	return r
+}
+
+// sample times one batch of the reference and writes it as the round's reference row.
+func (r *driftReference) sample(round int, out *rowWriter) error {
+	elapsed := r.timer.takeSample()
+	return out.write(r.label, sampleRow{round, r.timer.batch, int64(elapsed), sha256.Size, "ok"})
+}
+
+// report is the reference's end-of-run line on stderr: its median ns/op over the rounds.
+func (r *driftReference) report() {
+	perCall := make([]float64, len(r.timer.samples))
+	for i, elapsed := range r.timer.samples {
+		perCall[i] = float64(elapsed) / float64(r.timer.batch)
+	}
+	if len(perCall) > 0 {
+		progress("%s: median %.1f ns/op over %d rounds", describe(r.label), medianOf(perCall), len(perCall))
+	}
 }
 
 func timeoutNote(timedOut bool) string {

@@ -1,16 +1,21 @@
 //! The contract's timing rules 3-6: warm up each cell, calibrate its batch, wait until it
 //! is steady, then sample every cell in interleaved rounds with std::time::Instant (the
-//! monotonic clock) until rule 5a (stopping.rs's `Rounds`) or its time cap stops it. A
-//! batch folds every result into a value, and the driver prints the fold at the end
-//! (through std::hint::black_box), so the optimiser cannot drop the work.
+//! monotonic clock) until rule 5a (stopping.rs's `Rounds`) or its time cap stops it; each
+//! round opens with a sample of rule 5b's drift reference. A batch folds every result into
+//! a value, and the driver prints the fold at the end (through std::hint::black_box), so
+//! the optimiser cannot drop the work.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use sha2::{Digest, Sha256};
+
 use crate::failure::Failure;
+use crate::hashing;
 use crate::raw_samples::{RawSamples, RowIdentity, Sample, Status};
-use crate::spec::{Spec, Timing};
+use crate::spec::{Spec, Timing, counting_bytes};
 use crate::stopping::{Rounds, Stop, halfwidth_pct};
+use crate::versions;
 
 /// Runs `n` calls of a cell's operation and returns the fold of their results; an error
 /// (e.g. a signature that no longer verifies) fails the cell.
@@ -59,6 +64,19 @@ impl<'a> TimedCell<'a> {
             "{} {}/{} {}",
             self.who.operation, self.who.algorithm, self.who.key_bits, self.who.input
         )
+    }
+
+    /// One sample of the rounds: a timed batch of the calibrated `n` calls, as its row.
+    fn sample(&mut self, round: u64) -> Result<Sample, String> {
+        let n = self.n;
+        let elapsed = self.time(n)?;
+        Ok(Sample {
+            sample: round,
+            iterations: n,
+            elapsed_ns: elapsed,
+            output_bytes: self.output_bytes,
+            status: if self.timeout { Status::Timeout } else { Status::Ok },
+        })
     }
 
     /// One timed batch of `n` calls: its duration, counted against the cell's budget.
@@ -182,6 +200,62 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
+/// Rule 5b's drift reference: SHA-256 of the 64 bytes 00..3f with sha2, through suite
+/// hash's own `digest` batch (so a hash cell naming `RustCrypto` times the same code). It
+/// is not a spec cell: it has no budget and no steady windows, and never enters `Rounds`.
+struct Reference<'a> {
+    cell: TimedCell<'a>,
+    /// The spec's timing without a cell's budget or the steady windows (rule 5b).
+    timing: Timing,
+    prepared: bool,
+    /// ns per call of each round's sample, for the closing progress line.
+    ns_per_call: Vec<f64>,
+}
+
+impl<'a> Reference<'a> {
+    const MESSAGE_BYTES: usize = 64;
+
+    fn new(suite: &str, timing: &Timing) -> Reference<'a> {
+        let who = RowIdentity {
+            implementation: versions::RUSTCRYPTO.into(),
+            implementation_version: versions::SHA2.into(),
+            suite: suite.into(),
+            operation: "reference".into(),
+            algorithm: "SHA-256".into(),
+            key_bits: 0,
+            input: "reference".into(),
+            input_bytes: Self::MESSAGE_BYTES as u64,
+        };
+        let batch = hashing::digest_batch::<Sha256>(counting_bytes(Self::MESSAGE_BYTES));
+        Reference {
+            // Not in the spec's cells: its position is never looked up.
+            cell: TimedCell::new(usize::MAX, who, Sha256::output_size() as u64, 1, batch),
+            timing: Timing {
+                max_cell_seconds: f64::INFINITY,
+                warmup_max_seconds: 0.0,
+                ..*timing
+            },
+            prepared: false,
+            ns_per_call: Vec::new(),
+        }
+    }
+
+    /// The round's reference row, taken before the round's first cell sample. The first
+    /// call warms the reference up and calibrates it: the rounds loop makes it in round 1,
+    /// after every cell is calibrated, and only when a cell is timed in rounds.
+    fn sample(&mut self, round: u64, out: &mut RawSamples) -> Result<(), Failure> {
+        let failed = |reason: String| Failure::Invalid(format!("the drift reference failed: {reason}"));
+        if !self.prepared {
+            self.cell.prepare(&self.timing).map_err(failed)?;
+            self.prepared = true;
+        }
+        let sample = self.cell.sample(round).map_err(failed)?;
+        self.ns_per_call
+            .push(sample.elapsed_ns as f64 / sample.iterations as f64);
+        out.write(&self.cell.who, &sample)
+    }
+}
+
 /// Takes a cell out of the rounds when its operation fails; a cell with no sample yet gets
 /// its one `failed` row.
 fn fail_cell(
@@ -221,29 +295,27 @@ pub fn run_interleaved(mut cells: Vec<TimedCell>, spec: &Spec, out: &mut RawSamp
             fail_cell(&mut rounds, index, cell, out, &reason)?;
         }
     }
+    let mut reference = Reference::new(&spec.suite, timing);
     let samples = timing.stopping.samples;
     for round in 1..=samples {
         let active = rounds.active();
         if active.is_empty() {
             break;
         }
-        for index in active {
+        // The time cap first, so the reference samples only in rounds where a cell does.
+        let (capped, sampling): (Vec<usize>, Vec<usize>) =
+            active.into_iter().partition(|&index| cells[index].over_budget(timing));
+        for index in capped {
+            rounds.stop(index, Stop::TimeCap);
+        }
+        if !sampling.is_empty() {
+            reference.sample(round, out)?;
+        }
+        for index in sampling {
             let cell = &mut cells[index];
-            if cell.over_budget(timing) {
-                rounds.stop(index, Stop::TimeCap);
-                continue;
-            }
-            let n = cell.n;
-            match cell.time(n) {
-                Ok(elapsed) => {
-                    rounds.add(index, round, elapsed as f64 / n as f64);
-                    let sample = Sample {
-                        sample: round,
-                        iterations: n,
-                        elapsed_ns: elapsed,
-                        output_bytes: cell.output_bytes,
-                        status: if cell.timeout { Status::Timeout } else { Status::Ok },
-                    };
+            match cell.sample(round) {
+                Ok(sample) => {
+                    rounds.add(index, round, sample.elapsed_ns as f64 / sample.iterations as f64);
                     out.write(&cell.who, &sample)?;
                 }
                 Err(reason) => fail_cell(&mut rounds, index, cell, out, &reason)?,
@@ -254,7 +326,15 @@ pub fn run_interleaved(mut cells: Vec<TimedCell>, spec: &Spec, out: &mut RawSamp
             eprintln!("round {round}/{samples}: {} cells sampling", rounds.active().len());
         }
     }
-    let mut fold = 0u64;
+    let mut fold = reference.cell.fold;
+    if !reference.ns_per_call.is_empty() {
+        eprintln!(
+            "{}: median {:.0} ns per call over {} rounds (the drift reference, rule 5b)",
+            reference.cell.label(),
+            median(&mut reference.ns_per_call),
+            reference.ns_per_call.len()
+        );
+    }
     for (index, cell) in cells.iter().enumerate() {
         fold = fold.wrapping_add(cell.fold);
         let taken = rounds.taken(index);

@@ -77,6 +77,15 @@ final class Hashing {
     }
   }
 
+  /** digest's message: `length` bytes, byte i being i mod 256 (the drift reference's too). */
+  static byte[] counting(int length) {
+    byte[] bytes = new byte[length];
+    for (int i = 0; i < length; i++) {
+      bytes[i] = (byte) i;
+    }
+    return bytes;
+  }
+
   static String jcaHex(String algorithm, String message) {
     return HexFormat.of().formatHex(jcaDigest(algorithm, message.getBytes(StandardCharsets.UTF_8)));
   }
@@ -332,10 +341,7 @@ final class Hashing {
           + ", expected " + known.digestHex());
     }
     if (message == null) {
-      byte[] bytes = new byte[h.messageBytes()];
-      for (int i = 0; i < bytes.length; i++) {
-        bytes[i] = (byte) i;
-      }
+      byte[] bytes = counting(h.messageBytes());
       return entry(cell, bytes.length, new Digest(bytes, hasher.digest(), hasher.digest().apply(bytes).length));
     }
     String built = message.build();

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Suites jwt, hash, primitive and keygen's sign/verify (README "Timing rules", steps 3-6):
@@ -15,8 +16,8 @@ import java.util.function.Supplier;
  * target_sample_seconds and, when warmup_max_seconds is above 0, windows of calibrated
  * batches until the runtime is steady, then calibration again; then interleaved rounds, round
  * k taking sample k of every cell still sampling, each row written as soon as it is measured.
- * Which cells go on after a round is rule 5a's {@link StoppingRule.Rounds}. Every clock reading
- * is System.nanoTime.
+ * Which cells go on after a round is rule 5a's {@link StoppingRule.Rounds}; each round opens with
+ * a sample of rule 5b's drift {@link Reference}. Every clock reading is System.nanoTime.
  */
 final class TimedSuite {
   private static final long MAX_BATCH = 1_000_000_000L;
@@ -73,10 +74,15 @@ final class TimedSuite {
     boolean failed;
 
     Timer(Entry entry, Workload work, Spec.Timing timing) {
+      this(entry, work, timing, timing.maxCellNs());
+    }
+
+    /** With `limitNs` in place of max_cell_seconds (the drift reference has none). */
+    private Timer(Entry entry, Workload work, Spec.Timing timing, long limitNs) {
       this.entry = entry;
       this.work = work;
       this.projected = timing.target().projectedSamples();
-      this.limitNs = timing.maxCellNs();
+      this.limitNs = limitNs;
       this.targetNs = timing.targetSampleSeconds() * 1e9;
     }
 
@@ -99,13 +105,21 @@ final class TimedSuite {
      * or if these phases used it up, the cell is a timeout cell.
      */
     void warmUpAndCalibrate(Spec.Timing timing) {
-      start = System.nanoTime();
-      boolean within = warmUp(timing.warmupSeconds() * 1e9) && calibrate();
+      boolean within = warmUpAndCalibrateOnce(timing);
       if (within && timing.warmupMaxSeconds() > 0) {
         within = untilSteady(timing) && calibrate();
       }
       spentNs = elapsed();
       timeout = !within || spentNs + projected * (double) n * nsPerOp > limitNs;
+    }
+
+    /**
+     * Warm-up and calibration alone, never until steady (all the drift reference gets). False
+     * if max_cell_seconds ran out.
+     */
+    private boolean warmUpAndCalibrateOnce(Spec.Timing timing) {
+      start = System.nanoTime();
+      return warmUp(timing.warmupSeconds() * 1e9) && calibrate();
     }
 
     /**
@@ -243,6 +257,9 @@ final class TimedSuite {
       Progress.line(run.head(cell) + ": batch of " + timer.n + note);
     }
 
+    // Rule 5b: the drift reference, calibrated once every cell is, when a cell will sample.
+    Reference reference = timers.stream().anyMatch(timer -> !timer.timeCapped()) ? Reference.calibrated(run) : null;
+
     // Rule 5a over the spec's cells, by spec index (the pairs' indexes): a cell not timed here
     // (unsupported, failed, a per-iteration keygen cell) is not sampling from the start.
     StoppingRule.Rounds rounds = new StoppingRule.Rounds(run.spec.cells().size(), run.spec.pairs(), timing.target());
@@ -255,7 +272,7 @@ final class TimedSuite {
         rounds.stop(i, StoppingRule.Reason.NOT_SAMPLED);
       }
     }
-    int played = rounds.play((index, k) -> sample(bySpecIndex[index], k, rounds, run), k -> {
+    int played = rounds.play((index, k) -> sample(bySpecIndex[index], k, rounds, run, reference), k -> {
       int still = 0;
       for (Timer timer : timers) {
         still += rounds.sampling(timer.entry.cell().index()) ? 1 : 0;
@@ -286,18 +303,21 @@ final class TimedSuite {
           + StoppingRule.describe(rounds.values(index), timing.target().confidence()) + ")"
           + (timer.timeout ? " timeout" : ""), false);
     }
-    return sink;
+    return reference == null ? sink : sink + reference.finish();
   }
 
   /**
    * A cell's turn in round k: nothing once its time passes max_cell_seconds (the time cap);
-   * else one batch, its row written at once, and its ns/op. A batch that throws fails the cell
-   * if it has no sample yet (it then stops, as not sampled).
+   * else, after the reference's sample if it is the round's first cell sample, one batch, its
+   * row written at once, and its ns/op. A batch that throws fails the cell if it has no sample
+   * yet (it then stops, as not sampled).
    */
-  private static OptionalDouble sample(Timer timer, int k, StoppingRule.Rounds rounds, Bench.Run run) {
+  private static OptionalDouble sample(Timer timer, int k, StoppingRule.Rounds rounds, Bench.Run run,
+      Reference reference) {
     if (timer.timeCapped()) {
       return OptionalDouble.empty();
     }
+    reference.open(k); // not null: this cell was not time-capped after calibration
     Spec.Cell cell = timer.entry.cell();
     long elapsed;
     try {
@@ -316,5 +336,65 @@ final class TimedSuite {
     run.out.row(cell, cell.operation(), timer.entry.inputBytes(), k, timer.n, elapsed,
         timer.work.outputBytes, timer.timeout ? "timeout" : "ok");
     return OptionalDouble.of(elapsed / (double) timer.n);
+  }
+
+  /**
+   * Rule 5b, the drift reference: SHA-256 of the 64 bytes 00 01 ... 3f by suite hash's `jca`
+   * call ({@link Hashing#hasher}: MessageDigest.getInstance("SHA-256").digest per call, each
+   * digest folded into its sink by {@link Hashing.Digest}). Warmed up and calibrated as a cell
+   * is, never until steady, once every cell is calibrated; then one batch at the start of each
+   * round in which a cell samples, before that cell's sample, written as the round's
+   * `reference` row. It is no cell of the spec: rule 5a never sees it, it holds no cell back
+   * and has no max_cell_seconds, and its time is no cell's.
+   */
+  static final class Reference {
+    static final String OPERATION = "reference";
+    static final String ALGORITHM = "SHA-256";
+    static final int MESSAGE_BYTES = 64;
+
+    private final Timer timer;
+    private final Bench.Run run;
+    /** The last round it was sampled in (0: none yet). */
+    private int round;
+
+    private Reference(Timer timer, Bench.Run run) {
+      this.timer = timer;
+      this.run = run;
+    }
+
+    /** Warmed up (warmup_seconds, at least one call) and calibrated to target_sample_seconds. */
+    static Reference calibrated(Bench.Run run) {
+      Spec.Timing timing = run.spec.timing();
+      byte[] message = Hashing.counting(MESSAGE_BYTES);
+      UnaryOperator<byte[]> sha256 = Hashing.hasher(Hashing.JCA, ALGORITHM).digest();
+      Workload work = new Hashing.Digest(message, sha256, sha256.apply(message).length);
+      // A Cell (index -1, in no spec) only so that its rows go through RawSamples.row as every
+      // cell's do, with the implementation columns suite hash writes for its jca cells.
+      Spec.Cell cell = new Spec.Cell(-1, run.spec.suite(), OPERATION, ALGORITHM, 0, null, null, OPERATION, null,
+          null, new Spec.HashCell(Hashing.JCA, List.of(), MESSAGE_BYTES, null), null);
+      Timer timer = new Timer(new Entry(cell, MESSAGE_BYTES, () -> work), work, timing, Long.MAX_VALUE);
+      timer.warmUpAndCalibrateOnce(timing);
+      Progress.line("drift reference (" + ALGORITHM + " " + Hashing.JCA + " of " + MESSAGE_BYTES + " bytes): batch of "
+          + timer.n);
+      return new Reference(timer, run);
+    }
+
+    /** Its sample of round k unless it has taken it: one batch, its row written at once. */
+    void open(int k) {
+      if (round == k) {
+        return;
+      }
+      round = k;
+      long elapsed = timer.sample();
+      Spec.Cell cell = timer.entry.cell();
+      run.out.row(cell, OPERATION, MESSAGE_BYTES, k, timer.n, elapsed, timer.work.outputBytes, "ok");
+    }
+
+    /** One stderr line with its median; its sink. */
+    long finish() {
+      Progress.line("drift reference: " + (timer.samples.isEmpty() ? "no sample taken"
+          : Progress.grouped(timer.medianNsPerOp()) + " ns/op (" + timer.samples.size() + " rounds x " + timer.n + ")"));
+      return timer.sink;
+    }
   }
 }
