@@ -21,6 +21,7 @@ import collections
 
 import numpy as np
 
+import aggregate_samples
 import sample_statistics as stats
 import stopping_rule
 
@@ -97,7 +98,7 @@ def judge_claim(parts):
 
 def pairing(parts):
     """How a claim's ratios were taken (RoundPairedCells.compare's sixth element): all paired
-    by round, all across processes (their CIs widened by the drift), or how many of each."""
+    by round, all from medians (their CIs widened by the drift), or how many of each."""
     methods = collections.Counter(part[5] for part in parts if len(part) > 5)
     if len(methods) < 2:
         return next(iter(methods), "")
@@ -114,7 +115,8 @@ def deciding(parts, verdict):
         reason = f"all {len(parts)} comparisons hold"
     else:
         wanted = FAILS if verdict == FAILS else OPEN
-        named = [f"{p[4]} = {p[1]:.3g} [{p[2]:.3g}, {p[3]:.3g}]" + (f" ({p[0].near()})" if isinstance(p[0], Open) else "")
+        named = [f"{p[4]} = {p[1]:.3g} [{p[2]:.3g}, {p[3]:.3g}]"
+                 + (f" ({p[0].near()})" if isinstance(p[0], Open) else "")
                  for p in parts if p[0] == wanted]  # fmt: skip
         plural = {FAILS: "do not hold", OPEN: "are inconclusive"}[wanted]
         reason = f"{len(named)} of {len(parts)} comparisons {plural}: " + "; ".join(named[:4])
@@ -221,8 +223,6 @@ class RoundPairedCells(BootstrapCells):
 def round_paired_cells(paths, key_of, samples, settings, label, cells_class=RoundPairedCells):
     """A cells_class over `samples` (keyed by key_of over the raw files `paths`), with the
     rounds of those files and the drift between their processes (aggregate_samples)."""
-    import aggregate_samples
-
     rounds, process = aggregate_samples.rounds_by(paths, key_of)
     drift = aggregate_samples.process_drift(aggregate_samples.drift(paths))
     return cells_class(samples, settings, label, rounds, process, drift)
