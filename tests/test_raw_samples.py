@@ -192,3 +192,17 @@ def test_verdict_ratios_pair_cells_of_one_process_by_round_and_widen_the_others_
     assert ratio == pytest.approx(3) and low == pytest.approx(3 / cells.process_drift)
     assert high == pytest.approx(3 * cells.process_drift)
     assert cells.methods == {verdict_rules.PAIRED: 1, f"medians, CI widened x{cells.process_drift:.3f} for drift": 1}
+
+
+def test_process_drift_needs_two_processes_of_a_language():
+    """One process of a language is its own median: no drift between processes is seen."""
+    def rows(language, input_name, relative):
+        return [{"language": language, "suite": "jwt", "input": input_name, "relative": r} for r in relative]
+
+    alone = rows("node", "a", [1.0, 1.2]) + rows("go", "a", [0.8, 0.9])
+    assert aggregate_samples.process_drift(alone) == 1.0
+    two = alone + rows("go", "b", [1.1, 1.2])
+    speeds = aggregate_samples.process_speeds(two)
+    assert aggregate_samples.process_drift(two) == pytest.approx(
+        (speeds["go", "jwt", "a"] + 0.95 * (speeds["go", "jwt", "b"] - speeds["go", "jwt", "a"]))
+        / (speeds["go", "jwt", "a"] + 0.05 * (speeds["go", "jwt", "b"] - speeds["go", "jwt", "a"])))

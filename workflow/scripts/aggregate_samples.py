@@ -313,8 +313,12 @@ def process_speeds(rows):
 
 def process_drift(rows):
     """The factor by which the machine's speed differed between processes: the 95th over
-    the 5th percentile of process_speeds (1.0 with fewer than two processes)."""
-    speeds = list(process_speeds(rows).values())
+    the 5th percentile of process_speeds, over the languages with at least two processes
+    (one process of a language is its own median: no drift between processes to see);
+    1.0 when there are none."""
+    speeds = process_speeds(rows)
+    processes = collections.Counter(language for language, _, _ in speeds)
+    speeds = [speed for (language, _, _), speed in speeds.items() if processes[language] > 1]
     if len(speeds) < 2:
         return 1.0
     low, high = np.percentile(speeds, [5, 95])
