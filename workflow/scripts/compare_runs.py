@@ -256,16 +256,17 @@ def main(paths, settings, threshold, out_dir, log):
     aggregate_samples.write_csv(out_dir / "cells.csv", CELL_COLUMNS, cells)
     aggregate_samples.write_csv(out_dir / "verdicts.csv", verdict_columns(id_columns), verdicts)
     aggregate_samples.write_csv(out_dir / "runs.csv", ["fact", "a", "b", "same"], runs)
+    flipped = len(flips(verdicts))
     settings_used = {"bundles": {"a": str(paths[0]), "b": str(paths[1])}, "host_id": manifest_a["host_id"],
                      "run_ids": {"a": manifest_a["run_id"], "b": manifest_b["run_id"]},
-                     "threshold": threshold, "confidence": settings["confidence"],
+                     "flips": flipped, "threshold": threshold, "confidence": settings["confidence"],
                      "bootstrap_resamples": settings["bootstrap_resamples"], "seed": settings["seed"]}  # fmt: skip
     (out_dir / "compare.json").write_text(json.dumps(settings_used, indent=2) + "\n")
     flagged = sum(1 for row in cells if row["flagged"])
     differing = sum(1 for row in verdicts if row["differs"])
     print(f"A {manifest_a['run_id']}, B {manifest_b['run_id']} (host {manifest_a['host_id']}): "
           f"{len(cells)} cells, {flagged} flagged (threshold {threshold}); "
-          f"{len(verdicts)} verdicts, {differing} differ, {len(flips(verdicts))} flip between holds and"
+          f"{len(verdicts)} verdicts, {differing} differ, {flipped} flip between holds and"
           f" does not hold", file=log)  # fmt: skip
     return cells, verdicts
 

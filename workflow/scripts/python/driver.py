@@ -262,20 +262,15 @@ STOPPED = {stopping_rule.PRECISION: "precision", stopping_rule.SAMPLE_CAP: "samp
            stopping_rule.EXHAUSTED: "time cap"}
 
 # Rule 5b: the drift reference, one sample of it at the start of every round.
-REFERENCE_MESSAGE = bytes(range(64))
+REFERENCE_MESSAGE = hashing.sweep_message(64)
 REFERENCE = {"operation": "reference", "algorithm": "SHA-256", "key_bits": 0, "input": "reference",
              "implementation": "hashlib"}  # fmt: skip
 
 
 def reference_timing(budget):
-    """The reference warmed up and calibrated as a cell is (rules 3-4, never until steady)."""
-
-    def run(n):
-        sink = 0
-        for _ in range(n):
-            sink += len(hashlib.sha256(REFERENCE_MESSAGE).digest())
-        return sink
-
+    """The reference (suite hash's digest batch) warmed up and calibrated as a cell is
+    (rules 3-4, never until steady)."""
+    _, run = hashing.compiled("digest", "message", [], new=hashlib.sha256, message=REFERENCE_MESSAGE)
     timing = CellTiming(run, dataclasses.replace(budget, warmup_max_seconds=0.0))
     timing.warm_up_and_calibrate()
     progress(f"drift reference: SHA-256 of 64 bytes, batch of {timing.batch}")
