@@ -11,6 +11,7 @@ import base64
 import csv
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -230,6 +231,28 @@ def test_a_drift_reference_sample_opens_every_round(language, keys, driver_env, 
     rows = bench(language, driver_env, spec, tmp_path)
     versions = {(r["implementation"], r["implementation_version"]) for r in rows}
     assert versions == {(reference[0]["implementation"], reference[0]["implementation_version"])}
+
+
+@pytest.mark.parametrize("language", JWS)
+def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, driver_env, tmp_path):
+    """Timing rule 3: the first cell warms up for process_warmup_seconds, the others for
+    warmup_seconds; each cell's `steady after S s` line on stderr counts from its warm-up's
+    start (a loose tolerance makes every cell steady after its first two windows)."""
+    timing = {"warmup_seconds": 0.01, "process_warmup_seconds": 0.8, "samples": 2, "target_ci_pct": 0,
+              "target_sample_seconds": 0.002, "max_cell_seconds": 20, "warmup_max_seconds": 5, "steady_window": 2,
+              "steady_tolerance": 10.0}  # fmt: skip
+    signing, verifying = variants.key_files(variants.parse("HS256"), keys)
+    cells = [{"operation": operation, "algorithm": "HS256", "key_bits": 256, "private_key": signing,
+              "public_key": verifying, "input": "claims-001", "input_file": str(FIXTURE)}
+             for operation in ("sign", "verify", "decode")]  # fmt: skip
+    spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
+    spec_file.write_text(json.dumps({"format": "jwtbench-spec/1", "language": language, "suite": "jwt",
+                                     "timing": timing, "cells": cells}))  # fmt: skip
+    result = run_driver(language, driver_env, "bench", "--spec", str(spec_file), "--out", str(out))
+    assert result.returncode == 0, result.stderr[-2000:]
+    steady = [float(s) for s in re.findall(r"steady after ([0-9.]+) ?s", result.stderr)]
+    assert len(steady) == len(cells), result.stderr[-2000:]
+    assert steady[0] >= 0.8 and max(steady[1:]) < 0.8, steady
 
 
 @pytest.mark.parametrize("name,case", stopping_series.cases(), ids=[name for name, _ in stopping_series.cases()])

@@ -45,7 +45,8 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 /**
  * Suites jwt and hash use every timing field (warmup_max_seconds: absent means 0, no
  * warm-up until steady; steady_window and steady_tolerance are needed when it is > 0;
- * min_samples, target_ci_pct and confidence default to 20, 1.0 and 0.95, stopping.js);
+ * process_warmup_seconds: absent means 0; min_samples, target_ci_pct and confidence
+ * default to 20, 1.0 and 0.95, stopping.js);
  * tokensize, transfer and percall only max_cell_seconds (the others are checked when
  * present). `target` is rule 5a's Target (undefined without `samples`).
  */
@@ -62,6 +63,7 @@ function loadTiming(spec, fail) {
     target_sample_seconds: number('target_sample_seconds', POSITIVE),
     max_cell_seconds: specNumber(t, 'timing', 'max_cell_seconds', POSITIVE, fail),
     warmup_max_seconds: number('warmup_max_seconds', NON_NEGATIVE, false) ?? 0,
+    process_warmup_seconds: number('process_warmup_seconds', NON_NEGATIVE, false) ?? 0,
   };
   const steady = rounds && timing.warmup_max_seconds > 0;
   timing.steady_window = number('steady_window', COUNT, steady);
@@ -281,15 +283,22 @@ function budgetClock(limitNs) {
 /** The clock of one cell's own time, from its first warm-up batch, against max_cell_seconds. */
 const cellClock = (timing) => budgetClock(BigInt(Math.round(timing.max_cell_seconds * 1e9)));
 
+/** Rule 3: whether a cell of this process has warmed up yet. */
+let processWarmedUp = false;
+
 /**
- * Warm-up (rule 3): batches doubling in size, at least one call, for warmup_seconds. A
- * batch is kept within the warm-up left, the clock's budget left and
- * target_sample_seconds. Returns {n, nsPerOp, usedUp} of the last batch, usedUp when it
- * ended with the clock's budget used up.
+ * Warm-up (rule 3): batches doubling in size, at least one call, for warmup_seconds (the
+ * process's first warm-up: for process_warmup_seconds when that is longer; the drift
+ * reference's comes after every cell's, so never). A batch is kept within the warm-up
+ * left, the clock's budget left and target_sample_seconds. Returns {n, nsPerOp, usedUp}
+ * of the last batch, usedUp when it ended with the clock's budget used up.
  */
 function warmUp(cell, timing, clock) {
   const { batch, state } = cell;
-  const warmupNs = timing.warmup_seconds * 1e9;
+  const warmupSeconds = processWarmedUp ? timing.warmup_seconds
+    : Math.max(timing.warmup_seconds, timing.process_warmup_seconds);
+  processWarmedUp = true;
+  const warmupNs = warmupSeconds * 1e9;
   const targetNs = timing.target_sample_seconds * 1e9;
   let chunk = 1;
   for (;;) {

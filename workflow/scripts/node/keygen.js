@@ -1,10 +1,10 @@
 'use strict';
 // Suite keygen (workflow/scripts/README.md, "Suite `keygen`"): seed 004's loop, RSA
-// against ECDSA. Here: the cells' and the `keygen` block's spec fields, the per-key
+// against ECDSA. Here: the cells' and the `keygen` block's spec fields, the PEM pairs'
 // checks and the per-iteration cells (`keygen+sign+verify`, `keygen`), each run in a
-// child process (keygen_child.js) that is SIGKILLed when the cell's max_cell_seconds runs
-// out. The `sign` and `verify` cells are suite primitive's (primitive.js), timed by
-// bench.js after every per-iteration cell.
+// child process (keygen_child.js, which also checks its first iteration's key pair) that
+// is SIGKILLed when the cell's max_cell_seconds runs out. The `sign` and `verify` cells
+// are suite primitive's (primitive.js), timed by bench.js after every per-iteration cell.
 
 const path = require('node:path');
 const { fork } = require('node:child_process');
@@ -80,15 +80,16 @@ function loadKeygenCell(cell, at, fail) {
 
 /**
  * Runs one per-iteration cell in a forked child. The budget (max_cell_seconds) starts
- * when the job is handed to the ready child, so it covers the check (when the job asks
- * for it), the untimed iteration and every timed one; when it runs out the child is
- * SIGKILLed wherever it is. Resolves once the child has exited, with {outcome: 'done' |
- * 'timeout' | 'failed', reason, checked, checkProblem, rows: [{ns, outputBytes}], spentNs}.
+ * when the job is handed to the ready child, just before its first iteration, so it
+ * covers every iteration and the check of the first one's key pair; when it runs out the
+ * child is SIGKILLed wherever it is. Resolves once the child has exited, with {outcome:
+ * 'done' | 'timeout' | 'failed', reason, rows: [{ns, outputBytes}], spentNs}; a generated
+ * key pair that fails its check makes the outcome 'failed'.
  */
 function runInChild(job, budgetSeconds) {
   return new Promise((resolve) => {
     const child = fork(CHILD, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
-    const result = { outcome: undefined, reason: '', checked: false, checkProblem: null, rows: [], spentNs: 0n };
+    const result = { outcome: undefined, reason: '', rows: [], spentNs: 0n };
     let start;
     let timer;
     let exited = false;
@@ -119,11 +120,7 @@ function runInChild(job, budgetSeconds) {
           child.send(job);
           break;
         case 'check':
-          result.checked = true;
-          result.checkProblem = m.problem;
-          if (m.problem) finish('failed', m.problem);
-          break;
-        case 'untimed':
+          if (m.problem) finish('failed', `the first iteration's key pair: ${m.problem}`);
           break;
         case 'iteration':
           result.rows.push({ ns: m.ns, outputBytes: m.outputBytes });
@@ -157,7 +154,7 @@ function runInChild(job, budgetSeconds) {
   });
 }
 
-/** The key a cell belongs to, for the per-key checks. */
+/** The key a cell belongs to, for the PEM pair's check. */
 const keyId = (cell) => JSON.stringify([cell.family, cell.key_bits, cell.implementation, cell.private_key, cell.public_key]);
 
 const keyLabel = (cell) => `${cell.family}-${cell.key_bits}`;
@@ -175,8 +172,8 @@ function writeCell(cell, result, block, run) {
   const status = result.outcome === 'done' || rows.length >= block.iterations ? 'ok' : 'timeout';
   if (rows.length === 0) {
     run.out.writeUntimed(cell, 'timeout', result.spentNs);
-    run.finish(cell, 'timeout', `timeout after ${(Number(result.spentNs) / 1e9).toFixed(2)} s, no timed iteration` +
-      `${result.checked ? '' : ' (key check not finished)'}`, false);
+    run.finish(cell, 'timeout', `timeout after ${(Number(result.spentNs) / 1e9).toFixed(2)} s, ` +
+      'no iteration (the first with its key check) finished', false);
     return;
   }
   rows.forEach((row, i) => run.out.writeRow(cell, {
@@ -189,65 +186,44 @@ function writeCell(cell, result, block, run) {
 
 /**
  * Suite keygen up to the sign and verify cells: per key, the PEM pair's check (in this
- * process) and the generated key's check (in the child of the key's first per-iteration
- * cell, or a child of its own when the key has none; a check cut short by the budget is
- * tried again by the key's next per-iteration cell); every per-iteration cell in spec
- * order. A key whose check fails fails all its cells. Returns the sign and verify cells
- * whose key passed (or whose generated check could not finish within the budget: the PEM
- * pair, which passed, is what they time).
+ * process, before the key's first cell); every per-iteration cell in spec order, each in
+ * a child that also checks the key pair of its first iteration (a mismatch fails that
+ * cell). A PEM pair that fails its check fails all the key's cells. Returns the sign and
+ * verify cells whose PEM pair passed.
  */
 async function runKeygen(cells, block, run) {
-  const keys = new Map(); // keyId -> {failed: reason | null, generatedChecked}
-  const keyOf = (cell) => {
+  const keys = new Map(); // keyId -> the reason its cells fail, or null
+  const pemProblem = (cell) => {
     const id = keyId(cell);
     if (!keys.has(id)) {
       const { problem } = signatureCheck(SIGNATURES[cell.algorithm].digest, cell.signingKey, cell.verificationKey, digitBytes(10));
-      keys.set(id, { failed: problem ? `the PEM key pair: ${problem}` : null, generatedChecked: false, generatedTried: false });
+      keys.set(id, problem ? `the PEM key pair: ${problem}` : null);
       if (problem) stderr(`${keyLabel(cell)} ${cell.private_key}: check failed: the PEM key pair: ${problem}`);
     }
     return keys.get(id);
   };
-  const jobOf = (cell, operation, check) => ({
-    operation, family: cell.family, keyBits: cell.key_bits, digest: SIGNATURES[cell.algorithm].digest,
-    messageBytes: cell.message_bytes, check,
+  const jobOf = (cell) => ({
+    operation: cell.operation, family: cell.family, keyBits: cell.key_bits, digest: SIGNATURES[cell.algorithm].digest,
+    messageBytes: cell.message_bytes,
     iterations: block.iterations, targetCellSeconds: block.target_cell_seconds, maxIterations: block.max_iterations,
   });
-  const failKey = (key, cell, problem) => {
-    key.failed = `a generated ${keyLabel(cell)} key: ${problem}`;
-    stderr(`${keyLabel(cell)}: check failed: ${key.failed}`);
-  };
 
   for (const cell of cells) {
-    const key = keyOf(cell);
+    const problem = pemProblem(cell);
     if (!PER_ITERATION.includes(cell.operation)) continue;
-    if (key.failed) {
-      run.finish(cell, 'failed', `failed (${key.failed})`);
+    if (problem) {
+      run.finish(cell, 'failed', `failed (${problem})`);
       continue;
     }
-    const result = await runInChild(jobOf(cell, cell.operation, !key.generatedChecked), block.max_cell_seconds);
-    key.generatedTried = true;
-    if (result.checked && !result.checkProblem) key.generatedChecked = true;
-    if (result.checkProblem) failKey(key, cell, result.checkProblem);
-    writeCell(cell, result, block, run);
+    writeCell(cell, await runInChild(jobOf(cell), block.max_cell_seconds), block, run);
   }
 
   const signVerify = [];
   for (const cell of cells) {
     if (PER_ITERATION.includes(cell.operation)) continue;
-    const key = keyOf(cell);
-    if (!key.failed && !key.generatedTried) {
-      // The key has no per-iteration cell: a check-only child.
-      const result = await runInChild({ ...jobOf(cell, 'keygen', true), checkOnly: true }, block.max_cell_seconds);
-      key.generatedTried = true; // once: the key's other cells do not try again
-      if (result.checked && !result.checkProblem) key.generatedChecked = true;
-      if (result.checkProblem) failKey(key, cell, result.checkProblem);
-    }
-    if (key.failed) {
-      run.finish(cell, 'failed', `failed (${key.failed})`);
-    } else {
-      if (!key.generatedChecked) stderr(`${keyLabel(cell)}: no generated key's check finished within max_cell_seconds; ${cell.operation} ${cell.input} times the PEM pair, which passed`);
-      signVerify.push(cell);
-    }
+    const problem = pemProblem(cell);
+    if (problem) run.finish(cell, 'failed', `failed (${problem})`);
+    else signVerify.push(cell);
   }
   return signVerify;
 }

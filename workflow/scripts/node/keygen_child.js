@@ -4,10 +4,11 @@
 // in the middle of one synchronous key generation (workflow/scripts/README.md, "Suite
 // `keygen`", Budget). Protocol over the IPC channel:
 //   child -> parent  {type: 'ready'}
-//   parent -> child  {operation, family, keyBits, digest, messageBytes, check, checkOnly,
+//   parent -> child  {operation, family, keyBits, digest, messageBytes,
 //                     iterations, targetCellSeconds, maxIterations}
-//   child -> parent  {type: 'check', problem} (when asked), {type: 'untimed'},
-//                    {type: 'iteration', ns, outputBytes} per timed iteration,
+//   child -> parent  {type: 'check', problem} after the first iteration (its key pair's
+//                    check; a problem ends the cell), then
+//                    {type: 'iteration', ns, outputBytes} per iteration, the first too,
 //                    {type: 'done'} | {type: 'error', reason}; then the child exits.
 // Each message is sent (and its callback awaited) between iterations, outside the timing.
 
@@ -35,33 +36,34 @@ function generate(family, keyBits) {
 /**
  * One iteration, timed alone: `keygen+sign+verify` generates a key pair, signs the
  * message and verifies the signature (a signature that does not verify throws);
- * `keygen` generates a key pair. Returns {ns, outputBytes}: the signature's length, or
- * the public key's DER (SPKI) length, exported after the timing.
+ * `keygen` generates a key pair. Returns {ns, outputBytes, keys}: the signature's length,
+ * or the public key's DER (SPKI) length, exported after the timing; `keys` the generated
+ * pair ({publicKey, privateKey}, for the first iteration's check).
  */
 function iteration(job, message) {
   const { family, keyBits, digest } = job;
   if (job.operation === 'keygen') {
     const t0 = process.hrtime.bigint();
-    const { publicKey } = generate(family, keyBits);
+    const keys = generate(family, keyBits);
     const t1 = process.hrtime.bigint();
-    return { ns: Number(t1 - t0), outputBytes: publicKey.export({ type: 'spki', format: 'der' }).length };
+    return { ns: Number(t1 - t0), outputBytes: keys.publicKey.export({ type: 'spki', format: 'der' }).length, keys };
   }
   const t0 = process.hrtime.bigint();
-  const { publicKey, privateKey } = generate(family, keyBits);
-  const signature = crypto.sign(digest, message, privateKey);
-  const valid = crypto.verify(digest, message, publicKey, signature);
+  const keys = generate(family, keyBits);
+  const signature = crypto.sign(digest, message, keys.privateKey);
+  const valid = crypto.verify(digest, message, keys.publicKey, signature);
   const t1 = process.hrtime.bigint();
   if (!valid) throw new Error('a signature by a freshly generated key did not verify');
-  return { ns: Number(t1 - t0), outputBytes: signature.length };
+  return { ns: Number(t1 - t0), outputBytes: signature.length, keys };
 }
 
 /**
- * The generated half of the per-key check: one key pair of the right size (modulus bits
- * and exponent, or curve) signs a 10-byte message, the signature verifies, and the same
- * signature with the lowest bit of its first byte flipped does not. The problem, or null.
+ * The check of a generated key pair (the cell's first iteration's): the right size
+ * (modulus bits and exponent, or curve), it signs a 10-byte message, the signature
+ * verifies, and the same signature with the lowest bit of its first byte flipped does
+ * not. The problem, or null.
  */
-function checkGenerated({ family, keyBits, digest }) {
-  const { publicKey, privateKey } = generate(family, keyBits);
+function checkGenerated({ publicKey, privateKey }, { family, keyBits, digest }) {
   const details = publicKey.asymmetricKeyDetails;
   if (family === 'RSA') {
     if (details.modulusLength !== keyBits) return `a generated key has a ${details.modulusLength}-bit modulus, not ${keyBits}`;
@@ -83,27 +85,23 @@ const send = (message) => new Promise((resolve, reject) => {
 });
 
 /**
- * The check (when asked), one untimed iteration, then at least `iterations` timed ones
- * and more while the time since the untimed iteration began is under
- * targetCellSeconds, up to maxIterations.
+ * Every iteration timed, the first too: at least `iterations`, and more while the time
+ * since the first began is under targetCellSeconds, up to maxIterations. Right after the
+ * first (outside its timing) its key pair is checked; a problem ends the cell there.
  */
 async function run(job) {
-  if (job.check) {
-    const problem = checkGenerated(job);
-    await send({ type: 'check', problem });
-    if (problem || job.checkOnly) {
-      if (!problem) await send({ type: 'done' });
-      return;
-    }
-  }
   const message = digitBytes(job.messageBytes);
   const start = process.hrtime.bigint();
   const targetNs = BigInt(Math.round(job.targetCellSeconds * 1e9));
-  iteration(job, message);
-  await send({ type: 'untimed' });
   for (let count = 0; count < job.maxIterations; count++) {
     if (count >= job.iterations && process.hrtime.bigint() - start >= targetNs) break;
-    await send({ type: 'iteration', ...iteration(job, message) });
+    const { ns, outputBytes, keys } = iteration(job, message);
+    if (count === 0) {
+      const problem = checkGenerated(keys, job);
+      await send({ type: 'check', problem });
+      if (problem) return;
+    }
+    await send({ type: 'iteration', ns, outputBytes });
   }
   await send({ type: 'done' });
 }

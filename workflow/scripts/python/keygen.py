@@ -12,8 +12,8 @@ ec.generate_private_key(SECP256R1()) with ECDSA(SHA256()) (DER signature). PEM k
 load_pem_private_key / load_pem_public_key.
 
 Per-iteration cells (keygen+sign+verify, keygen) run in a child process (multiprocessing,
-fork): the child makes one untimed checked iteration, then the timed ones, and sends each
-iteration's ns through a pipe; the parent waits on the pipe until the cell's budget ends
+fork): the child times every iteration, checks the first one's key pair (untimed), and sends
+each iteration's ns through a pipe; the parent waits on the pipe until the cell's budget ends
 and then kills the child (SIGKILL), so a key generation that would take minutes is
 stopped where it is.
 """
@@ -179,14 +179,14 @@ def check_pair(lib, private, public, what):
 
 
 def iteration_of(lib, operation, message):
-    """One iteration of the cell, returning what it consumes: the signature's length
-    (keygen+sign+verify) or 0 (keygen; its rows' output is the public key's DER length)."""
+    """One iteration of the cell, returning its key pair and what it consumes: the
+    signature's length (keygen+sign+verify) or 0 (keygen; its rows' output is the public
+    key's DER length)."""
     generate, public, signer, verifier = lib.generate, lib.public, lib.signer, lib.verifier
     if operation == "keygen":
 
         def iteration():
-            generate()
-            return 0
+            return generate(), 0
 
     else:
 
@@ -194,30 +194,31 @@ def iteration_of(lib, operation, message):
             key = generate()
             signature = signer(key)(message)
             verifier(public(key))(signature, message)  # raises when invalid
-            return len(signature)
+            return key, len(signature)
 
     return iteration
 
 
 def child(connection, lib, operation, message, settings):
-    """The per-iteration cell in the child: one checked untimed iteration (a generated key
-    pair passes check_pair), then at least `iterations` timed ones, more while the cell's
-    time is under target_cell_seconds, up to max_iterations. Sends ("checked", output
-    bytes), ("iteration", ns, consumed) per iteration, ("done", sink) or ("failed", why)."""
+    """The per-iteration cell in the child: every iteration timed, at least `iterations`,
+    more while the cell's time is under target_cell_seconds, up to max_iterations; the key
+    pair of the first one is checked (check_pair) right after it, untimed. Sends
+    ("iteration", ns, consumed) per iteration, ("checked", output bytes) after the first,
+    then ("done", sink) or ("failed", why)."""
     try:
         start = clock()
-        key = lib.generate()
-        public = lib.public(key)
-        signature_bytes = check_pair(lib, key, public, "a generated key")
-        connection.send(("checked", lib.public_der_bytes(public) if operation == "keygen" else signature_bytes))
         iteration = iteration_of(lib, operation, message)
         target_ns = settings["target_cell_seconds"] * 1e9
         sink = 0
         for number in range(1, settings["max_iterations"] + 1):
             begin = clock()
-            consumed = iteration()
+            key, consumed = iteration()
             elapsed = clock() - begin
             sink += consumed
+            if number == 1:
+                public = lib.public(key)
+                signature_bytes = check_pair(lib, key, public, "a generated key")
+                connection.send(("checked", lib.public_der_bytes(public) if operation == "keygen" else signature_bytes))
             connection.send(("iteration", elapsed, consumed))
             if number >= settings["iterations"] and clock() - start >= target_ns:
                 break
@@ -240,7 +241,7 @@ class IterationResult:
 
 def run_iterations(lib, cell, settings):
     """The per-iteration cell in a forked child, killed when max_cell_seconds (counted
-    from starting it, its first untimed iteration included) runs out."""
+    from starting it, the check of its first key pair included) runs out."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     message = message_of(cell["message_bytes"])

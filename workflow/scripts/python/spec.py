@@ -59,6 +59,7 @@ TIMING_FIELDS = {
     "target_sample_seconds": (0, False),
     "max_cell_seconds": (0, False),
     "warmup_max_seconds": (0, True),
+    "process_warmup_seconds": (0, True),
     "steady_window": (2, True),
     "steady_tolerance": (0, False),
     "min_samples": (1, True),

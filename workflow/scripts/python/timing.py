@@ -30,6 +30,7 @@ class Budget:
     steady_window: int = 5
     steady_tolerance: float = 0.03
     target: stopping_rule.Target = None  # rule 5a: min_samples, target_ci_pct, confidence
+    process_warmup_seconds: float = 0.0  # rule 3: the first cell a process warms up
 
     @classmethod
     def from_spec(cls, timing):
@@ -42,6 +43,7 @@ class Budget:
             int(timing.get("steady_window", cls.steady_window)),
             float(timing.get("steady_tolerance", cls.steady_tolerance)),
             stopping_rule.Target.from_timing(timing),
+            float(timing.get("process_warmup_seconds", cls.process_warmup_seconds)),
         )
 
     @property
@@ -104,6 +106,19 @@ class Steadiness:
         return f"not steady after {self.seconds:.2f} s (last change {last})"
 
 
+_process_warmed_up = False  # rule 3: has a cell of this process warmed up yet?
+
+
+def warmup_seconds_of(budget):
+    """Rule 3: the first cell a process warms up takes the process's warm-up as well."""
+    global _process_warmed_up
+    seconds = budget.warmup_seconds
+    if not _process_warmed_up:
+        _process_warmed_up = True
+        seconds = max(seconds, budget.process_warmup_seconds)
+    return seconds
+
+
 @dataclass
 class CellTiming:
     """One cell's calibrated batch and the time it has used so far."""
@@ -123,13 +138,14 @@ class CellTiming:
         return self.budget.max_cell_seconds * 1e9
 
     def warm_up_and_calibrate(self):
-        """Warm up for warmup_seconds, size the batch to target_sample_seconds, and with
+        """Warm up for warmup_seconds (the process's first cell: at least
+        process_warmup_seconds), size the batch to target_sample_seconds, and with
         warmup_max_seconds > 0 go on until steady, then size the batch again.
 
         A cell whose planned samples cannot fit in max_cell_seconds is a timeout from here on.
         """
         start = clock()
-        warm_until = start + self.budget.warmup_seconds * 1e9
+        warm_until = start + warmup_seconds_of(self.budget) * 1e9
         while True:  # at least one call
             elapsed = self._fold(run_batch(self.run, 1))
             if clock() >= warm_until or clock() - start > self.limit_ns:

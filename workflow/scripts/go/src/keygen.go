@@ -12,10 +12,10 @@ import (
 	"time"
 )
 
-// Suite keygen: seed 004's loop (generate a key pair, sign, verify) per iteration, each
-// per-iteration cell in a child process (this binary's keygen worker) that the driver
-// kills when the cell's budget ends, even inside a key generation; then the run's keys'
-// sign and verify cells, timed as suite primitive's.
+// Suite keygen: seed 004's loop (generate a key pair, sign, verify) per iteration, every
+// iteration timed, each per-iteration cell in a child process (this binary's keygen
+// worker) that the driver kills when the cell's budget ends, even inside a key
+// generation; then the run's keys' sign and verify cells, timed as suite primitive's.
 
 const keygenWorkerCommand = "keygen-worker"
 
@@ -99,7 +99,10 @@ type iterationResult struct {
 }
 
 // runPerIteration runs one keygen or keygen+sign+verify cell in a worker process, reading
-// each iteration as it is measured, and kills the worker when max_cell_seconds ends.
+// each iteration as it is measured, and kills the worker when max_cell_seconds ends
+// (counted from the worker's start, which is just before its first iteration). A worker
+// that reports "failed" (an iteration's error, or the first iteration's key pair failing
+// its check) fails the cell.
 func runPerIteration(cell *cellSpec, label cellLabel, settings *keygenConfig, out *rowWriter) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -185,8 +188,11 @@ func runPerIteration(cell *cellSpec, label cellLabel, settings *keygenConfig, ou
 	return nil
 }
 
-// keygenWorker is the child: one untimed iteration that is also the check, then the timed
-// iterations, each printed as "<ns> <output bytes>" as soon as it is measured.
+// keygenWorker is the child: every iteration timed, the first too, each printed as
+// "<ns> <output bytes>" as soon as it is measured. Right after the first iteration
+// (untimed, but inside the cell's budget) the key pair it generated is checked: family,
+// size and e / curve, signs, verifies, rejects a flipped signature. A failure is printed
+// as "failed <reason>".
 func keygenWorker(args []string) error {
 	if len(args) != 7 {
 		return usagef("%s: expected 7 arguments", keygenWorkerCommand)
@@ -209,45 +215,45 @@ func keygenWorker(args []string) error {
 	if !known {
 		return usagef("%s: unknown algorithm %q", keygenWorkerCommand, algorithm)
 	}
-	started := time.Now()
 	report := bufio.NewWriter(os.Stdout)
-	key, err := scheme.generate(bits)
-	if err == nil {
-		err = scheme.checkKeySize(key.Public(), bits)
-	}
-	if err == nil {
-		err = scheme.checkPair(key, key.Public(), keygenMessage(10))
-	}
-	if err != nil {
+	fail := func(err error) error {
 		fmt.Fprintf(report, "failed %v\n", err)
 		return report.Flush()
 	}
 	message := keygenMessage(messageBytes)
-	iteration := func() (int, error) {
+	iteration := func() (crypto.Signer, int, error) {
 		key, err := scheme.generate(bits)
 		if err != nil || operation == "keygen" {
-			return 0, err
+			return key, 0, err
 		}
 		signature, err := scheme.sign(key, message)
 		if err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 		if !scheme.verify(key.Public(), message, signature) {
-			return 0, fmt.Errorf("a fresh signature does not verify")
+			return nil, 0, fmt.Errorf("a fresh signature does not verify")
 		}
-		return len(signature), nil
+		return key, len(signature), nil
 	}
+	started := time.Now()
 	for done := 0; done < maxIterations && (done < iterations || time.Since(started) < seconds(target)); done++ {
 		begin := time.Now()
-		outputBytes, err := iteration()
+		key, outputBytes, err := iteration()
 		took := time.Since(begin)
 		if err != nil {
-			fmt.Fprintf(report, "failed %v\n", err)
-			return report.Flush()
+			return fail(err)
+		}
+		if done == 0 {
+			err = scheme.checkKeySize(key.Public(), bits)
+			if err == nil {
+				err = scheme.checkPair(key, key.Public(), keygenMessage(10))
+			}
+			if err != nil {
+				return fail(fmt.Errorf("the first iteration's key pair: %v", err))
+			}
 		}
 		if operation == "keygen" {
-			outputBytes, err = publicKeyDERLength(key.Public())
-			if err != nil {
+			if outputBytes, err = publicKeyDERLength(key.Public()); err != nil {
 				return err
 			}
 		}

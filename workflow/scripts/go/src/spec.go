@@ -26,16 +26,17 @@ type benchSpec struct {
 }
 
 type timingSpec struct {
-	WarmupSeconds       *float64 `json:"warmup_seconds"`
-	Samples             *int     `json:"samples"`
-	TargetSampleSeconds *float64 `json:"target_sample_seconds"`
-	MaxCellSeconds      *float64 `json:"max_cell_seconds"`
-	WarmupMaxSeconds    *float64 `json:"warmup_max_seconds"`
-	SteadyWindow        *int     `json:"steady_window"`
-	SteadyTolerance     *float64 `json:"steady_tolerance"`
-	MinSamples          *int     `json:"min_samples"`   // rule 5a, default 20
-	TargetCIPct         *float64 `json:"target_ci_pct"` // rule 5a, default 1.0; 0 = off
-	Confidence          *float64 `json:"confidence"`    // rule 5a, default 0.95
+	WarmupSeconds        *float64 `json:"warmup_seconds"`
+	Samples              *int     `json:"samples"`
+	TargetSampleSeconds  *float64 `json:"target_sample_seconds"`
+	MaxCellSeconds       *float64 `json:"max_cell_seconds"`
+	WarmupMaxSeconds     *float64 `json:"warmup_max_seconds"`
+	ProcessWarmupSeconds *float64 `json:"process_warmup_seconds"` // rule 3, default 0
+	SteadyWindow         *int     `json:"steady_window"`
+	SteadyTolerance      *float64 `json:"steady_tolerance"`
+	MinSamples           *int     `json:"min_samples"`   // rule 5a, default 20
+	TargetCIPct          *float64 `json:"target_ci_pct"` // rule 5a, default 1.0; 0 = off
+	Confidence           *float64 `json:"confidence"`    // rule 5a, default 0.95
 }
 
 type transferConfig struct {
@@ -160,6 +161,7 @@ func (t *timingSpec) check(needed []string) error {
 		{"target_sample_seconds", t.TargetSampleSeconds, 0, false},
 		{"max_cell_seconds", t.MaxCellSeconds, 0, false},
 		{"warmup_max_seconds", t.WarmupMaxSeconds, 0, true},
+		{"process_warmup_seconds", t.ProcessWarmupSeconds, 0, true},
 		{"steady_tolerance", t.SteadyTolerance, 0, false},
 		{"target_ci_pct", t.TargetCIPct, 0, true},
 	}

@@ -18,6 +18,7 @@ type batchFunc func(n int64) int64
 
 type budget struct {
 	warmup, target, maxCell, warmupMax time.Duration
+	processWarmup                      time.Duration // rule 3: the process's first cell warms up at least this long
 	steadyWindow                       int
 	steadyTolerance                    float64
 	rule                               stopRule // rule 5a; rule.samples is the cap
@@ -37,6 +38,7 @@ func budgetOf(t *timingSpec) budget {
 		target:          seconds(value(t.TargetSampleSeconds, 0.01)),
 		maxCell:         seconds(value(t.MaxCellSeconds, 60)),
 		warmupMax:       seconds(value(t.WarmupMaxSeconds, 0)),
+		processWarmup:   seconds(value(t.ProcessWarmupSeconds, 0)),
 		steadyWindow:    5,
 		steadyTolerance: value(t.SteadyTolerance, 0.03),
 		rule:            stopRuleOf(t),
@@ -77,12 +79,21 @@ func wholePasses(n, count int64) int64 {
 	return max(1, int64(math.Round(float64(n)/float64(count)))) * count
 }
 
-// warmUpAndCalibrate is rules 3 and 4: warm up, size the batch, and when asked go on
-// until steady and size it again. A cell whose planned samples (min_samples with rule 5a
-// on, else samples) cannot fit in max_cell_seconds is a timeout from here on.
+// processWarmedUp is rule 3's "a cell of this process has warmed up".
+var processWarmedUp bool
+
+// warmUpAndCalibrate is rules 3 and 4: warm up (the process's first cell for at least
+// process_warmup_seconds), size the batch, and when asked go on until steady and size it
+// again. A cell whose planned samples (min_samples with rule 5a on, else samples) cannot
+// fit in max_cell_seconds is a timeout from here on.
 func (c *calibratedCell) warmUpAndCalibrate() {
 	start := time.Now()
-	last := c.calibrate(start, c.warmUp(start))
+	warmup := c.budget.warmup
+	if !processWarmedUp {
+		processWarmedUp = true
+		warmup = max(warmup, c.budget.processWarmup)
+	}
+	last := c.calibrate(start, c.warmUp(start, warmup))
 	if c.budget.warmupMax > 0 {
 		c.steadiness = c.untilSteady(start)
 		last = c.calibrate(start, last)
@@ -96,12 +107,12 @@ func (c *calibratedCell) warmUpAndCalibrate() {
 	c.timedOut = projected > c.budget.maxCell
 }
 
-// warmUp is rule 3: single calls for warmup_seconds (at least one, never past
+// warmUp is rule 3: single calls for `warmup` (at least one, never past
 // max_cell_seconds); it returns the last call's time.
-func (c *calibratedCell) warmUp(start time.Time) time.Duration {
+func (c *calibratedCell) warmUp(start time.Time, warmup time.Duration) time.Duration {
 	for {
 		last := timeBatch(c.run, 1)
-		if time.Since(start) >= c.budget.warmup || time.Since(start) > c.budget.maxCell {
+		if time.Since(start) >= warmup || time.Since(start) > c.budget.maxCell {
 			return last
 		}
 	}
@@ -293,7 +304,7 @@ func newDriftReference(suite string, b budget) *driftReference {
 		timer: &calibratedCell{run: digestBatch(digests["SHA-256"], message), budget: b, passLength: 1},
 	}
 	start := time.Now()
-	r.timer.calibrate(start, r.timer.warmUp(start))
+	r.timer.calibrate(start, r.timer.warmUp(start, b.warmup)) // no cell: never the process's warm-up
 	progress("%s: batch of %d calls", describe(r.label), r.timer.batch)
 	return r
 }

@@ -1,7 +1,10 @@
 //! Suite keygen (seed 004): generate a key pair, sign, verify, per iteration, with the
 //! RustCrypto crates (rsa; p256, p384, p521). Key generation runs in a child process of
 //! this same binary (`keygen-worker`), which the driver kills when a cell's budget ends
-//! mid-generation: a thread could not be stopped, a process can.
+//! mid-generation: a thread could not be stopped, a process can. Every iteration is timed;
+//! the key pair of a cell's first iteration is checked right after it, outside its timed
+//! region, and the run's PEM pair once before its key's first cell: no key pair is
+//! generated for a check alone.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
@@ -233,6 +236,15 @@ fn sign_verify_flip(pair: &dyn KeyPair, message: &[u8]) -> Result<Vec<u8>, Strin
     Ok(signature)
 }
 
+/// The check of a cell's first generated key pair: its size or curve, then
+/// `sign_verify_flip` over a 10-byte message.
+fn check_generated(pair: &dyn KeyPair, bits: u64) -> Result<(), String> {
+    if pair.size_bits() != bits {
+        return Err(format!("a generated key has {} bits, not {bits}", pair.size_bits()));
+    }
+    sign_verify_flip(pair, &digits(10)).map(|_| ())
+}
+
 /// Seed 004's message: the ASCII digits 0123456789 repeated to `length` bytes.
 fn digits(length: usize) -> Vec<u8> {
     (0..length).map(|i| b'0' + (i % 10) as u8).collect()
@@ -247,10 +259,11 @@ fn version_of(family: &str, bits: i64) -> &'static str {
     }
 }
 
-/// The child: `keygen-worker FAMILY BITS ALGORITHM MESSAGE_BYTES OPERATION`. For
-/// OPERATION `check` it prints `ok` or `failed: reason`; for `keygen` and
-/// `keygen+sign+verify` it runs iterations until killed, one line `elapsed_ns
-/// output_bytes` each.
+/// The child: `keygen-worker FAMILY BITS ALGORITHM MESSAGE_BYTES OPERATION`, OPERATION
+/// `keygen` or `keygen+sign+verify`. It runs timed iterations until killed, one line
+/// `elapsed_ns output_bytes` each. The first iteration's key pair is checked after its
+/// timed region and before its line; a pair that fails the check ends the worker with one
+/// line `failed: reason` instead.
 pub fn worker(args: &[String]) -> Result<(), Failure> {
     let [family, bits, algorithm, message_bytes, operation] = args else {
         return Err(Failure::Input(format!(
@@ -267,24 +280,12 @@ pub fn worker(args: &[String]) -> Result<(), Failure> {
     );
     let mut stdout = std::io::stdout().lock();
     let mut say = |line: String| writeln!(stdout, "{line}").and_then(|_| stdout.flush()).is_ok();
-    if operation == "check" {
-        let verdict = generate(family, bits, hash).and_then(|pair| {
-            if pair.size_bits() != bits {
-                return Err(format!("a generated key has {} bits, not {bits}", pair.size_bits()));
-            }
-            sign_verify_flip(pair.as_ref(), &digits(10)).map(|_| ())
-        });
-        say(match verdict {
-            Ok(()) => "ok".into(),
-            Err(reason) => format!("failed: {reason}"),
-        });
-        return Ok(());
-    }
     let with_signature = match operation.as_str() {
         "keygen" => false,
         "keygen+sign+verify" => true,
         other => return Err(bad(format!("operation {other:?}"))),
     };
+    let mut first = true;
     loop {
         let start = Instant::now();
         let pair = generate(family, bits, hash).map_err(|e| Failure::Invalid(e))?;
@@ -304,6 +305,12 @@ pub fn worker(args: &[String]) -> Result<(), Failure> {
         } else {
             pair.public_der_bytes()
         };
+        if std::mem::take(&mut first) {
+            if let Err(reason) = check_generated(pair.as_ref(), bits) {
+                say(format!("failed: {reason}"));
+                return Ok(());
+            }
+        }
         if !say(format!("{elapsed} {output}")) {
             return Ok(()); // the parent is gone
         }
@@ -357,12 +364,6 @@ impl WorkerRun {
     }
 }
 
-enum KeyCheck {
-    Passed,
-    Failed(String),
-    TimedOut(u64),
-}
-
 struct Settings {
     iterations: u64,
     target: Duration,
@@ -376,33 +377,28 @@ fn family_of(cell: &Cell) -> Result<String, Failure> {
         .ok_or_else(|| Failure::Input(format!("cell {}: no family", cell.label())))
 }
 
-/// The check before a key's first cell: a generated pair (in a worker, within the budget)
-/// and the run's PEM pair must each sign and verify, and reject a flipped signature.
-fn check_key(cell: &Cell, family: &str, settings: &Settings) -> Result<KeyCheck, Failure> {
+/// The check before a key's first cell: the run's PEM pair, when the cell names one, must
+/// sign and verify, and reject a flipped signature. None when there is no pair to check.
+fn check_key(cell: &Cell, family: &str) -> Result<Option<Result<(), String>>, Failure> {
     let hash = Hash::of(&cell.algorithm).map_err(Failure::Input)?;
-    if let (Some(private), Some(public)) = (&cell.private_key, &cell.public_key) {
-        let private_pem = String::from_utf8_lossy(&read_file(private)?).into_owned();
-        let public_pem = String::from_utf8_lossy(&read_file(public)?).into_owned();
-        let pair = load(family, cell.key_bits as u64, hash, &private_pem, &public_pem)
-            .map_err(|e| Failure::Input(format!("cell {}: keys: {e}", cell.label())))?;
-        if let Err(reason) = sign_verify_flip(pair.as_ref(), &digits(10)) {
-            return Ok(KeyCheck::Failed(format!("the run's key pair: {reason}")));
-        }
-    }
-    let started = Instant::now();
-    let run = WorkerRun::start(cell, family, 10, "check")?;
-    let line = run.next_line(started + settings.budget);
-    run.stop();
-    Ok(match line.as_deref() {
-        Some("ok") => KeyCheck::Passed,
-        Some(other) => KeyCheck::Failed(other.to_string()),
-        None if started.elapsed() >= settings.budget => KeyCheck::TimedOut(started.elapsed().as_nanos() as u64),
-        None => KeyCheck::Failed("the keygen worker ended without a verdict".into()),
-    })
+    let (Some(private), Some(public)) = (&cell.private_key, &cell.public_key) else {
+        return Ok(None);
+    };
+    let private_pem = String::from_utf8_lossy(&read_file(private)?).into_owned();
+    let public_pem = String::from_utf8_lossy(&read_file(public)?).into_owned();
+    let pair = load(family, cell.key_bits as u64, hash, &private_pem, &public_pem)
+        .map_err(|e| Failure::Input(format!("cell {}: keys: {e}", cell.label())))?;
+    Ok(Some(
+        sign_verify_flip(pair.as_ref(), &digits(10))
+            .map(|_| ())
+            .map_err(|reason| format!("the run's key pair: {reason}")),
+    ))
 }
 
-/// One per-iteration cell: one untimed iteration, then at least `iterations` timed ones,
-/// more while under `target_cell_seconds`, up to `max_iterations`, within the budget.
+/// One per-iteration cell: at least `iterations` timed iterations, the first too, more
+/// while under `target_cell_seconds`, up to `max_iterations`, within the budget counted
+/// from the first iteration's start (the worker's start). The worker checks the first
+/// iteration's key pair; a failed check fails the cell.
 fn run_iterations(
     cell: &Cell,
     family: &str,
@@ -419,7 +415,7 @@ fn run_iterations(
     let deadline = started + settings.budget;
     let run = WorkerRun::start(cell, family, message_bytes, &cell.operation)?;
     let mut timed: Vec<(u64, u64)> = Vec::new();
-    let mut first = true;
+    let mut check_failed = None;
     let mut ended_early = false;
     let mut timed_out = false;
     loop {
@@ -431,14 +427,15 @@ fn run_iterations(
             }
             break;
         };
+        if let Some(reason) = line.strip_prefix("failed: ") {
+            check_failed = Some(reason.to_string());
+            break;
+        }
         let mut fields = line.split_whitespace().map(str::parse::<u64>);
         let (Some(Ok(ns)), Some(Ok(output))) = (fields.next(), fields.next()) else {
             ended_early = true;
             break;
         };
-        if std::mem::take(&mut first) {
-            continue; // the untimed iteration
-        }
         timed.push((ns, output));
         let count = timed.len() as u64;
         if count >= settings.max_iterations || (count >= settings.iterations && started.elapsed() >= settings.target) {
@@ -446,6 +443,11 @@ fn run_iterations(
         }
     }
     run.stop();
+    if let Some(reason) = check_failed {
+        let reason = format!("the key pair of its first iteration: {reason}");
+        out.untimed(who, Status::Failed, &reason)?;
+        return Ok(());
+    }
     if ended_early {
         out.untimed(who, Status::Failed, "the keygen worker failed (see its error above)")?;
         return Ok(());
@@ -530,24 +532,20 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
         max_iterations: spec.setting("keygen", "max_iterations")? as u64,
         budget: Duration::from_secs_f64(spec.setting("keygen", "max_cell_seconds")?),
     };
-    let mut checks: Vec<((String, i64, Option<String>), KeyCheck)> = Vec::new();
+    let mut checks: Vec<((String, i64, Option<String>), Result<(), String>)> = Vec::new();
     let mut interleaved = Vec::new();
     for (index, cell) in spec.cells.iter().enumerate() {
         crate::hashing::check_implementation(cell)?;
         let family = family_of(cell)?;
         let key = (family.clone(), cell.key_bits, cell.implementation.clone());
         if !checks.iter().any(|(k, _)| *k == key) {
-            let verdict = check_key(cell, &family, &settings)?;
+            let verdict = check_key(cell, &family)?;
             match &verdict {
-                KeyCheck::Passed => eprintln!("{family}-{}: checked", cell.key_bits),
-                KeyCheck::Failed(reason) => eprintln!("{family}-{}: check failed: {reason}", cell.key_bits),
-                KeyCheck::TimedOut(ns) => eprintln!(
-                    "{family}-{}: a key generation for the check outlived the budget ({:.1} s)",
-                    cell.key_bits,
-                    *ns as f64 / 1e9
-                ),
+                Some(Ok(())) => eprintln!("{family}-{}: the run's key pair checked", cell.key_bits),
+                Some(Err(reason)) => eprintln!("{family}-{}: check failed: {reason}", cell.key_bits),
+                None => {}
             }
-            checks.push((key.clone(), verdict));
+            checks.push((key.clone(), verdict.unwrap_or(Ok(()))));
         }
         let verdict = &checks.iter().find(|(k, _)| *k == key).expect("checked above").1;
         let input_bytes = if cell.operation == "keygen" {
@@ -564,14 +562,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
         );
         let per_iteration = matches!(cell.operation.as_str(), "keygen" | "keygen+sign+verify");
         match verdict {
-            KeyCheck::Failed(reason) => out.untimed(&who, Status::Failed, reason)?,
-            KeyCheck::TimedOut(ns) if per_iteration => {
-                out.write(&who, &Sample::no_sample(Status::Timeout, *ns))?;
-                eprintln!(
-                    "{}: timeout (its key's check did not finish a key generation)",
-                    cell.label()
-                );
-            }
+            Err(reason) => out.untimed(&who, Status::Failed, reason)?,
             _ if per_iteration => run_iterations(cell, &family, &who, &settings, out)?,
             _ => match signing_cell(cell, &family)? {
                 Ok((output_bytes, batch)) => interleaved.push(TimedCell::new(index, who, output_bytes, 1, batch)),

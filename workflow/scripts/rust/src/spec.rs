@@ -13,6 +13,8 @@ pub struct Timing {
     pub target_sample_seconds: f64,
     pub max_cell_seconds: f64,
     pub warmup_max_seconds: f64,
+    /// Rule 3: the first cell a process warms up does so for at least this long.
+    pub process_warmup_seconds: f64,
     pub steady_window: u64,
     pub steady_tolerance: f64,
 }
@@ -66,6 +68,7 @@ impl Spec {
             target_sample_seconds: number("target_sample_seconds", Some(0.025))?,
             max_cell_seconds: number("max_cell_seconds", Some(120.0))?,
             warmup_max_seconds: number("warmup_max_seconds", Some(0.0))?,
+            process_warmup_seconds: number("process_warmup_seconds", Some(0.0))?,
             steady_window: (number("steady_window", Some(5.0))? as u64).max(1),
             steady_tolerance: number("steady_tolerance", Some(0.05))?,
         };

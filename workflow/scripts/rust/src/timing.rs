@@ -6,6 +6,7 @@
 //! the optimiser cannot drop the work.
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
@@ -16,6 +17,10 @@ use crate::raw_samples::{RawSamples, RowIdentity, Sample, Status};
 use crate::spec::{Spec, Timing, counting_bytes};
 use crate::stopping::{Rounds, Stop, halfwidth_pct};
 use crate::versions;
+
+/// Rule 3: whether a cell of this process has warmed up yet (the first one takes the
+/// process's warm-up, `process_warmup_seconds`, as well as its own).
+static PROCESS_WARMED_UP: AtomicBool = AtomicBool::new(false);
 
 /// Runs `n` calls of a cell's operation and returns the fold of their results; an error
 /// (e.g. a signature that no longer verifies) fails the cell.
@@ -93,10 +98,15 @@ impl<'a> TimedCell<'a> {
         self.spent_ns as f64 > timing.max_cell_seconds * 1e9
     }
 
-    /// Rules 3 and 4: warm-up, calibration, the steady windows, calibration again.
+    /// Rules 3 and 4: warm-up, calibration, the steady windows, calibration again. The
+    /// process's first warm-up lasts at least `process_warmup_seconds` (rule 3).
     fn prepare(&mut self, timing: &Timing) -> Result<(), String> {
+        let mut warmup_seconds = timing.warmup_seconds;
+        if !PROCESS_WARMED_UP.swap(true, Ordering::Relaxed) {
+            warmup_seconds = warmup_seconds.max(timing.process_warmup_seconds);
+        }
         let mut n = 1;
-        while (self.spent_ns as f64) < timing.warmup_seconds * 1e9 || self.spent_ns == 0 {
+        while (self.spent_ns as f64) < warmup_seconds * 1e9 || self.spent_ns == 0 {
             self.time(n)?;
             n = (n * 2).min(1 << 20);
             if self.over_budget(timing) {
@@ -205,7 +215,8 @@ pub fn median(values: &mut [f64]) -> f64 {
 /// is not a spec cell: it has no budget and no steady windows, and never enters `Rounds`.
 struct Reference<'a> {
     cell: TimedCell<'a>,
-    /// The spec's timing without a cell's budget or the steady windows (rule 5b).
+    /// The spec's timing without a cell's budget, the steady windows or the process's
+    /// warm-up (rule 5b).
     timing: Timing,
     prepared: bool,
     /// ns per call of each round's sample, for the closing progress line.
@@ -233,6 +244,8 @@ impl<'a> Reference<'a> {
             timing: Timing {
                 max_cell_seconds: f64::INFINITY,
                 warmup_max_seconds: 0.0,
+                // Not a cell: it warms up for warmup_seconds alone, after the cells (rule 3).
+                process_warmup_seconds: 0.0,
                 ..*timing
             },
             prepared: false,

@@ -14,14 +14,16 @@ import java.security.Signature;
  * generation, by killing this process. JDK classes only.
  *
  * <pre>
- *   java -cp CLASSPATH jwtbench.KeygenChild FAMILY BITS ALGORITHM OPERATION MESSAGE_BYTES CHECK
+ *   java -cp CLASSPATH jwtbench.KeygenChild FAMILY BITS ALGORITHM OPERATION MESSAGE_BYTES
  *        ITERATIONS TARGET_NS MAX_ITERATIONS
  * </pre>
  *
- * OPERATION is keygen+sign+verify, keygen, or check (the check alone); CHECK is 1 to run the
- * generated-key check first. One line per event on stdout, each flushed:
- * {@code ready}; {@code checked}; {@code untimed NS}; {@code iteration NS OUTPUT_BYTES} per timed
- * iteration; {@code done SINK}; or {@code failed REASON} (and nothing more).
+ * OPERATION is keygen+sign+verify or keygen. Every iteration is timed, the first too; the key
+ * pair the first one generated is checked right after it (untimed). One line per event on
+ * stdout, each flushed: {@code ready} (just before the first iteration: the cell's budget
+ * starts); {@code checked} (the first key pair passed, before the first iteration's line);
+ * {@code iteration NS OUTPUT_BYTES} per iteration; {@code done SINK}; or {@code failed REASON}
+ * (and nothing more).
  */
 public final class KeygenChild {
   private static final PrintStream OUT =
@@ -35,7 +37,6 @@ public final class KeygenChild {
   }
 
   public static void main(String[] args) {
-    say("ready");
     try {
       String reason = run(args);
       if (reason != null) {
@@ -49,43 +50,27 @@ public final class KeygenChild {
 
   /** Null when done, else why the cell failed. */
   private static String run(String[] args) throws Exception {
-    if (args.length != 9) {
-      return "KeygenChild needs 9 arguments, got " + args.length;
+    if (args.length != 8) {
+      return "KeygenChild needs 8 arguments, got " + args.length;
     }
     String family = args[0];
     int bits = Integer.parseInt(args[1]);
     String algorithm = args[2];
     String operation = args[3];
     int messageBytes = Integer.parseInt(args[4]);
-    boolean check = args[5].equals("1");
-    int iterations = Integer.parseInt(args[6]);
-    long targetNs = Long.parseLong(args[7]);
-    int maxIterations = Integer.parseInt(args[8]);
+    int iterations = Integer.parseInt(args[5]);
+    long targetNs = Long.parseLong(args[6]);
+    int maxIterations = Integer.parseInt(args[7]);
 
     KeyPairGenerator generator = Jca.generator(family, bits);
     Signature signer = Signature.getInstance(Jca.signatureName(algorithm));
     Signature verifier = Signature.getInstance(Jca.signatureName(algorithm));
-    if (check) {
-      // Generate one key pair: its size and curve, then sign, verify and reject a flipped signature.
-      KeyPair pair = generator.generateKeyPair();
-      String problem = Jca.sizeProblem(family, bits, pair.getPublic());
-      if (problem == null) {
-        problem = Jca.signatureProblem(algorithm, pair.getPrivate(), pair.getPublic(), Jca.CHECK_MESSAGE);
-      }
-      if (problem != null) {
-        return "generated key: " + problem;
-      }
-      say("checked");
-    }
-    if (operation.equals("check")) {
-      say("done 0");
-      return null;
-    }
     boolean keygenOnly = operation.equals(Spec.Crypto.KEYGEN);
     byte[] message = Jca.digits(messageBytes);
     long sink = 0;
+    say("ready");
     long start = System.nanoTime();
-    for (int k = 0; k <= maxIterations; k++) { // k = 0: the untimed iteration
+    for (int k = 1; k <= maxIterations; k++) {
       if (k > iterations && System.nanoTime() - start >= targetNs) {
         break;
       }
@@ -105,10 +90,22 @@ public final class KeygenChild {
       if (!valid) {
         return "a signature made with a generated key did not verify (iteration " + k + ")";
       }
+      if (k == 1) {
+        // The first iteration's own key pair: its size and curve, then sign, verify and reject
+        // a flipped signature. No key pair is generated for the check alone.
+        String problem = Jca.sizeProblem(family, bits, pair.getPublic());
+        if (problem == null) {
+          problem = Jca.signatureProblem(algorithm, pair.getPrivate(), pair.getPublic(), Jca.CHECK_MESSAGE);
+        }
+        if (problem != null) {
+          return "generated key: " + problem;
+        }
+        say("checked");
+      }
       // Consumed after the clock: the signature's length, or the public key's DER length.
       int output = keygenOnly ? pair.getPublic().getEncoded().length : signature.length;
       sink += output;
-      say(k == 0 ? "untimed " + (t1 - t0) : "iteration " + (t1 - t0) + " " + output);
+      say("iteration " + (t1 - t0) + " " + output);
     }
     say("done " + sink);
     return null;

@@ -10,7 +10,6 @@ import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,8 +27,9 @@ import java.util.function.Supplier;
  *   <li>the per-iteration cells (keygen+sign+verify, keygen) in spec order, each in a child JVM
  *       ({@link KeygenChild}) that this process kills (destroyForcibly, SIGKILL) when the cell's
  *       keygen.max_cell_seconds run out, so a key generation still running then stops using the
- *       CPU at once. The generated-key check (once per family, size and implementation) runs in
- *       the first such child of its key, before its untimed iteration and within its budget;
+ *       CPU at once. Every iteration is timed, the first too; the key pair the first iteration
+ *       generated is checked right after it, in the child and within the cell's budget (no key
+ *       pair is generated for a check alone);
  *   <li>the sign and verify cells on the PEM keys, interleaved by {@link TimedSuite}.
  * </ol>
  */
@@ -40,20 +40,7 @@ final class KeygenSuite {
 
   private KeygenSuite() {}
 
-  /** Family, size and implementation: what the generated-key check is done once for. */
-  private static String keyOf(Spec.Cell cell) {
-    return cell.crypto().family() + "-" + cell.keyBits() + " " + cell.crypto().implementation();
-  }
-
   private record Prepared(Spec.Cell cell, byte[] message, PrivateKey privateKey, PublicKey publicKey) {}
-
-  /** The generated-key check's state for one key: done (passed), or failed with a reason. */
-  private static final class KeyState {
-    boolean checked;
-    String failed;
-    /** A child was killed at its deadline before the check was done. */
-    boolean checkTimedOut;
-  }
 
   static long run(Spec spec, Bench.Run run, String specFile) {
     Primitives.Files files = new Primitives.Files();
@@ -70,7 +57,6 @@ final class KeygenSuite {
 
     // The PEM pairs' checks, once per algorithm and pair; a cell whose pair fails is failed now.
     Map<String, String> pemProblems = new HashMap<>();
-    Map<String, KeyState> keys = new LinkedHashMap<>();
     List<Prepared> live = new ArrayList<>();
     for (Prepared p : prepared) {
       Spec.Cell cell = p.cell();
@@ -83,7 +69,6 @@ final class KeygenSuite {
           return (Primitives.lacksAlgorithm(e) ? "unsupported: " : "PEM key pair: ") + e;
         }
       });
-      keys.computeIfAbsent(keyOf(cell), k -> new KeyState());
       if (problem.isEmpty()) {
         live.add(p);
       } else {
@@ -96,32 +81,15 @@ final class KeygenSuite {
     long sink = 0;
     for (Prepared p : live) {
       if (Spec.Crypto.perIteration(p.cell().operation())) {
-        sink += perIteration(p, keys.get(keyOf(p.cell())), settings, run);
+        sink += perIteration(p, settings, run);
       }
     }
 
-    // sign and verify: the keys whose generated-key check no per-iteration cell completed get
-    // it now (a child, the same budget); a timeout there leaves the PEM checks alone.
+    // sign and verify, on the PEM pairs checked above.
     List<TimedSuite.Entry> entries = new ArrayList<>();
     for (Prepared p : live) {
       Spec.Cell cell = p.cell();
       if (Spec.Crypto.perIteration(cell.operation())) {
-        continue;
-      }
-      KeyState key = keys.get(keyOf(cell));
-      if (!key.checked && key.failed == null && !key.checkTimedOut) {
-        Child.Outcome outcome = Child.run(cell, "check", true, settings);
-        key.checked = outcome.checked;
-        key.failed = outcome.checked ? null : outcome.failed;
-        key.checkTimedOut = !outcome.checked && outcome.failed == null;
-      }
-      if (key.checkTimedOut && !key.checked) {
-        // Not a mismatch: the key generation did not finish within keygen.max_cell_seconds.
-        Progress.line(run.head(cell) + ": the generated-key check of " + keyOf(cell) + " did not finish within "
-            + "keygen.max_cell_seconds; the PEM pair's checks passed");
-      }
-      if (key.failed != null) {
-        run.finish(cell, p.message().length, "failed", "failed (" + key.failed + ")", true);
         continue;
       }
       try {
@@ -145,23 +113,14 @@ final class KeygenSuite {
     return sink;
   }
 
-  /** One per-iteration cell in a child JVM; its rows written when it ends. */
-  private static long perIteration(Prepared p, KeyState key, Spec.Keygen settings, Bench.Run run) {
+  /**
+   * One per-iteration cell in a child JVM; its rows written when it ends. A failed check of the
+   * first iteration's key pair fails this cell only.
+   */
+  private static long perIteration(Prepared p, Spec.Keygen settings, Bench.Run run) {
     Spec.Cell cell = p.cell();
     long inputBytes = p.message().length;
-    if (key.failed != null) {
-      run.finish(cell, inputBytes, "failed", "failed (" + key.failed + ")", true);
-      return 0;
-    }
-    boolean checking = !key.checked;
-    Child.Outcome outcome = Child.run(cell, cell.operation(), checking, settings);
-    if (outcome.checked) {
-      key.checked = true;
-    } else if (checking && outcome.failed != null) {
-      key.failed = outcome.failed; // the generated-key check failed: every cell of the key fails
-    } else if (checking) {
-      key.checkTimedOut = true;
-    }
+    Child.Outcome outcome = Child.run(cell, settings);
     if (outcome.failed != null) { // nothing of the cell is written yet
       run.finish(cell, inputBytes, "failed", "failed (" + outcome.failed + ")", true);
       return 0;
@@ -191,6 +150,7 @@ final class KeygenSuite {
   static final class Child {
     /** What the child reported before it ended or was killed. */
     static final class Outcome {
+      /** The first iteration's key pair passed its check (before that iteration is reported). */
       boolean checked;
       boolean done;
       String failed;
@@ -207,15 +167,14 @@ final class KeygenSuite {
     }
 
     /**
-     * Runs `operation` (keygen+sign+verify, keygen or check) for `cell` in a child JVM;
-     * `check` asks for the generated-key check first. The budget, keygen.max_cell_seconds,
-     * counts from the child's `ready` (its JVM started); when it runs out the child is
-     * killed at once.
+     * Runs the per-iteration `cell` (keygen+sign+verify or keygen) in a child JVM. The budget,
+     * keygen.max_cell_seconds, counts from the child's `ready` (its JVM started, just before
+     * its first iteration); when it runs out the child is killed at once.
      */
-    static Outcome run(Spec.Cell cell, String operation, boolean check, Spec.Keygen settings) {
+    static Outcome run(Spec.Cell cell, Spec.Keygen settings) {
       List<String> command = List.of(java(), "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"),
           KeygenChild.class.getName(), cell.crypto().family(), Integer.toString(cell.keyBits()), cell.algorithm(),
-          operation, Integer.toString(cell.crypto().messageBytes()), check ? "1" : "0",
+          cell.operation(), Integer.toString(cell.crypto().messageBytes()),
           Integer.toString(settings.iterations()), Long.toString(settings.targetCellNs()),
           Integer.toString(settings.maxIterations()));
       Outcome outcome = new Outcome();
@@ -273,10 +232,13 @@ final class KeygenSuite {
               deadline = start + settings.maxCellNs();
             }
             case "checked" -> outcome.checked = true;
-            case "untimed" -> { }
             case "iteration" -> {
-              outcome.elapsed.add(Long.parseLong(words[1]));
-              outcome.output.add(Long.parseLong(words[2]));
+              if (!outcome.checked) { // the first iteration counts only once its key pair passed
+                outcome.failed = "the child JVM reported an iteration before its key pair's check";
+              } else {
+                outcome.elapsed.add(Long.parseLong(words[1]));
+                outcome.output.add(Long.parseLong(words[2]));
+              }
             }
             case "done" -> {
               outcome.done = true;

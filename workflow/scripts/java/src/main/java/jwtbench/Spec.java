@@ -33,11 +33,13 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
   /**
    * Suites jwt and hash need warmupSeconds, samples and targetSampleSeconds; the others only
    * maxCellSeconds (NaN/0 when absent). warmupMaxSeconds is 0 (no warm-up until steady) when
-   * absent; steadyWindow and steadyTolerance are needed only when it is above 0. `target` is
-   * rule 5a's samples, min_samples, target_ci_pct and confidence (samples 0 when absent).
+   * absent; steadyWindow and steadyTolerance are needed only when it is above 0.
+   * processWarmupSeconds (rule 3: the first cell a process warms up) is 0 when absent. `target`
+   * is rule 5a's samples, min_samples, target_ci_pct and confidence (samples 0 when absent).
    */
   record Timing(double warmupSeconds, double targetSampleSeconds, double maxCellSeconds,
-      double warmupMaxSeconds, int steadyWindow, double steadyTolerance, StoppingRule.Target target) {
+      double warmupMaxSeconds, int steadyWindow, double steadyTolerance, double processWarmupSeconds,
+      StoppingRule.Target target) {
     int samples() {
       return target.samples();
     }
@@ -225,6 +227,7 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
     JsonNode t = r.object(spec, "timing", "");
     double warmupMax = r.number(t, "warmup_max_seconds", "timing.warmup_max_seconds", 0, true, false);
     boolean steady = batched && warmupMax > 0;
+    double processWarmup = r.number(t, "process_warmup_seconds", "timing.process_warmup_seconds", 0, true, false);
     Timing timing = new Timing(
         r.number(t, "warmup_seconds", "timing.warmup_seconds", 0, true, batched),
         r.number(t, "target_sample_seconds", "timing.target_sample_seconds", 0, false, batched),
@@ -232,6 +235,7 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
         Double.isNaN(warmupMax) ? 0 : warmupMax,
         r.integer(t, "steady_window", "timing.steady_window", 2, steady, 0),
         r.number(t, "steady_tolerance", "timing.steady_tolerance", 0, false, steady),
+        Double.isNaN(processWarmup) ? 0 : processWarmup,
         target(r, t, batched));
     Transfer transfer = null;
     if (suite.equals("transfer")) {

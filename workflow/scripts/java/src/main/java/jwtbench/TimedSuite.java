@@ -12,15 +12,18 @@ import java.util.function.UnaryOperator;
 
 /**
  * Suites jwt, hash, primitive and keygen's sign/verify (README "Timing rules", steps 3-6):
- * cell by cell, warm-up for warmup_seconds, calibration of the batch size to
- * target_sample_seconds and, when warmup_max_seconds is above 0, windows of calibrated
- * batches until the runtime is steady, then calibration again; then interleaved rounds, round
- * k taking sample k of every cell still sampling, each row written as soon as it is measured.
+ * cell by cell, warm-up for warmup_seconds (the process's first cell for at least
+ * process_warmup_seconds), calibration of the batch size to target_sample_seconds and, when
+ * warmup_max_seconds is above 0, windows of calibrated batches until the runtime is steady,
+ * then calibration again; then interleaved rounds, round k taking sample k of every cell
+ * still sampling, each row written as soon as it is measured.
  * Which cells go on after a round is rule 5a's {@link StoppingRule.Rounds}; each round opens with
  * a sample of rule 5b's drift {@link Reference}. Every clock reading is System.nanoTime.
  */
 final class TimedSuite {
   private static final long MAX_BATCH = 1_000_000_000L;
+  /** Rule 3: whether a cell of this process has warmed up (the first takes the process's warm-up). */
+  private static boolean processWarmedUp;
 
   private TimedSuite() {}
 
@@ -100,12 +103,18 @@ final class TimedSuite {
     }
 
     /**
-     * Warm-up, calibration, warm-up until steady (if on) and calibration again. Then: can
-     * min_samples batches (`samples` with rule 5a off) still fit in max_cell_seconds? If not,
-     * or if these phases used it up, the cell is a timeout cell.
+     * Warm-up (warmup_seconds; the process's first cell, rule 3: at least
+     * process_warmup_seconds), calibration, warm-up until steady (if on) and calibration
+     * again. Then: can min_samples batches (`samples` with rule 5a off) still fit in
+     * max_cell_seconds? If not, or if these phases used it up, the cell is a timeout cell.
      */
     void warmUpAndCalibrate(Spec.Timing timing) {
-      boolean within = warmUpAndCalibrateOnce(timing);
+      double warmupSeconds = timing.warmupSeconds();
+      if (!processWarmedUp) {
+        processWarmedUp = true;
+        warmupSeconds = Math.max(warmupSeconds, timing.processWarmupSeconds());
+      }
+      boolean within = warmUpAndCalibrateOnce(warmupSeconds * 1e9);
       if (within && timing.warmupMaxSeconds() > 0) {
         within = untilSteady(timing) && calibrate();
       }
@@ -114,12 +123,12 @@ final class TimedSuite {
     }
 
     /**
-     * Warm-up and calibration alone, never until steady (all the drift reference gets). False
-     * if max_cell_seconds ran out.
+     * Warm-up for `warmupNs` and calibration alone, never until steady (all the drift reference
+     * gets). False if max_cell_seconds ran out.
      */
-    private boolean warmUpAndCalibrateOnce(Spec.Timing timing) {
+    private boolean warmUpAndCalibrateOnce(double warmupNs) {
       start = System.nanoTime();
-      return warmUp(timing.warmupSeconds() * 1e9) && calibrate();
+      return warmUp(warmupNs) && calibrate();
     }
 
     /**
@@ -373,7 +382,7 @@ final class TimedSuite {
       Spec.Cell cell = new Spec.Cell(-1, run.spec.suite(), OPERATION, ALGORITHM, 0, null, null, OPERATION, null,
           null, new Spec.HashCell(Hashing.JCA, List.of(), MESSAGE_BYTES, null), null);
       Timer timer = new Timer(new Entry(cell, MESSAGE_BYTES, () -> work), work, timing, Long.MAX_VALUE);
-      timer.warmUpAndCalibrateOnce(timing);
+      timer.warmUpAndCalibrateOnce(timing.warmupSeconds() * 1e9);
       Progress.line("drift reference (" + ALGORITHM + " " + Hashing.JCA + " of " + MESSAGE_BYTES + " bytes): batch of "
           + timer.n);
       return new Reference(timer, run);
