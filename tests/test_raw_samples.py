@@ -206,3 +206,21 @@ def test_process_drift_needs_two_processes_of_a_language():
     assert aggregate_samples.process_drift(two) == pytest.approx(
         (speeds["go", "jwt", "a"] + 0.95 * (speeds["go", "jwt", "b"] - speeds["go", "jwt", "a"]))
         / (speeds["go", "jwt", "a"] + 0.05 * (speeds["go", "jwt", "b"] - speeds["go", "jwt", "a"])))
+
+
+def test_the_runs_drift_is_the_median_over_languages():
+    """A runtime whose own reference swings (a JIT compiling it differently per process, a
+    collector's pauses) does not make the machine's drift: the run's figure is the median
+    over languages of each one's 5-95% range, and so is the drift between processes."""
+    def rows(language, input_name, relative):
+        return [{"language": language, "suite": "jwt", "input": input_name, "relative": r} for r in relative]
+
+    steady = [1.0 + k / 1000 for k in range(-20, 21)]  # 0.98 to 1.02
+    go, rust = rows("go", "a", steady) + rows("go", "b", steady), rows("rust", "a", steady) + rows("rust", "b", steady)
+    node = rows("node", "a", [0.8 * r for r in steady]) + rows("node", "b", [1.25 * r for r in steady])
+    low, high = aggregate_samples.drift_range(go + rust + node)
+    assert (low, high) == pytest.approx((0.982, 1.018))
+    assert aggregate_samples.process_drift(go + rust + node) == pytest.approx(1.0)
+    slow = rows("go", "c", [1.3 * r for r in steady]) + rows("rust", "c", [1.3 * r for r in steady])
+    assert aggregate_samples.process_drift(go + rust + node + slow) > 1.25, "a slow spell in every language shows"
+

@@ -91,9 +91,9 @@ run_warning_blocks <- function(engine, failed_jobs, cells, drift_range = NULL, m
   if (!is.null(drift_range) && drift_range$pct > max_drift_pct) {
     blocks <- c(blocks, callout_warning(
       "**Warning: the machine drifted by ", fmt_pct(drift_range$pct, 1), " during this run**, more than the ",
-      fmt_pct(max_drift_pct, 0), " allowed (`statistics.max_drift_pct`): 90% of the drift reference's rounds ",
+      fmt_pct(max_drift_pct, 0), " allowed (`statistics.max_drift_pct`): the middle 90% of the drift reference's rounds ",
       "took between ", fmt_num(drift_range$low, 3), " and ", fmt_num(drift_range$high, 3), " of its median ",
-      "time. Figures from different processes (languages, suites) carry that difference; ratios paired by ",
+      "time (the median over languages). Figures from different processes (languages, suites) carry that difference; ratios paired by ",
       "round do not. See [The machine's drift](#drift)."))
   }
   if (!is.null(engine$warning) && nzchar(engine$warning)) {
