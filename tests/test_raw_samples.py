@@ -224,3 +224,23 @@ def test_the_runs_drift_is_the_median_over_languages():
     slow = rows("go", "c", [1.3 * r for r in steady]) + rows("rust", "c", [1.3 * r for r in steady])
     assert aggregate_samples.process_drift(go + rust + node + slow) > 1.25, "a slow spell in every language shows"
 
+
+
+def test_every_verdict_ci_is_widened_by_the_spread_between_processes(tmp_path):
+    """statistics.process_spread_pct: a CI from one process's rounds covers that process
+    only; verdicts judge it widened by that many percent each way, paired or not."""
+    import verdict_rules
+
+    rows = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,1000,32,ok" for k in range(1, 11)]
+    rows += [f"{PREFIX},sign,HS512,512,claims-001,185,{k},100,{1000 * 100},371,ok" for k in range(1, 11)]
+    rows += [f"{PREFIX},verify,HS512,512,claims-001,185,{k},100,{2000 * 100},371,ok" for k in range(1, 11)]
+    paths = [write(tmp_path / "one.csv", rows)]
+
+    def key_of(row):
+        return row["operation"], row["input"]
+
+    samples, _ = aggregate_samples.samples_by(paths, key_of)
+    keys = ("verify", "claims-001"), ("sign", "claims-001")
+    assert verdict_rules.round_paired_cells(paths, key_of, samples, SETTINGS, "test").ratio(*keys) == (2, 2, 2)
+    widened = verdict_rules.round_paired_cells(paths, key_of, samples, {**SETTINGS, "process_spread_pct": 3}, "test")
+    assert widened.ratio(*keys) == pytest.approx((2, 2 / 1.03, 2 * 1.03))

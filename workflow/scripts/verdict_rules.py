@@ -174,7 +174,9 @@ class RoundPairedCells(BootstrapCells):
     sampled in the same rounds of one process (timing rule 5a's pairs), so the machine's
     drift divides out; otherwise from the cells' medians with a bootstrap CI widened by
     `process_drift`, the factor by which the machine's speed differed between processes
-    (1: not measured, not widened). `methods` counts the figures taken each way, by the
+    (1: not measured, not widened). Either CI is then widened by the settings'
+    `process_spread_pct` each way: a second process's figure lies that far off (two runs
+    agree on a paired ratio to a few percent, not to its CI). `methods` counts the figures taken each way, by the
     name each way has in the verdict tables' `pairing` column."""
 
     # The fewest shared rounds a per-round CI needs (its order-statistic CI needs six values).
@@ -183,6 +185,9 @@ class RoundPairedCells(BootstrapCells):
     def __init__(self, samples, settings, label, rounds, process, process_drift=1.0):
         super().__init__(samples, settings, label)
         self.rounds, self.process, self.process_drift = rounds, process, process_drift
+        # statistics.process_spread_pct: what one process's CI does not cover (another
+        # process's code layout, JIT and collector), added to every figure's CI each way.
+        self.spread = 1 + settings.get("process_spread_pct", 0) / 100
         self.unpaired = (f"medians, CI widened x{process_drift:.3f} for drift" if process_drift > 1
                          else "medians, no drift measured")  # fmt: skip
         self.methods = collections.Counter()
@@ -201,11 +206,12 @@ class RoundPairedCells(BootstrapCells):
             middle, low, high = stopping_rule.median_ci(per_round, self.settings["confidence"])
             if np.isfinite(low):
                 self.methods[PAIRED] += 1
-                return middle, low, high, PAIRED
+                return middle, low / self.spread, high * self.spread, PAIRED
         self.methods[self.unpaired] += 1
         value = function(*(self.median(key) for key in keys))
         low, high = self.interval(function(*(self.medians(key) for key in keys)))
-        return value, low / self.process_drift, high * self.process_drift, self.unpaired
+        widen = self.process_drift * self.spread
+        return value, low / widen, high * widen, self.unpaired
 
     def ratio(self, top, bottom):
         return self.derived((top, bottom), lambda a, b: a / b)[:3]
