@@ -191,6 +191,8 @@ def test_an_inconclusive_comparison_names_the_threshold_its_ci_straddles():
     near = verdict_rules.judge_claim([(verdict_rules.above(0.97, 1.04), 1.01, 0.97, 1.04, "HS256 / HS512"),
                                       (verdict_rules.above(1.2, 1.3), 1.25, 1.2, 1.3, "HS384 / HS512")])  # fmt: skip
     assert near["verdict"] == "inconclusive"
-    assert near["reason"] == "1 of 2 comparisons are inconclusive: HS256 / HS512 = 1.01 [0.97, 1.04] (the CI straddles 1)"
+    assert near["reason"] == ("1 of 2 comparisons are inconclusive: HS256 / HS512 = 1.01 [0.97, 1.04]"
+                              " (the CI straddles 1; the ratio lies +1.0% from it)")  # fmt: skip
     about = verdict_rules.about(7.5, 10.5, 8.0)
     assert about == "inconclusive" and about.near() == "the CI straddles 10"
+    assert about.near(9.0) == "the CI straddles 10; the ratio lies -10.0% from it"

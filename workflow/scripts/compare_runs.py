@@ -204,14 +204,15 @@ def run_facts(directory, manifest, path):
 
 
 def drift_fact(paths):
-    """The run's drift (timing rule 5b) from its raw files: where 90% of the reference's
-    rounds lay against its median, and that spread in percent."""
+    """The run's drift (timing rule 5b) from its raw files, as aggregate_samples.drift_range
+    (per language the middle 90% of the reference's rounds against its median, the median
+    over languages), and that spread in percent."""
     rows = aggregate_samples.drift(paths)
     spread = aggregate_samples.drift_range(rows)
     if spread is None:
         return "not measured (no drift reference in the raw files)"
     low, high = spread
-    return f"{100 * (high - low):.1f}% (5-95% of {len(rows)} rounds at {low:.3f}-{high:.3f} of the median)"
+    return f"{100 * (high - low):.1f}% (5-95% of {len(rows)} rounds at {low:.3f}-{high:.3f} of the median, by language)"
 
 
 def flips(verdicts):

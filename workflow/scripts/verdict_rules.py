@@ -45,8 +45,13 @@ class Open(str):
     def __str__(self):
         return OPEN
 
-    def near(self):
-        return "the CI straddles " + " and ".join(f"{bound:.3g}" for bound in self.bounds)
+    def near(self, ratio=None):
+        """Which bounds the CI straddles and, given the ratio, how far it lies from each."""
+        straddled = " and ".join(f"{bound:.3g}" for bound in self.bounds)
+        if ratio is None:
+            return f"the CI straddles {straddled}"
+        distances = ", ".join(f"{100 * (ratio / bound - 1):+.1f}%" for bound in self.bounds)
+        return f"the CI straddles {straddled}; the ratio lies {distances} from it"
 
 
 def above(low, high, bound=1.0):
@@ -116,7 +121,7 @@ def deciding(parts, verdict):
     else:
         wanted = FAILS if verdict == FAILS else OPEN
         named = [f"{p[4]} = {p[1]:.3g} [{p[2]:.3g}, {p[3]:.3g}]"
-                 + (f" ({p[0].near()})" if isinstance(p[0], Open) else "")
+                 + (f" ({p[0].near(p[1])})" if isinstance(p[0], Open) else "")
                  for p in parts if p[0] == wanted]  # fmt: skip
         plural = {FAILS: "do not hold", OPEN: "are inconclusive"}[wanted]
         reason = f"{len(named)} of {len(parts)} comparisons {plural}: " + "; ".join(named[:4])
