@@ -76,12 +76,18 @@ def describe(values, confidence):
     return summary
 
 
+def paired_ci(series, function, confidence):
+    """(median, CI low, CI high) of function(*values of one round) over the rounds every one
+    of `series` ({round: ns/op}, cells sampled in the same rounds of one process) has, so
+    that the machine's drift between rounds divides out (timing rule 5a); the rounds'
+    number as a fourth element. The CI is None with too few rounds, all None with none."""
+    rounds = sorted(set.intersection(*(set(cell) for cell in series)))
+    if not rounds:
+        return None, None, None, 0
+    middle, low, high = stopping_rule.median_ci([function(*(cell[r] for cell in series)) for r in rounds], confidence)
+    return (middle, low, high, len(rounds)) if np.isfinite(low) else (middle, None, None, len(rounds))
+
+
 def paired_ratio_ci(numerator, denominator, confidence):
-    """(median of the per-round ratios, CI low, CI high) of two cells sampled in the same
-    rounds: {round: ns/op} each, paired on the rounds both have, so that the machine's
-    drift between rounds divides out (timing rule 5a). The CI is None with too few pairs."""
-    ratios = [numerator[r] / denominator[r] for r in sorted(numerator.keys() & denominator.keys())]
-    if not ratios:
-        return None, None, None
-    middle, low, high = stopping_rule.median_ci(ratios, confidence)
-    return (middle, low, high) if np.isfinite(low) else (middle, None, None)
+    """paired_ci of numerator / denominator: (median of the per-round ratios, CI low, CI high)."""
+    return paired_ci([numerator, denominator], lambda top, bottom: top / bottom, confidence)[:3]

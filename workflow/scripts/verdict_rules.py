@@ -23,7 +23,6 @@ import numpy as np
 
 import aggregate_samples
 import sample_statistics as stats
-import stopping_rule
 
 HOLDS, FAILS, OPEN = "holds", "does not hold", "inconclusive"
 
@@ -197,19 +196,16 @@ class RoundPairedCells(BootstrapCells):
                          else "medians, no drift measured")  # fmt: skip
         self.methods = collections.Counter()
 
-    def shared_rounds(self, keys):
-        """The rounds in which every one of `keys` was sampled by one process (or none)."""
-        if not all(key in self.rounds for key in keys) or len({self.process[key] for key in keys}) != 1:
-            return []
-        return sorted(set.intersection(*(set(self.rounds[key]) for key in keys)))
+    def one_process(self, keys):
+        """Whether every one of `keys` was sampled in rounds, all by one process."""
+        return all(key in self.rounds for key in keys) and len({self.process[key] for key in keys}) == 1
 
     def derived(self, keys, function):
         """(value, CI low, CI high, method) of function(*figures of `keys`)."""
-        shared = self.shared_rounds(keys)
-        if len(shared) >= self.FEWEST_ROUNDS:
-            per_round = [function(*(self.rounds[key][r] for key in keys)) for r in shared]
-            middle, low, high = stopping_rule.median_ci(per_round, self.settings["confidence"])
-            if np.isfinite(low):
+        if self.one_process(keys):
+            series = [self.rounds[key] for key in keys]
+            middle, low, high, rounds = stats.paired_ci(series, function, self.settings["confidence"])
+            if rounds >= self.FEWEST_ROUNDS and low is not None:
                 self.methods[PAIRED] += 1
                 return middle, low / self.spread, high * self.spread, PAIRED
         self.methods[self.unpaired] += 1
