@@ -311,6 +311,14 @@ def process_speeds(rows):
     return {process: statistics.median(values) for process, values in found.items()}
 
 
+def by_language(pairs):
+    """{language: its values} from (language, value) pairs."""
+    found = collections.defaultdict(list)
+    for language, value in pairs:
+        found[language].append(value)
+    return found
+
+
 def process_drift(rows):
     """The factor by which the machine's speed differed between processes: per language
     with at least two processes (one process is its own median: no drift between processes
@@ -318,14 +326,9 @@ def process_drift(rows):
     the languages, so that one runtime whose reference its JIT or collector moves (a JIT
     compiles the reference differently in each process) does not pass for the machine; 1.0
     when no language has two processes."""
-    speeds = collections.defaultdict(list)
-    for (language, _, _), speed in process_speeds(rows).items():
-        speeds[language].append(speed)
-    factors = []
-    for values in speeds.values():
-        if len(values) > 1:
-            low, high = np.percentile(values, [5, 95])
-            factors.append(float(high / low))
+    speeds = by_language((language, speed) for (language, _, _), speed in process_speeds(rows).items())
+    factors = [high / low for low, high in (np.percentile(values, [5, 95]) for values in speeds.values()
+                                            if len(values) > 1)]  # fmt: skip
     return float(statistics.median(factors)) if factors else 1.0
 
 
@@ -334,9 +337,7 @@ def drift_range(rows):
     reference time, and of those the median low and the median high over the languages (a
     machine that slows slows every language's reference; one runtime's own pauses do not
     make the machine's drift); None without rows."""
-    found = collections.defaultdict(list)
-    for row in rows:
-        found[row["language"]].append(row["relative"])
+    found = by_language((row["language"], row["relative"]) for row in rows)
     if not found:
         return None
     ranges = [np.percentile(values, [5, 95]) for values in found.values()]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import aggregate_samples  # noqa: E402
 import write_bench_spec  # noqa: E402
 
 KEY_DIR = "/keys"  # cells only need key file names to be counted
@@ -23,10 +24,6 @@ def job_cells(language, suite, input_name, suite_config, jws):
     if suite == "keygen":
         return write_bench_spec.keygen_cells(language, suite_config, KEY_DIR)
     return write_bench_spec.cells(suite, suite_config, KEY_DIR, input_name, "input")
-
-
-# Suites whose cells warm up and sample in rounds (timing rules 3-5).
-ROUNDS_SUITES = ("jwt", "hash", "primitive", "keygen")
 
 
 def seconds(suite, cell, suite_config, timing, jws):
@@ -67,7 +64,7 @@ def plan(jobs, suite_config_of, timing, jws_of):
         made = job_cells(language, suite, input_name, config, jws)
         entry = totals.setdefault(suite, [0, 0.0, 0.0])
         entry[0] += len(made)
-        if suite in ROUNDS_SUITES and jws:  # the process's warm-up lands on its first cell
+        if suite in aggregate_samples.ROUND_SUITES and jws:  # the process's warm-up lands on its first cell
             entry[1] += timing.get("process_warmup_seconds", 0)
             entry[2] += timing.get("process_warmup_seconds", 0)
         for cell in made:

@@ -180,8 +180,8 @@ class RoundPairedCells(BootstrapCells):
     `process_drift`, the factor by which the machine's speed differed between processes
     (1: not measured, not widened). Either CI is then widened by the settings'
     `process_spread_pct` each way: a second process's figure lies that far off (two runs
-    agree on a paired ratio to a few percent, not to its CI). `methods` counts the figures taken each way, by the
-    name each way has in the verdict tables' `pairing` column."""
+    agree on a paired ratio to a few percent, not to its CI). `methods` counts the figures
+    taken each way, by the name each way has in the verdict tables' `pairing` column."""
 
     # The fewest shared rounds a per-round CI needs (its order-statistic CI needs six values).
     FEWEST_ROUNDS = 6
