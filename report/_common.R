@@ -109,6 +109,13 @@ input_columns <- list(
   wall_times = list(
     character = c("stage", "rule", "job", "language", "suite", "start", "end"),
     numeric = "seconds"),
+  conformance = list(
+    character = c("language", "implementation", "implementation_version", "case", "group", "alg",
+                  "expected", "observed", "exit", "verdict", "reason", "clause", "requirement"),
+    numeric = c("elapsed_ns", "peak_rss_kb")),
+  verify_policy = list(
+    character = c("language", "implementation", "implementation_version", "item", "reason"),
+    logical = "validated"),
   drift = list(
     character = c("language", "suite", "input", "implementation", "implementation_version"),
     numeric = c("round", "iterations", "ns_per_op", "seconds_before", "rounds_seconds", "relative"))
@@ -127,7 +134,9 @@ read_result_csv <- function(relative_path, columns, optional = FALSE) {
     if (optional) return(NULL)
     stop("report input missing: ", path, " (", relative_path, " in JWTBENCH_RESULTS)", call. = FALSE)
   }
-  dt <- fread(path, na.strings = c("", "NA"), colClasses = list(character = columns$character))
+  # Numeric columns as doubles: nanoseconds past 2^31 would otherwise come back as integer64.
+  dt <- fread(path, na.strings = c("", "NA"),
+              colClasses = list(character = columns$character, numeric = columns$numeric))
   absent <- setdiff(unlist(columns, use.names = FALSE), names(dt))
   if (length(absent)) {
     stop(path, " lacks column(s): ", paste(absent, collapse = ", "), call. = FALSE)
@@ -163,9 +172,15 @@ container_native <- read_result_csv("container_vs_native.csv", input_columns$con
 # Optional so the report still renders from a bundle or results of an older run.
 wall_times <- read_result_csv("wall_times.csv", input_columns$wall_times, optional = TRUE)
 drift <- read_result_csv("drift.csv", input_columns$drift, optional = TRUE)
+# Optional: config conformance.activate (and results of runs before the suite existed).
+conformance_rows <- read_result_csv(file.path("verify", "conformance.csv"), input_columns$conformance,
+                                    optional = TRUE)
+verify_policy <- read_result_csv(file.path("verify", "verify-policy.csv"), input_columns$verify_policy,
+                                 optional = TRUE)
 
 input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
-                 file.path("verify", "deterministic.csv"),
+                 file.path("verify", "deterministic.csv"), file.path("verify", "conformance.csv"),
+                 file.path("verify", "verify-policy.csv"),
                  file.path("seed000", paste0(c("rates", "tokensize", "transfer", "ratios", "verdicts"), ".csv")),
                  file.path("seed001", paste0(c("rankings", "verdicts"), ".csv")),
                  file.path("seed002", paste0(c("cases", "sweep", "verdicts"), ".csv")),

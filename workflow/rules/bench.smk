@@ -33,7 +33,7 @@ rule run_benchmark:
         spec="results/specs/{language}/{suite}/{input}.json",
         # The whole verification stage finishes first: its jobs must never share the
         # machine with a benchmark, and a language that failed its own checks stops here.
-        gate="results/verify/matrix.csv",
+        gate=verification_gate(),
         versions="results/versions/{language}.json",
         # Every image is built before the first benchmark, so no build overlaps one.
         images=get_all_images,
@@ -90,7 +90,7 @@ rule crosscheck_harness:
 rule compare_native:
     input:
         # Like a benchmark: only drivers that passed every check are timed.
-        gate="results/verify/matrix.csv",
+        gate=verification_gate(),
         images=get_all_images,
         envs=expand(".envs/{language}/.installed", language=JWS_LANGUAGES),
         key_manifest=KEY_MANIFEST,
@@ -126,7 +126,7 @@ rule run_coldstart:
         unpack(get_driver_inputs),
         native_env=env_stamp("{language}"),
         images=get_all_images,
-        gate="results/verify/matrix.csv",
+        gate=verification_gate(),
     output:
         "results/raw/{language}/coldstart.json",
     log:

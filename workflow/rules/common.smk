@@ -20,6 +20,7 @@ import collect_provenance  # noqa: E402
 import compare_runs  # noqa: E402
 import build_image  # noqa: E402
 import bundles  # noqa: E402
+import check_conformance  # noqa: E402
 import coldstart  # noqa: E402
 import cycle_counter  # noqa: E402
 import deterministic_tokens  # noqa: E402
@@ -487,6 +488,11 @@ def get_report_inputs(wildcards):
         "summary": "results/summary.csv",
         "ratios": "results/ratios.csv",
         "matrix": "results/verify/matrix.csv",
+        "conformance": (
+            ["results/verify/conformance.csv", "results/verify/verify-policy.csv"]
+            if config["conformance"]["activate"]
+            else []
+        ),
         "deterministic": "results/verify/deterministic.csv",
         "provenance": "results/provenance.json",
         "wall_times": "results/wall_times.csv",
@@ -550,6 +556,15 @@ def get_bundle_inputs(wildcards):
             str(path) for path in (SOURCE / "report" / "published").glob("*.csv")
         ),
     }
+
+
+def verification_gate():
+    """What every benchmark waits for: the interop matrix and, when active, the
+    conformance suite (whose driver failures stop the run before anything is timed)."""
+    gate = ["results/verify/matrix.csv"]
+    if config["conformance"]["activate"]:
+        gate.append("results/verify/conformance.csv")
+    return gate
 
 
 def get_final_outputs():

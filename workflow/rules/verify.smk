@@ -1,7 +1,9 @@
 # The gate before timing: each driver signs every variant through its CLI and must accept
 # its own tokens and reject tampered and unsigned twins, and must pass the JWS known
 # answers (RFC 7515 A.1-A.4, RFC 8037 A.4); then every language verifies every other's
-# tokens. Drivers run as they will be timed (in their images, or natively).
+# tokens, and the conformance suite sends every JWS driver the hostile tokens of
+# data/conformance/cases.yaml. Drivers run as they will be timed (in their images, or
+# natively).
 
 
 rule record_versions:
@@ -74,3 +76,27 @@ rule check_deterministic_tokens:
         variants=[variant.name for variant in JWT_VARIANTS],
     run:
         deterministic_tokens.run_job(job(input, output, params, log))
+
+
+rule check_conformance:
+    input:
+        cases=repo_path("data/conformance/cases.yaml"),
+        known=repo_path("data/conformance/known-deviations.csv"),
+        tables=expand("results/verify/self/{language}.csv", language=JWS_LANGUAGES),
+        tokens=expand("results/verify/tokens/{language}", language=JWS_LANGUAGES),
+        versions=expand("results/versions/{language}.json", language=JWS_LANGUAGES),
+        key_manifest=KEY_MANIFEST,
+    output:
+        table="results/verify/conformance.csv",
+        policy="results/verify/verify-policy.csv",
+    log:
+        "logs/check_conformance/check_conformance.log",
+    benchmark:
+        "logs/wall_times/check_conformance/check_conformance.tsv"
+    threads: 2
+    params:
+        drivers=all_drivers(),
+        policy={language: DRIVERS[language]["verify"] for language in JWS_LANGUAGES},
+        case_timeout=config["conformance"]["case_timeout_seconds"],
+    run:
+        check_conformance.run_job(job(input, output, params, log, wildcards, threads))

@@ -143,6 +143,8 @@ BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", 
 # The JWS algorithms of seed 001's variants (workflow/scripts/variants.py); a driver.yaml's
 # `unsupported` names those its library cannot do.
 JWS_ALGORITHMS = tuple(f"{family}{bits}" for family in ("HS", "RS", "PS", "ES") for bits in (256, 384, 512)) + ("EdDSA",)
+# The verify policy (workflow/scripts/README.md): what every JWS driver's verify checks.
+VERIFY_POLICY = ("signature", "alg", "exp", "nbf", "iat", "leeway", "required_claims")
 
 
 def driver_manifest(scripts_dir, language):
@@ -160,9 +162,9 @@ def driver_manifest(scripts_dir, language):
     problems = []
     if not isinstance(manifest, dict):
         raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
-    unknown = sorted(set(manifest) - {"jws", "suites", "unsupported"})
+    unknown = sorted(set(manifest) - {"jws", "suites", "unsupported", "verify"})
     if unknown:
-        problems.append(f"unknown keys {unknown} (known: jws, suites, unsupported)")
+        problems.append(f"unknown keys {unknown} (known: jws, suites, unsupported, verify)")
     if not isinstance(manifest.get("jws"), bool):
         problems.append("key 'jws' must be true or false")
     suites = manifest.get("suites")
@@ -181,6 +183,33 @@ def driver_manifest(scripts_dir, language):
         wrong = sorted(set(unsupported) - set(JWS_ALGORITHMS))
         if wrong:
             problems.append(f"key 'unsupported': unknown algorithms {wrong} (known: {', '.join(JWS_ALGORITHMS)})")
+    verify = manifest.get("verify", {})
+    if manifest.get("jws") is True:
+        problems += verify_policy_problems(verify)
     if problems:
         raise ConfigError(f"{path}: " + "; ".join(problems))
-    return {"jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported)}
+    return {"jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
+            "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})}}
+
+
+def verify_policy_problems(verify):
+    """What is wrong with a JWS driver's `verify` key (workflow/scripts/README.md, "The
+    verify policy"): every policy item is either validated or lacking, with a reason."""
+    if not isinstance(verify, dict) or set(verify) - {"validates", "lacks"}:
+        return ["key 'verify' must be a mapping with 'validates' (and 'lacks' where the library cannot check an item)"]
+    validates, lacks = verify.get("validates"), verify.get("lacks") or {}
+    if not isinstance(validates, list) or not isinstance(lacks, dict):
+        return ["key 'verify.validates' must list the policy items verify checks; 'verify.lacks' maps the others to why"]
+    problems = []
+    unknown = sorted((set(validates) | set(lacks)) - set(VERIFY_POLICY))
+    if unknown:
+        problems.append(f"key 'verify': unknown items {unknown} (known: {', '.join(VERIFY_POLICY)})")
+    both = sorted(set(validates) & set(lacks))
+    if both:
+        problems.append(f"key 'verify': items both validated and lacking: {both}")
+    missing = [item for item in VERIFY_POLICY if item not in validates and item not in lacks]
+    if missing:
+        problems.append(f"key 'verify': items neither validated nor lacking: {missing}")
+    if not all(isinstance(reason, str) and reason.strip() for reason in lacks.values()):
+        problems.append("key 'verify.lacks' must give the reason each item cannot be checked")
+    return problems

@@ -31,7 +31,7 @@ STAGES = {
     "images": ("build_base_image", "build_image"),
     "environments": ("install_native_env", "install_kaggle_client"),
     "inputs": ("generate_keys", "prepare_dataset", "write_jwt_signing_input", "record_versions", "write_bench_spec"),
-    "checks": ("check_driver", "check_interop", "check_deterministic_tokens"),
+    "checks": ("check_driver", "check_interop", "check_deterministic_tokens", "check_conformance"),
     "benchmarks": ("measure_cycle_counter", "run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness"),
     "results": ("aggregate_samples", "summarize_coldstart", "collect_provenance", "reproduce_seed000",
                 "reproduce_seed001", "reproduce_seed002", "reproduce_seed003", "reproduce_seed004"),

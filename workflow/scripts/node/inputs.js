@@ -33,7 +33,7 @@ function parseJsonObject(text, where) {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new InputError(`${where} is not valid JSON: ${err.message}`);
+    throw new InputError(`${where} is not valid JSON: ${err.message.replace(/[\r\n]+/g, ' ')}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new InputError(`${where} is not a JSON object`);

@@ -1,8 +1,9 @@
 'use strict';
 // The library under test, jsonwebtoken, called as its ordinary API is:
 //   jwt.sign(claims, keyObject, {algorithm[, noTimestamp]}),
-//   jwt.verify(token, keyObject, {algorithms: [alg]}), jwt.decode(token)
-// plus how we tell "jsonwebtoken lacks this algorithm" from any other error.
+//   jwt.verify(token, keyObject, verifyOptions(alg)) (the verify policy), jwt.decode(token)
+// plus how we tell "jsonwebtoken lacks this algorithm" from any other error, and how a
+// verify failure maps to the contract's exit statuses.
 
 const crypto = require('node:crypto');
 const path = require('node:path');
@@ -30,8 +31,70 @@ function signOptions(alg, claims) {
   return Object.hasOwn(claims, 'iat') ? { algorithm: alg } : { algorithm: alg, noTimestamp: true };
 }
 
+/**
+ * The verify policy (workflow/scripts/README.md, "The verify policy"), every item set
+ * explicitly rather than left to jsonwebtoken's defaults (verify.js of jsonwebtoken 9):
+ * - alg: `algorithms: [alg]` pins it (`none` and every other name: "invalid algorithm");
+ * - exp, nbf: `ignoreExpiration` / `ignoreNotBefore` false (checked when present);
+ * - leeway: `clockTolerance: 0`;
+ * - iat: jsonwebtoken has no check of a future `iat` (driver.yaml declares it under lacks);
+ *   `maxAge` is left out: it checks only that iat is not too old, and requires iat;
+ * - required claims: none; jsonwebtoken requires a claim only for an `audience`, `issuer`,
+ *   `subject`, `jwtid`, `nonce` or `maxAge` option, and none is given.
+ * The signature is always checked. One frozen object per algorithm (verify copies it).
+ */
+const VERIFY_OPTIONS = new Map();
+
 function verifyOptions(alg) {
-  return { algorithms: [alg] };
+  let options = VERIFY_OPTIONS.get(alg);
+  if (options === undefined) {
+    options = Object.freeze({
+      algorithms: Object.freeze([alg]), clockTolerance: 0, ignoreExpiration: false, ignoreNotBefore: false,
+    });
+    VERIFY_OPTIONS.set(alg, options);
+  }
+  return options;
+}
+
+/** The policy's "the payload must be a JSON object": jsonwebtoken returns any JSON value. */
+class InvalidPayload extends Error {}
+InvalidPayload.prototype.name = 'InvalidPayload';
+
+/**
+ * The one verify of the driver (CLI `verify`, `verify-batch`, the timed verify cells, the
+ * checks, suite transfer): jwt.verify under the policy, then the payload must be an object.
+ * Throws what jwt.verify throws, or InvalidPayload.
+ */
+function verifyToken(compact, alg, key) {
+  const claims = jwt.verify(compact, key, verifyOptions(alg));
+  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) {
+    throw new InvalidPayload('the payload is not a JSON object');
+  }
+  return claims;
+}
+
+/** "Type: message" of anything thrown, on one line of at most 300 characters. */
+function describeError(e) {
+  const type = e instanceof Error ? (e.constructor?.name || e.name || 'Error') : typeof e;
+  let message;
+  try {
+    message = e instanceof Error ? String(e.message) : String(e);
+  } catch (_) {
+    message = '(no message)';
+  }
+  return `${type}: ${message}`.replace(/[\r\n]+/g, ' ').slice(0, 300);
+}
+
+/**
+ * What `verify` answers for what verifyToken threw: jsonwebtoken's documented verify errors
+ * (JsonWebTokenError and its subclasses TokenExpiredError and NotBeforeError) and the
+ * policy's InvalidPayload are the verdict "invalid" (exit 1); anything else (a TypeError
+ * from jwa, a SyntaxError from JSON.parse, a RangeError from a stack overflow) is an
+ * error (exit 4).
+ */
+function verdictOf(e) {
+  const invalid = e instanceof jwt.JsonWebTokenError || e instanceof InvalidPayload;
+  return { exit: invalid ? 1 : 4, outcome: invalid ? 'reject' : 'error', reason: describeError(e) };
 }
 
 /**
@@ -81,6 +144,7 @@ function verifySignatureOnly(compact, alg, key) {
 }
 
 module.exports = {
-  jwt, jws, signOptions, verifyOptions, isUnsupportedAlgorithmError, libraryLacksAlgorithm,
-  verifySignatureOnly, InvalidSignature, UNSUPPORTED_ALGORITHM_MESSAGE,
+  jwt, jws, signOptions, verifyOptions, verifyToken, verdictOf, describeError, InvalidPayload,
+  isUnsupportedAlgorithmError, libraryLacksAlgorithm, verifySignatureOnly, InvalidSignature,
+  UNSUPPORTED_ALGORITHM_MESSAGE,
 };

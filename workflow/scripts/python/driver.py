@@ -3,6 +3,7 @@ cryptography and hashlib for suite primitive; cryptography and pycryptodome for 
 
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
+  | verify-batch --cases
   | bench --spec --out | stopping --series
   | coldstart --hmac --rsa --payload
 Suites: jwt, tokensize, transfer, hash, percall, primitive, keygen (README.md beside this file).
@@ -55,7 +56,7 @@ from spec import (  # noqa: E402
 )
 from timing import Budget, CellTiming, batch_of, clock, each_timed, stopping_rule, time_each_call  # noqa: E402
 
-EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
+EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED, EXIT_ERROR = 1, 2, 3, 4
 IMPLEMENTATION = "pyjwt"
 # implementation -> how to read its version as loaded, for the rows' implementation_version
 # (pycryptodome is imported only by the suite that uses it: cold start stays PyJWT's)
@@ -112,20 +113,96 @@ def command_sign(args):
     return 0
 
 
+def one_line(exc):
+    """An error as the contract's one line: its type and message, at most 300 characters."""
+    return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+
+
+def judged(call):
+    """(exit status, result or reason) of one verify call: 0 and what it returned; 1 when
+    PyJWT says the token is invalid; 4 for anything else it raised (RecursionError on deep
+    JSON, MemoryError, a ValueError PyJWT does not wrap), never a traceback."""
+    try:
+        return 0, call()
+    except jwt.InvalidTokenError as exc:
+        return EXIT_INVALID, one_line(exc)
+    except Exception as exc:  # noqa: BLE001 - a hostile token must get a verdict, not a traceback
+        return EXIT_ERROR, one_line(exc)
+
+
 def command_verify(args):
     ensure_supported(args.alg)
-    token = read_file(args.token, "token").decode().strip()
+    token = read_file(args.token, "token").strip()  # bytes: a token need not be UTF-8
     key = load_verifying_key(args.alg, args.key)
     check = verify_signature if args.signature_only else verify
-    try:
-        verified = check(token, key, args.alg)
-    except jwt.InvalidTokenError as exc:
-        print(f"invalid token: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_INVALID
-    if args.signature_only:
+    status, verified = judged(lambda: check(token, key, args.alg))
+    if status == EXIT_INVALID:
+        print(f"invalid token: {verified}", file=sys.stderr)
+    elif status == EXIT_ERROR:
+        print(f"error: {verified}", file=sys.stderr)
+    elif args.signature_only:
         sys.stdout.buffer.write(verified)  # the payload exactly as signed, no newline
     else:
         print(json.dumps(verified, separators=(",", ":")))
+    return status
+
+
+def reset_peak_rss():
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def peak_rss_kb():
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+CASE_FIELDS = {"id", "alg", "key", "token"}
+OUTCOMES = {0: "accept", EXIT_INVALID: "reject", EXIT_UNSUPPORTED: "unsupported", EXIT_ERROR: "error"}
+
+
+def verify_case(case):
+    """One conformance case (README.md, verify-batch): its line, from one timed call of
+    the same verify as the `verify` command."""
+    alg = case["alg"]
+    try:
+        ensure_supported(alg)
+    except UnsupportedAlgorithm as exc:
+        return case_line(case, EXIT_UNSUPPORTED, 0, one_line(exc))
+    try:
+        key = load_verifying_key(alg, case["key"])
+        token = Path(case["token"]).read_bytes().strip()
+    except Exception as exc:  # noqa: BLE001 - the case's line says what could not be loaded
+        return case_line(case, EXIT_ERROR, 0, f"cannot load the case's key or token: {type(exc).__name__}")
+    reset_peak_rss()
+    start = clock()
+    status, result = judged(lambda: verify(token, key, alg))
+    elapsed = clock() - start
+    return case_line(case, status, elapsed, "" if status == 0 else result)
+
+
+def case_line(case, status, elapsed_ns, reason):
+    return {"id": case["id"], "exit": status, "outcome": OUTCOMES[status], "elapsed_ns": elapsed_ns,
+            "peak_rss_kb": peak_rss_kb(), "reason": reason}  # fmt: skip
+
+
+def command_verify_batch(args):
+    try:
+        cases = json.loads(read_file(args.cases, "cases"))["cases"]
+        incomplete = [index for index, case in enumerate(cases) if not CASE_FIELDS.issubset(case)]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{args.cases}: not a cases file ({one_line(exc)})") from None
+    if incomplete:
+        raise UsageError(f"{args.cases}: case {incomplete[0]} lacks one of {sorted(CASE_FIELDS)}")
+    for case in cases:
+        print(json.dumps(verify_case(case)), flush=True)
     return 0
 
 
@@ -552,6 +629,8 @@ def parser():
         "--signature-only", action="store_true",
         help="check only the JWS (alg pinned, signature); print the payload bytes as signed",
     )  # fmt: skip
+    p = sub.add_parser("verify-batch", help="verify each case of a conformance cases file, one JSON line each")
+    p.add_argument("--cases", required=True)
     p = sub.add_parser("bench")
     p.add_argument("--spec", required=True)
     p.add_argument("--out", required=True)
@@ -569,7 +648,8 @@ def main(argv):
         if args.command == "versions":
             print(json.dumps(versions()))
             return 0
-        commands = {"sign": command_sign, "verify": command_verify, "bench": command_bench,
+        commands = {"sign": command_sign, "verify": command_verify, "verify-batch": command_verify_batch,
+                    "bench": command_bench,
                     "stopping": command_stopping, "coldstart": command_coldstart}  # fmt: skip
         return commands[args.command](args)
     except UnsupportedAlgorithm as exc:

@@ -50,9 +50,27 @@ def sign(claims, key, alg):
     return jwt.encode(claims, key, algorithm=alg)
 
 
+# The verify policy (workflow/scripts/README.md), every item set here rather than left to
+# PyJWT's defaults: alg pinned by `algorithms`, signature, exp, nbf, iat (PyJWT rejects an
+# iat in the future), leeway 0, no required claim. aud and iss are not part of the policy:
+# with no audience or issuer given PyJWT only checks their types, as it does sub's and jti's.
+VERIFY_OPTIONS = {
+    "verify_signature": True,
+    "verify_exp": True,
+    "verify_nbf": True,
+    "verify_iat": True,
+    "verify_aud": True,
+    "verify_iss": True,
+    "verify_sub": True,
+    "verify_jti": True,
+    "require": [],
+}
+LEEWAY_SECONDS = 0
+
+
 def verify(token, key, alg):
     """Claims of a valid token; raises jwt.InvalidTokenError otherwise."""
-    return jwt.decode(token, key, algorithms=[alg])
+    return jwt.decode(token, key, algorithms=[alg], options=VERIFY_OPTIONS, leeway=LEEWAY_SECONDS)
 
 
 def decode(token):

@@ -98,8 +98,9 @@ func signCommand(args []string) error {
 	return nil
 }
 
-// verifyCommand checks a token with the algorithm pinned: in full (claims, exp) and prints
-// its claims, or with --signature-only just the JWS, printing the payload bytes as signed.
+// verifyCommand checks a token with the algorithm pinned: in full (the verify policy) and
+// prints its claims, or with --signature-only just the JWS, printing the payload bytes as
+// signed. A failure of the library that is not its verdict (a panic included) exits 4.
 func verifyCommand(args []string) error {
 	flags, switches, err := parseFlagsAndSwitches("verify", args,
 		[]string{"alg", "key", "token"}, []string{"signature-only"})
@@ -127,9 +128,9 @@ func verifyCommand(args []string) error {
 		_, err = os.Stdout.Write(payload) // exactly the bytes signed, no newline
 		return err
 	}
-	claims, err := newVerifier(method, key).verify(token)
+	claims, _, err := guardedVerify(newVerifier(method, key), token)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errInvalidToken, err)
+		return verdictError(err)
 	}
 	return json.NewEncoder(os.Stdout).Encode(claims)
 }

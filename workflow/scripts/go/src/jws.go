@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -175,19 +176,45 @@ type verifier struct {
 	keyfunc jwt.Keyfunc
 }
 
+// newVerifier configures golang-jwt for the verify policy (workflow/scripts/README.md),
+// every item explicitly. exp and nbf: golang-jwt's Validator always checks them when the
+// claims have them (now >= exp + leeway and now < nbf - leeway are invalid); no option
+// requires a claim (WithExpirationRequired, WithNotBeforeRequired, WithAudience,
+// WithIssuer and WithSubject are left out), so none is required.
 func newVerifier(method jwt.SigningMethod, key any) *verifier {
 	return &verifier{
-		parser:  jwt.NewParser(jwt.WithValidMethods([]string{method.Alg()}), jwt.WithJSONNumber()),
+		parser: jwt.NewParser(
+			jwt.WithValidMethods([]string{method.Alg()}), // alg pinned
+			jwt.WithLeeway(0),          // leeway 0 s for exp, nbf and iat
+			jwt.WithIssuedAt(),         // iat > now + leeway is invalid
+			jwt.WithTimeFunc(time.Now), // now: the wall clock
+			jwt.WithJSONNumber(),       // claims' numbers kept exact
+		),
 		keyfunc: func(*jwt.Token) (any, error) { return key, nil },
 	}
 }
 
+// verify is the one verify call of `verify`, `verify-batch` and every timed verify: the
+// signature checked with the algorithm pinned, then the claims by the policy. The payload
+// must be a JSON object: golang-jwt rejects an array, string or number as malformed, but
+// encoding/json reads `null` into a map as no claims at all, so a token whose claims come
+// out empty is rejected unless its payload is `{}`.
 func (v *verifier) verify(token string) (jwt.MapClaims, error) {
 	claims := jwt.MapClaims{}
 	if _, err := v.parser.ParseWithClaims(token, claims, v.keyfunc); err != nil {
 		return nil, err
 	}
+	if len(claims) == 0 && !v.payloadIsObject(token) {
+		return nil, fmt.Errorf("%w: the claims set is not a JSON object", jwt.ErrTokenMalformed)
+	}
 	return claims, nil
+}
+
+// payloadIsObject says whether a token the parser accepted has a JSON object as payload.
+func (v *verifier) payloadIsObject(token string) bool {
+	segments := strings.SplitN(token, ".", 3)
+	payload, err := v.parser.DecodeSegment(segments[1])
+	return err == nil && bytes.HasPrefix(bytes.TrimLeft(payload, " \t\r\n"), []byte("{"))
 }
 
 // decode reads a token's claims without checking its signature.

@@ -14,6 +14,7 @@ const (
 	exitInvalid     = 1
 	exitUsage       = 2
 	exitUnsupported = 3
+	exitFailure     = 4 // the library failed on a token (not its verdict), e.g. a panic
 )
 
 // usageError is a usage or input problem (exit 2); its text names the flag or file.
@@ -31,9 +32,15 @@ var errUnsupported = errors.New("unsupported")
 // errInvalidToken marks a token that does not verify (exit 1).
 var errInvalidToken = errors.New("invalid token")
 
+// libraryFailure is an error of the library's that is not its verdict on a token (exit 4).
+type libraryFailure struct{ reason string }
+
+func (e *libraryFailure) Error() string { return e.reason }
+
 const usage = `usage: jwtbench-go versions
        jwtbench-go sign --alg ALG --key FILE --payload FILE
        jwtbench-go verify --alg ALG --key FILE --token FILE [--signature-only]
+       jwtbench-go verify-batch --cases FILE
        jwtbench-go bench --spec FILE --out FILE
        jwtbench-go stopping --series FILE
        jwtbench-go coldstart --hmac FILE --rsa FILE --payload FILE`
@@ -42,6 +49,7 @@ var commands = map[string]func(args []string) error{
 	"versions":          versionsCommand,
 	"sign":              signCommand,
 	"verify":            verifyCommand,
+	"verify-batch":      verifyBatchCommand,
 	"bench":             benchCommand,
 	"stopping":          stoppingCommand,
 	"coldstart":         coldstartCommand,
@@ -65,6 +73,7 @@ func run(args []string) int {
 	}
 	err := command(args[1:])
 	var usageErr *usageError
+	var failure *libraryFailure
 	switch {
 	case err == nil:
 		return exitOK
@@ -75,8 +84,11 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "unsupported:", err)
 		return exitUnsupported
 	case errors.Is(err, errInvalidToken):
-		fmt.Fprintln(os.Stderr, "invalid:", err)
+		fmt.Fprintln(os.Stderr, err) // "invalid token: ..."
 		return exitInvalid
+	case errors.As(err, &failure):
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return exitFailure
 	default:
 		fmt.Fprintln(os.Stderr, "error:", err)
 		return exitInvalid

@@ -1,6 +1,7 @@
 package jwtbench;
 
 import io.fusionauth.jwt.domain.JWT;
+import java.nio.charset.StandardCharsets;
 import java.security.Key;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,11 +13,13 @@ import java.util.Map;
  *
  * <pre>
  *   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
- *   | bench --spec --out | coldstart --hmac --rsa --payload | stopping --series
+ *   | verify-batch --cases | bench --spec --out | coldstart --hmac --rsa --payload
+ *   | stopping --series
  * </pre>
  *
  * Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
- * 70 anything unexpected (one line on stderr, no stack trace: nothing printed may hold key
+ * 4 the library failed on a token (verify: anything it threw that is not its verdict); 70
+ * anything else unexpected (one line on stderr, no stack trace: nothing printed may hold key
  * material).
  */
 public final class Driver {
@@ -25,12 +28,14 @@ public final class Driver {
   static final int EXIT_INVALID = 1;
   static final int EXIT_USAGE = 2;
   static final int EXIT_UNSUPPORTED = 3;
+  static final int EXIT_ERROR = 4;
   static final int EXIT_INTERNAL = 70;
 
   private static final String USAGE = String.join("\n",
       "usage: run versions",
       "       run sign   --alg ALG --key FILE --payload FILE",
       "       run verify --alg ALG --key FILE --token FILE [--signature-only]",
+      "       run verify-batch --cases FILE",
       "       run bench  --spec FILE --out FILE",
       "       run coldstart --hmac FILE --rsa FILE --payload FILE",
       "       run stopping --series FILE");
@@ -39,6 +44,7 @@ public final class Driver {
       "versions", List.of(),
       "sign", List.of("alg", "key", "payload"),
       "verify", List.of("alg", "key", "token"),
+      "verify-batch", List.of("cases"),
       "bench", List.of("spec", "out"),
       "coldstart", List.of("hmac", "rsa", "payload"),
       "stopping", List.of("series"));
@@ -59,8 +65,8 @@ public final class Driver {
     } catch (UnsupportedAlgorithm e) {
       Progress.line("unsupported: " + e.getMessage());
       status = EXIT_UNSUPPORTED;
-    } catch (RuntimeException | Error e) {
-      Progress.line("internal error: " + e);
+    } catch (Throwable e) { // Errors too (StackOverflowError, OutOfMemoryError): never a stack trace
+      Progress.line("internal error: " + reason(e));
       status = EXIT_INTERNAL;
     }
     // Exits even if a library left a non-daemon thread behind (the HTTP server's dispatcher).
@@ -83,6 +89,7 @@ public final class Driver {
       }
       case "sign" -> sign(flags);
       case "verify" -> verify(flags);
+      case "verify-batch" -> VerifyBatch.run(flags.get("cases"));
       case "bench" -> {
         Bench.run(flags.get("spec"), flags.get("out"));
         yield EXIT_OK;
@@ -171,7 +178,7 @@ public final class Driver {
   private static int verify(Map<String, String> flags) throws UnsupportedAlgorithm {
     String alg = flags.get("alg");
     Key key = Keys.load(alg, Keys.Role.VERIFYING, flags.get("key"), "--key");
-    String token = new String(Json.readBytes(flags.get("token"), "--token"), java.nio.charset.StandardCharsets.UTF_8).strip();
+    String token = token(flags.get("token"), "--token");
     Jws jws = bind(alg, null, key, flags.get("key"));
     if (flags.containsKey("signature-only")) {
       return verifySignatureOnly(jws, alg, token, flags.get("token"));
@@ -179,13 +186,34 @@ public final class Driver {
     JWT claims;
     try {
       claims = jws.verify(token);
-    } catch (RuntimeException e) {
-      Progress.line("verify: invalid token " + flags.get("token") + ": " + e.getClass().getSimpleName()
-          + (e.getMessage() == null ? "" : ": " + e.getMessage()));
-      return EXIT_INVALID;
+    } catch (Throwable e) { // every Throwable: a hostile token may cause an Error too
+      boolean invalid = Jws.isInvalidToken(e);
+      Progress.line((invalid ? "invalid token: " : "error: ") + reason(e));
+      return invalid ? EXIT_INVALID : EXIT_ERROR;
     }
     Progress.stdout(Claims.toJson(claims));
     return EXIT_OK;
+  }
+
+  /** A token file's text, surrounding whitespace stripped (invalid UTF-8 becomes U+FFFD). */
+  static String token(String file, String origin) {
+    return new String(Json.readBytes(file, origin), StandardCharsets.UTF_8).strip();
+  }
+
+  /**
+   * What went wrong, in one line of at most 300 characters: the throwable's type and message,
+   * and the type (only) of its cause, e.g. "InvalidJWTException: The JWT could not be
+   * de-serialized. (cause: StreamConstraintsException)". The cause's message is left out: it
+   * may quote the token (Jackson's locations do).
+   */
+  static String reason(Throwable e) {
+    String text = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
+        + (e.getCause() == null ? "" : " (cause: " + e.getCause().getClass().getSimpleName() + ")");
+    text = text.replaceAll("\\s+", " ").strip();
+    if (text.length() <= 300) {
+      return text;
+    }
+    return text.substring(0, Character.isHighSurrogate(text.charAt(299)) ? 299 : 300);
   }
 
   /** `verify --signature-only`: the payload bytes exactly as signed on stdout, nothing else. */

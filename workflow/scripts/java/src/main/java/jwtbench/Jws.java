@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fusionauth.jwt.InvalidJWTException;
 import io.fusionauth.jwt.JWTDecoder;
 import io.fusionauth.jwt.JWTEncoder;
+import io.fusionauth.jwt.JWTException;
 import io.fusionauth.jwt.JWTUtils;
 import io.fusionauth.jwt.Signer;
 import io.fusionauth.jwt.Verifier;
@@ -42,7 +43,15 @@ final class Jws {
       "ES256", "ES384", "ES512", "EdDSA");
 
   private static final JWTEncoder ENCODER = JWT.getEncoder();
-  private static final JWTDecoder DECODER = JWT.getDecoder();
+  /**
+   * The verify policy's decoder (workflow/scripts/README.md), every item set here or by the
+   * library's fixed behaviour: leeway 0 set explicitly (withClockSkew(0), the library's default
+   * too); exp (JWTExpiredException) and nbf (JWTUnavailableForProcessingException) are always
+   * checked when present and never required. fusionauth-jwt 6.0.0 has no iat check at all
+   * (driver.yaml declares it under verify.lacks). The signature and the pinned alg are
+   * {@link PinnedVerifier}'s.
+   */
+  private static final JWTDecoder DECODER = JWT.getDecoder().withClockSkew(0);
 
   final Algorithm algorithm;
   private final Signer signer;
@@ -101,12 +110,28 @@ final class Jws {
   }
 
   /**
-   * The claims of a token whose signature verifies with this algorithm and key, and whose exp
-   * and nbf hold (JWTDecoder.decode); the library's JWTException otherwise, or another
-   * RuntimeException for a token it cannot parse at all.
+   * The one verify of the driver (the CLI's verify, every timed verify cell, the checks,
+   * suites transfer and percall, verify-batch): the claims of a token whose header names the
+   * pinned algorithm, whose signature verifies with the key and whose exp and nbf hold, with
+   * leeway 0 and no claim required ({@link #DECODER}). The payload must be a JSON object: the
+   * library's mapper reads it into its JWT class. Otherwise the library throws; {@link
+   * #isInvalidToken} tells its verdicts from its failures.
    */
   JWT verify(String token) {
     return DECODER.decode(token, verifier);
+  }
+
+  /**
+   * Whether something thrown by {@link #verify} is the library's verdict that the token is
+   * invalid (exit 1): a JWTException, the base of every exception fusionauth-jwt throws on
+   * purpose (malformed token, header or payload its mapper cannot read into its classes, alg
+   * none or not the pinned one, bad signature, exp, nbf; JWTVerifierException too: a JCA
+   * SignatureException on a signature of the wrong length, wrapped by the library). Anything
+   * else (an unchecked exception it does not wrap, such as its NullPointerException on a
+   * header without alg or a payload `null`, or an Error) is a failure of the library (exit 4).
+   */
+  static boolean isInvalidToken(Throwable thrown) {
+    return thrown instanceof JWTException;
   }
 
   /**

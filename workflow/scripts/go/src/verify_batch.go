@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// libraryErrors are golang-jwt's documented errors, most specific first: the first one an
+// error wraps names it. verdict: whether it is the library's verdict on the token (exit 1).
+// Parser.ParseWithClaims wraps every error it returns in one of the last four; the key
+// errors come from the signing method and concern the key, never the token (exit 4).
+var libraryErrors = []struct {
+	err     error
+	name    string
+	verdict bool
+}{
+	{jwt.ErrInvalidKey, "jwt.ErrInvalidKey", false},
+	{jwt.ErrInvalidKeyType, "jwt.ErrInvalidKeyType", false},
+	{jwt.ErrHashUnavailable, "jwt.ErrHashUnavailable", false},
+	{jwt.ErrTokenExpired, "jwt.ErrTokenExpired", true},
+	{jwt.ErrTokenNotValidYet, "jwt.ErrTokenNotValidYet", true},
+	{jwt.ErrTokenUsedBeforeIssued, "jwt.ErrTokenUsedBeforeIssued", true},
+	{jwt.ErrTokenRequiredClaimMissing, "jwt.ErrTokenRequiredClaimMissing", true},
+	{jwt.ErrInvalidType, "jwt.ErrInvalidType", true},
+	{jwt.ErrTokenSignatureInvalid, "jwt.ErrTokenSignatureInvalid", true},
+	{jwt.ErrTokenUnverifiable, "jwt.ErrTokenUnverifiable", true},
+	{jwt.ErrTokenMalformed, "jwt.ErrTokenMalformed", true},
+	{jwt.ErrTokenInvalidClaims, "jwt.ErrTokenInvalidClaims", true},
+}
+
+// maxReason is the longest reason verify-batch writes, in characters.
+const maxReason = 300
+
+// panicError is a panic recovered from the library.
+type panicError struct{ value any }
+
+func (e *panicError) Error() string { return fmt.Sprint(e.value) }
+
+// guardedVerify times one call of the verify function (monotonic clock); a panic in it
+// becomes a panicError, so nothing ends the process and no stack trace is printed.
+func guardedVerify(v *verifier, token string) (claims jwt.MapClaims, elapsed time.Duration, err error) {
+	began := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			claims, elapsed, err = nil, time.Since(began), &panicError{r}
+		}
+	}()
+	claims, err = v.verify(token)
+	return claims, time.Since(began), err
+}
+
+// errorReason names an error "Type: message" on one line of at most maxReason characters,
+// and says whether it is the library's verdict on the token.
+func errorReason(err error) (reason string, verdict bool) {
+	name := fmt.Sprintf("%T", err)
+	if p, ok := err.(*panicError); ok {
+		name = fmt.Sprintf("panic %T", p.value)
+	} else {
+		for _, known := range libraryErrors {
+			if errors.Is(err, known.err) {
+				name, verdict = known.name, known.verdict
+				break
+			}
+		}
+	}
+	return oneLine(name + ": " + err.Error()), verdict
+}
+
+func oneLine(text string) string {
+	text = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(strings.ToValidUTF8(text, "\uFFFD"))
+	if runes := []rune(text); len(runes) > maxReason {
+		text = string(runes[:maxReason])
+	}
+	return text
+}
+
+// verdictError is what `verify` returns for an error of the verify function: invalid token
+// (exit 1) for the library's verdict, else a libraryFailure (exit 4).
+func verdictError(err error) error {
+	reason, verdict := errorReason(err)
+	if verdict {
+		return fmt.Errorf("%w: %s", errInvalidToken, reason)
+	}
+	return &libraryFailure{reason}
+}
+
+// batchCase is one case of a --cases file.
+type batchCase struct {
+	ID    string `json:"id"`
+	Alg   string `json:"alg"`
+	Key   string `json:"key"`
+	Token string `json:"token"`
+}
+
+// caseLine is verify-batch's line for one case.
+type caseLine struct {
+	ID        string `json:"id"`
+	Exit      int    `json:"exit"`
+	Outcome   string `json:"outcome"`
+	ElapsedNS int64  `json:"elapsed_ns"`
+	PeakRSSKB int64  `json:"peak_rss_kb"`
+	Reason    string `json:"reason"`
+}
+
+// verifyBatchCommand runs the verify function on every case of --cases in this process and
+// prints one JSON line per case, flushed at once (os.Stdout is unbuffered).
+func verifyBatchCommand(args []string) error {
+	flags, err := parseFlags("verify-batch", args, "cases")
+	if err != nil {
+		return err
+	}
+	cases, err := readCases(flags["cases"])
+	if err != nil {
+		return err
+	}
+	out := json.NewEncoder(os.Stdout)
+	out.SetEscapeHTML(false)
+	for _, c := range cases {
+		if err := out.Encode(runCase(c)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// casesFile is a --cases file: {"cases": [...]}.
+type casesFile struct {
+	Cases *[]batchCase `json:"cases"`
+}
+
+// readCases reads and checks a --cases file; any problem is a usage error naming it.
+func readCases(path string) ([]batchCase, error) {
+	data, err := readInput(path)
+	if err != nil {
+		return nil, err
+	}
+	var file casesFile
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, usagef("--cases %s: %v", path, err)
+	}
+	if file.Cases == nil {
+		return nil, usagef("--cases %s: lacks 'cases'", path)
+	}
+	for i, c := range *file.Cases {
+		if c.ID == "" || c.Alg == "" || c.Key == "" || c.Token == "" {
+			return nil, usagef("--cases %s: case %d lacks id, alg, key or token", path, i+1)
+		}
+		if _, err := lookupMethod(c.Alg); err != nil && !errors.Is(err, errUnsupported) {
+			return nil, usagef("--cases %s: case %q: %v", path, c.ID, err)
+		}
+	}
+	return *file.Cases, nil
+}
+
+// runCase loads the case's key and token (untimed), resets the peak RSS and times one call
+// of the verify function. A panic anywhere in the case becomes its "error" line.
+func runCase(c batchCase) (line caseLine) {
+	line = caseLine{ID: c.ID}
+	fail := func(exit int, outcome, reason string) caseLine {
+		line.Exit, line.Outcome, line.Reason, line.PeakRSSKB = exit, outcome, oneLine(reason), peakRSSKB()
+		return line
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			line = fail(exitFailure, "error", fmt.Sprintf("panic %T: %v", r, r))
+		}
+	}()
+	method, err := lookupMethod(c.Alg)
+	if err != nil {
+		return fail(exitUnsupported, "unsupported", err.Error()) // "unsupported: ..."
+	}
+	key, _, err := loadVerifyingKey(method, c.Key)
+	if err != nil {
+		return fail(exitFailure, "error", "KeyFileError: "+err.Error()) // names the file, never its bytes
+	}
+	raw, err := readInput(c.Token)
+	if err != nil {
+		return fail(exitFailure, "error", "TokenFileError: "+err.Error())
+	}
+	token := strings.TrimSpace(string(raw))
+	v := newVerifier(method, key)
+	debug.FreeOSMemory() // the last case's garbage does not count in this one's peak
+	resetPeakRSS()
+	_, elapsed, err := guardedVerify(v, token)
+	line.ElapsedNS, line.PeakRSSKB = elapsed.Nanoseconds(), peakRSSKB()
+	if err == nil {
+		line.Exit, line.Outcome = exitOK, "accept"
+	} else if reason, verdict := errorReason(err); verdict {
+		line.Exit, line.Outcome, line.Reason = exitInvalid, "reject", reason
+	} else {
+		line.Exit, line.Outcome, line.Reason = exitFailure, "error", reason
+	}
+	return line
+}
+
+// resetPeakRSS sets the process's VmHWM to its current RSS (a failure is ignored).
+func resetPeakRSS() {
+	if f, err := os.OpenFile("/proc/self/clear_refs", os.O_WRONLY, 0); err == nil {
+		f.Write([]byte("5"))
+		f.Close()
+	}
+}
+
+// peakRSSKB is VmHWM from /proc/self/status in kB (0 where unreadable).
+func peakRSSKB() int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(status, []byte("\n")) {
+		if fields := strings.Fields(string(line)); len(fields) >= 2 && fields[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(fields[1], 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
