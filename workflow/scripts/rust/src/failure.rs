@@ -8,12 +8,15 @@ pub enum Failure {
     Unsupported(String),
     /// The token or the check did not hold (exit 1, status `failed`).
     Invalid(String),
+    /// The library failed in a way that is not its verdict on a token: an error kind it
+    /// does not document for invalid tokens, or a recovered panic (exit 4).
+    Error(String),
 }
 
 impl Failure {
     pub fn message(&self) -> &str {
         match self {
-            Failure::Input(m) | Failure::Unsupported(m) | Failure::Invalid(m) => m,
+            Failure::Input(m) | Failure::Unsupported(m) | Failure::Invalid(m) | Failure::Error(m) => m,
         }
     }
 
@@ -22,6 +25,7 @@ impl Failure {
             Failure::Input(_) => 2,
             Failure::Unsupported(_) => 3,
             Failure::Invalid(_) => 1,
+            Failure::Error(_) => 4,
         }
     }
 }
@@ -29,4 +33,32 @@ impl Failure {
 /// Reads a file, naming it when it cannot be read.
 pub fn read_file(path: &str) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::Input(format!("cannot read {path}: {e}")))
+}
+
+/// A reason as one line of at most 300 characters (newlines become spaces).
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .take(300)
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect()
+}
+
+/// Runs `f`; a panic inside it becomes `Failure::Error` ("panic: <its message>", exit 4)
+/// instead of ending the process. Pair it with `silence_panics` where nothing may reach
+/// stderr but the command's own line.
+pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into());
+        Err(Failure::Error(one_line(&format!("panic: {message}"))))
+    })
+}
+
+/// Replaces the default panic hook (a "thread panicked" message, a backtrace with
+/// RUST_BACKTRACE) with one that prints nothing: `catch_panic` reports the panic instead.
+pub fn silence_panics() {
+    std::panic::set_hook(Box::new(|_| {}));
 }

@@ -5,9 +5,9 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::failure::{Failure, read_file};
+use crate::failure::{Failure, catch_panic, one_line, read_file};
 
 /// The JWS algorithms jsonwebtoken 11 cannot do, with the reason (driver.yaml lists the same).
 const UNSUPPORTED: &[(&str, &str)] = &[(
@@ -61,15 +61,49 @@ fn decoding_key(alg: Algorithm, bytes: &[u8], path: &str) -> Result<DecodingKey,
     parsed.map_err(|e| Failure::Input(format!("{path}: not a public key for {alg:?}: {e}")))
 }
 
-/// What verifying pins: this algorithm only, no required claims, `exp` checked with no
-/// leeway when present, no audience expected.
+/// The verify policy (workflow/scripts/README.md), every item set explicitly rather than
+/// trusting `Validation::new`'s defaults (which require `exp`, allow 60 s of leeway and
+/// leave `nbf` unchecked). jsonwebtoken 11 has no `iat` check at all: driver.yaml declares
+/// it under `verify.lacks`.
 pub fn pinned_validation(alg: Algorithm) -> Validation {
     let mut validation = Validation::new(alg);
-    validation.required_spec_claims.clear();
-    validation.leeway = 0;
-    validation.validate_exp = true;
-    validation.validate_aud = false;
+    validation.algorithms = vec![alg]; // alg: the header must name ALG, nothing else
+    validation.validate_exp = true; // exp: rejected once now > exp
+    validation.validate_nbf = true; // nbf: rejected while now < nbf (default off)
+    validation.leeway = 0; // leeway: 0 s (default 60)
+    validation.reject_tokens_expiring_in_less_than = 0;
+    validation.required_spec_claims.clear(); // required_claims: none (default {"exp"})
+    validation.validate_aud = false; // not in the policy: no audience, issuer or subject
+    validation.aud = None;
+    validation.iss = None;
+    validation.sub = None;
     validation
+}
+
+/// The library's error as a `Failure`: the kinds it documents for an invalid token are its
+/// verdict (exit 1); any other kind (a key the backend cannot use, a provider error) is not
+/// (exit 4). The message is one line, `Kind: message`.
+fn verdict(error: jsonwebtoken::errors::Error) -> Failure {
+    use jsonwebtoken::errors::ErrorKind as K;
+    let debug = format!("{:?}", error.kind());
+    let kind = debug.split(['(', ' ', '{']).next().unwrap_or("Error");
+    let reason = one_line(&format!("{kind}: {error}"));
+    match error.kind() {
+        K::InvalidToken
+        | K::InvalidSignature
+        | K::InvalidAlgorithm
+        | K::Base64(_)
+        | K::Json(_)
+        | K::Utf8(_)
+        | K::ExpiredSignature
+        | K::ImmatureSignature
+        | K::InvalidClaimFormat(_)
+        | K::MissingRequiredClaim(_)
+        | K::InvalidIssuer
+        | K::InvalidAudience
+        | K::InvalidSubject => Failure::Invalid(reason),
+        _ => Failure::Error(reason),
+    }
 }
 
 /// A JWS algorithm with its key pair, parsed once.
@@ -98,10 +132,16 @@ impl Verifier {
         })
     }
 
-    pub fn verify(&self, token: &str) -> Result<Value, Failure> {
-        jsonwebtoken::decode::<Value>(token, &self.decoding, &self.validation)
-            .map(|data| data.claims)
-            .map_err(|e| Failure::Invalid(format!("token rejected: {e}")))
+    /// The one verify of this driver (`verify`, `verify-batch`, the timed `verify` cells,
+    /// transfer): jsonwebtoken's `decode` under `pinned_validation`. The claims type is a
+    /// JSON object, so any other payload is invalid. A panic in the library is caught
+    /// (`Failure::Error`).
+    pub fn verify(&self, token: impl AsRef<[u8]>) -> Result<Value, Failure> {
+        catch_panic(|| {
+            jsonwebtoken::decode::<Map<String, Value>>(token, &self.decoding, &self.validation)
+                .map(|data| Value::Object(data.claims))
+                .map_err(verdict)
+        })
     }
 }
 
@@ -220,8 +260,7 @@ pub fn sign_command(alg: &str, key: &str, payload: &str) -> Result<String, Failu
 pub fn verify_command(alg: &str, key: &str, token: &str) -> Result<String, Failure> {
     let alg = algorithm(alg)?;
     let verifier = Verifier::load(alg, key)?;
-    let text = String::from_utf8(read_file(token)?).map_err(|_| Failure::Invalid(format!("{token}: not UTF-8")))?;
-    Ok(verifier.verify(text.trim())?.to_string())
+    Ok(verifier.verify(read_file(token)?.trim_ascii())?.to_string())
 }
 
 /// `verify --signature-only`: the JWS alone, through jsonwebtoken's own JWS layer

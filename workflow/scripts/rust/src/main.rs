@@ -1,6 +1,6 @@
 //! jwtbench's Rust driver: the `jsonwebtoken` crate on its RustCrypto backend, behind the
-//! driver contract of workflow/scripts/README.md (versions, sign, verify, bench, coldstart,
-//! stopping).
+//! driver contract of workflow/scripts/README.md (versions, sign, verify, verify-batch,
+//! bench, coldstart, stopping).
 
 mod args;
 mod failure;
@@ -17,6 +17,7 @@ mod suite_jwt;
 mod timing;
 mod tokensize;
 mod transfer;
+mod verify_batch;
 mod versions;
 
 use std::io::Write;
@@ -25,7 +26,8 @@ use std::process::ExitCode;
 use failure::Failure;
 
 const USAGE: &str = "usage: run versions | sign --alg ALG --key FILE --payload FILE | \
-verify --alg ALG --key FILE --token FILE [--signature-only] | bench --spec FILE --out FILE | \
+verify --alg ALG --key FILE --token FILE [--signature-only] | verify-batch --cases FILE | \
+bench --spec FILE --out FILE | \
 coldstart --hmac FILE --rsa FILE --payload FILE | stopping --series FILE";
 
 fn main() -> ExitCode {
@@ -33,7 +35,12 @@ fn main() -> ExitCode {
     match dispatch(&argv) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("error: {}", failure.message());
+            // verify's verdict on a token reads "invalid token: Kind: message".
+            let prefix = match (&failure, argv.first().map(String::as_str)) {
+                (Failure::Invalid(_), Some("verify")) => "invalid token",
+                _ => "error",
+            };
+            eprintln!("{prefix}: {}", failure.message());
             ExitCode::from(failure.exit_code())
         }
     }
@@ -58,16 +65,27 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
         "verify" if rest.iter().any(|a| a == "--signature-only") => {
             let rest: Vec<String> = rest.iter().filter(|a| *a != "--signature-only").cloned().collect();
             let flags = args::Flags::parse(&rest, &["--alg", "--key", "--token"])?;
-            let payload = jws::verify_signature_only(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)?;
+            failure::silence_panics();
+            let payload = failure::catch_panic(|| {
+                jws::verify_signature_only(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)
+            })?;
             std::io::stdout()
                 .write_all(&payload)
                 .map_err(|e| Failure::Input(format!("cannot write the payload: {e}")))
         }
         "verify" => {
             let flags = args::Flags::parse(rest, &["--alg", "--key", "--token"])?;
-            let claims = jws::verify_command(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)?;
+            failure::silence_panics();
+            let claims = failure::catch_panic(|| {
+                jws::verify_command(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)
+            })?;
             println!("{claims}");
             Ok(())
+        }
+        "verify-batch" => {
+            let flags = args::Flags::parse(rest, &["--cases"])?;
+            failure::silence_panics();
+            verify_batch::command(flags.get("--cases")?)
         }
         "coldstart" => {
             let flags = args::Flags::parse(rest, &["--hmac", "--rsa", "--payload"])?;
