@@ -118,4 +118,8 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
     with pytest.raises(config_validation.ConfigError, match=r"unknown algorithms \['ES521'\]"):
         config_validation.driver_manifest(tmp_path, "lang")
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
-    assert manifest == {"jws": False, "suites": ["primitive"], "unsupported": {}}
+    assert manifest == {"jws": False, "suites": ["primitive"], "unsupported": {}, "verify": {"validates": [], "lacks": {}}}
+    # A JWS driver says what its verify checks: every item of the verify policy, validated or lacking.
+    (tmp_path / "lang" / "driver.yaml").write_text("jws: true\nsuites: [jwt]\nverify: {validates: [signature, alg]}\n")
+    with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: key 'verify': items neither validated"):
+        config_validation.driver_manifest(tmp_path, "lang")

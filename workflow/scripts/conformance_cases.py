@@ -236,7 +236,7 @@ def changed_signature(signature, change, case_id, alg):
         "s_zero": lambda: as_rs(r, 0),
         "r_order": lambda: as_rs(P256_ORDER, s),
         "s_order": lambda: as_rs(r, P256_ORDER),
-        "high_s": lambda: as_rs(r, P256_ORDER - s),
+        "high_s": lambda: as_rs(r, max(s, P256_ORDER - s)),  # s or n - s, whichever is the upper half
         "der": lambda: utils.encode_dss_signature(r, s),
         "drop_last_byte": lambda: signature[:-1],
         "append_zero": lambda: signature + b"\x00",
