@@ -388,3 +388,47 @@ def test_gate_fails_a_driver_that_breaks_the_rules(flaw, declared_unsupported, f
     rows = run_gate("fake", shim, tmp_path, tmp_path, [], vectors, declared_unsupported)
     assert len(rows) == 6 and all(row["ok"] in ("true", "") for row in rows)
     assert Path(tmp_path / "gate.log").read_text().strip().endswith("6 checks, 0 failed")
+
+
+# A stand-in driver whose checks go through verify-batch: HS256 done right with hmac,
+# unless FLAW says how to get it wrong.
+FAKE_BATCH_DRIVER = textwrap.dedent('''\
+    #!{python}
+    import base64, hashlib, hmac, json, sys
+    FLAW = {flaw!r}
+    b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    decode = lambda t: base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
+    args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
+    if sys.argv[1] == "sign":
+        head = b64(json.dumps({{"alg": "HS256"}}).encode()) + "." + b64(open(args["--payload"], "rb").read())
+        print(head + "." + b64(hmac.new(open(args["--key"], "rb").read(), head.encode(), hashlib.sha256).digest()))
+        sys.exit(0)
+    for case in json.load(open(args["--cases"]))["cases"]:
+        header, body, signature = open(case["token"]).read().strip().split(".")
+        good = json.loads(decode(header)).get("alg") == case["alg"] and hmac.compare_digest(
+            hmac.new(open(case["key"], "rb").read(), f"{{header}}.{{body}}".encode(), hashlib.sha256).digest(),
+            decode(signature))
+        line = {{"id": case["id"], "exit": 0 if good else 1, "outcome": "accept" if good else "reject",
+                "elapsed_ns": 1, "peak_rss_kb": 0, "reason": "" if good else "Invalid: no"}}
+        if good and case.get("claims"):
+            line["claims"] = {{"sub": "someone else"}} if FLAW == "other-claims" else json.loads(decode(body))
+        print(json.dumps(line))
+        if FLAW == "stops-early":
+            break
+''')
+
+
+@pytest.mark.parametrize(("flaw", "error"), [(None, None), ("other-claims", "failed 1 of its own"),
+                                             ("stops-early", "cases unanswered")])  # fmt: skip
+def test_gate_checks_the_claims_a_batch_returns(flaw, error, tmp_path):
+    shim = tmp_path / "run"
+    shim.write_text(FAKE_BATCH_DRIVER.format(python=sys.executable, flaw=flaw))
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    (tmp_path / "hmac-256.secret").write_bytes(b"k" * 32)
+    if error:
+        with pytest.raises(RuntimeError, match=error):
+            run_gate("fake", shim, tmp_path, tmp_path, [variants.parse("HS256")], [], set())
+        return
+    rows = run_gate("fake", shim, tmp_path, tmp_path, [variants.parse("HS256")], [], set())
+    assert [(row["check"], row["observed"]) for row in rows] == [("valid", "accept"), ("tampered", "reject"),
+                                                                ("alg_none", "reject")]  # fmt: skip

@@ -13,7 +13,11 @@ Two modes, chosen by the rule's outputs:
   language's tokens and their forged twins. The matrix (self rows included) is written
   whatever it holds; the report names every failure.
 Drivers run as they will be timed: natively, or each call in a fresh container that sees
-only the keys, the payload and the scratch directory holding the tokens to verify.
+only the keys, the payload and the scratch directory holding the tokens to verify. The
+verify checks of a driver go through one `verify-batch` per job (the same verify as the
+`verify` command, in one process: the matrix's calls grow with the square of the drivers),
+with the verified claims on each accepted line to compare with what was signed; signing
+and the known answers (`verify --signature-only`) stay one call each.
 """
 
 import base64
@@ -129,17 +133,45 @@ class Checker(contextlib.ExitStack):
         path.write_text(result.stdout.strip() + "\n")
         return path
 
-    def verdict(self, verifier, variant, token_file):
-        _, verifying_key = variants.key_files(variant, self.key_dir)
-        result = self.run(
-            verifier, "verify", "--alg", variant.algorithm, "--key", verifying_key,
-            "--token", str(token_file),
-        )  # fmt: skip
-        accepted = False
-        if result.returncode == 0:
-            with contextlib.suppress(json.JSONDecodeError):
-                accepted = json.loads(result.stdout) == self.claims
-        return self.judge(result, accepted, f"{verifier} verify {variant.name}", "claims differ")
+    def verdicts(self, verifier, cases):
+        """{case id: verdict} of the verifier's `verify-batch` over cases, each (id, variant,
+        token file): accept (and its claims are the payload's), reject, unsupported, or error
+        (noted); a batch that fails as a whole raises."""
+        if not cases:
+            return {}
+        entries = [
+            {"id": case_id, "alg": variant.algorithm, "key": variants.key_files(variant, self.key_dir)[1],
+             "token": str(token_file), "claims": True}
+            for case_id, variant, token_file in cases
+        ]  # fmt: skip
+        with tempfile.NamedTemporaryFile("w", suffix=".cases.json", dir=self.scratch, delete=False) as handle:
+            json.dump({"cases": entries}, handle)
+        Path(handle.name).chmod(0o644)  # a container's user reads it
+        result = self.run(verifier, "verify-batch", "--cases", handle.name)
+        lines = {}
+        for line in result.stdout.splitlines():
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                answer = json.loads(line)
+                lines[answer["id"]] = answer
+        missing = [entry["id"] for entry in entries if entry["id"] not in lines]
+        if result.returncode != 0 or missing:
+            raise RuntimeError(
+                f"{verifier} verify-batch exited {result.returncode} with {len(missing)} of {len(entries)} "
+                f"cases unanswered: {result.stderr.strip()[-500:]}"
+            )
+        return {case_id: self.batch_verdict(verifier, case_id, lines[case_id]) for case_id, _, _ in cases}
+
+    def batch_verdict(self, verifier, case_id, line):
+        outcome = line.get("outcome")
+        if outcome == "accept":
+            if line.get("claims") == self.claims:
+                return "accept"
+            self.note(f"{verifier} verify {case_id}: accepted, but the claims differ from what was signed")
+            return "error"
+        if outcome in ("reject", "unsupported"):
+            return outcome
+        self.note(f"{verifier} verify {case_id}: {outcome} (exit {line.get('exit')}): {line.get('reason', '')}")
+        return "error"
 
     def judge(self, result, accepted, what, mismatch):
         """A verify call's verdict: accept (exit 0 and `accepted`: it printed what the token
@@ -157,19 +189,37 @@ class Checker(contextlib.ExitStack):
         self.note(f"{what} exited {result.returncode}: {stderr.strip()}")
         return "error"
 
-    def rows_for(self, signer, verifier, variant, token_file, declared=None, valid="accept"):
-        """The three checks of one token; `valid`: what the verifier must answer for the
-        token itself (interop: `reject` when the token's header names the algorithm by
-        another name than the verifier's library uses, see header_alg)."""
-        if token_file is None:
-            return [self.row(signer, verifier, variant, check, "unsupported", declared) for check in CHECKS]
-        rows = []
-        twins = forged_twins(Path(token_file).read_text().strip())
-        for check, token in twins.items():
-            path = Path(self.scratch) / f"{signer}-{verifier}-{variant.name}-{check}.jwt"
+    def twin_cases(self, signer, verifier, variant, token_file):
+        """The verify-batch cases of one token's three checks: (id, variant, token file)."""
+        cases = []
+        for check, token in forged_twins(Path(token_file).read_text().strip()).items():
+            case_id = f"{signer}-{verifier}-{variant.name}-{check}"
+            path = Path(self.scratch) / f"{case_id}.jwt"
             path.write_text(token + "\n")
-            expected = valid if check == "valid" else EXPECTED[check]
-            rows.append(self.row(signer, verifier, variant, check, self.verdict(verifier, variant, path), declared, expected))
+            path.chmod(0o644)
+            cases.append((case_id, variant, path))
+        return cases
+
+    def rows_for(self, verifier, tokens, declared=None):
+        """The three checks of each token a verifier verifies, in one verify-batch. tokens:
+        [(signer, variant, token file or None (the signer lacks the variant), valid)], where
+        `valid` is what the verifier must answer for the token itself (interop: `reject` when
+        its header names the algorithm otherwise than the verifier's library, see header_alg)."""
+        cases = {
+            (signer, variant.name): self.twin_cases(signer, verifier, variant, token_file)
+            for signer, variant, token_file, _ in tokens
+            if token_file is not None
+        }
+        verdicts = self.verdicts(verifier, [case for twins in cases.values() for case in twins])
+        rows = []
+        for signer, variant, token_file, valid in tokens:
+            for check in CHECKS:
+                if token_file is None:
+                    rows.append(self.row(signer, verifier, variant, check, "unsupported", declared))
+                    continue
+                expected = valid if check == "valid" else EXPECTED[check]
+                observed = verdicts[f"{signer}-{verifier}-{variant.name}-{check}"]
+                rows.append(self.row(signer, verifier, variant, check, observed, declared, expected))
         return rows
 
     def known_answer_rows(self, language, vector, declared):
@@ -239,8 +289,8 @@ def self_check(checker, language, variant_list, tokens_dir, table, threads, know
         # The known answers first: they share the pool with the signing calls.
         known = [pool.submit(checker.known_answer_rows, language, vector, declared) for vector in known_answers]
         tokens = list(pool.map(lambda v: checker.sign(language, v, tokens_dir), variant_list))
-        jobs = [pool.submit(checker.rows_for, language, language, v, t, declared) for v, t in zip(variant_list, tokens)]
-        rows = [row for job in jobs + known for row in job.result()]
+        own = [(language, variant, token, "accept") for variant, token in zip(variant_list, tokens)]
+        rows = checker.rows_for(language, own, declared) + [row for job in known for row in job.result()]
     write_table(table, rows)
     bad = failures(rows)
     for row in bad:
@@ -268,21 +318,23 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
             rows += [list(r.values()) for r in csv.DictReader(handle)]
     languages = checker.languages
     own_alg = {(language, v.name): header_alg(token_dirs[language], v) for language in languages for v in variant_list}
-    with ThreadPoolExecutor(threads) as pool:
-        jobs = []
+    def others_tokens(verifier):
+        tokens = []
         for signer in languages:
-            for verifier in languages:
-                if signer == verifier:
-                    continue
-                for variant in variant_list:
-                    token = Path(token_dirs[signer]) / f"{variant.name}.jwt"
-                    token = token if token.exists() else None
-                    # A library that names the algorithm otherwise (fusionauth-jwt writes
-                    # Ed25519, RFC 9864's name, for EdDSA) pins its own name: the verifier
-                    # must reject a token that names it differently, as any other alg.
-                    names = {own_alg[signer, variant.name], own_alg[verifier, variant.name]}
-                    valid = "reject" if None not in names and len(names) == 2 else "accept"
-                    jobs.append(pool.submit(checker.rows_for, signer, verifier, variant, token, None, valid))
+            if signer == verifier:
+                continue
+            for variant in variant_list:
+                token = Path(token_dirs[signer]) / f"{variant.name}.jwt"
+                # A library that names the algorithm otherwise (fusionauth-jwt writes
+                # Ed25519, RFC 9864's name, for EdDSA) pins its own name: the verifier
+                # must reject a token that names it differently, as any other alg.
+                names = {own_alg[signer, variant.name], own_alg[verifier, variant.name]}
+                valid = "reject" if None not in names and len(names) == 2 else "accept"
+                tokens.append((signer, variant, token if token.exists() else None, valid))
+        return tokens
+
+    with ThreadPoolExecutor(threads) as pool:
+        jobs = [pool.submit(checker.rows_for, verifier, others_tokens(verifier)) for verifier in languages]
         rows += [row for job in jobs for row in job.result()]
     write_table(matrix, rows)
     bad = failures(rows)

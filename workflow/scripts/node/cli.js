@@ -142,21 +142,24 @@ function verify({ alg, key, token, 'signature-only': signatureOnly }) {
     err(exit === EXIT.invalid ? `invalid token: ${reason}` : `error: verify threw ${reason}`);
     return exit;
   }
-  let json;
+  out(`${claimsJson(claims, compact)}\n`);
+  return EXIT.ok;
+}
+
+/** The verified claims as JSON text, as `verify` prints them (and `verify-batch` with "claims"). */
+function claimsJson(claims, compact) {
   try {
-    json = JSON.stringify(claims);
+    return JSON.stringify(claims);
   } catch (_) { // claims nested too deep for JSON.stringify's recursion (RangeError): the
     // payload segment's JSON text, which jsonwebtoken parsed into them, is the same claims
-    json = Buffer.from(compact.split('.')[1], 'base64').toString('utf8');
+    return Buffer.from(compact.split('.')[1], 'base64').toString('utf8');
   }
-  out(`${json}\n`);
-  return EXIT.ok;
 }
 
 /**
  * `verify-batch --cases FILE` (workflow/scripts/README.md): each case's key and token loaded
  * untimed, the peak RSS reset, one timed call of verifyToken (what `verify` calls), one JSON
- * line per case. Nothing a case does ends the process.
+ * line per case, with the claims (untimed) when the case asks. Nothing a case does ends the process.
  */
 function verifyBatch({ cases: file }) {
   const { verifyToken, verdictOf, describeError, libraryLacksAlgorithm } = require('./jwt_ops');
@@ -166,6 +169,7 @@ function verifyBatch({ cases: file }) {
     const line = { id: c.id, exit: EXIT.ok, outcome: 'accept', elapsed_ns: 0, peak_rss_kb: 0, reason: '' };
     let key;
     let compact;
+    let claims;
     try {
       key = loadVerificationKey(c.alg, c.key, `case ${c.id} key`);
       compact = readToken(c.token, `case ${c.id} token`);
@@ -181,7 +185,7 @@ function verifyBatch({ cases: file }) {
       let thrown = null;
       const t0 = process.hrtime.bigint();
       try {
-        verifyToken(compact, c.alg, key);
+        claims = verifyToken(compact, c.alg, key);
       } catch (e) {
         thrown = e;
       }
@@ -189,12 +193,14 @@ function verifyBatch({ cases: file }) {
       if (thrown !== null) Object.assign(line, verdictOf(thrown));
     }
     line.peak_rss_kb = peakRssKb();
-    out(`${JSON.stringify(line)}\n`);
+    const text = JSON.stringify(line);
+    // "claims" spliced in as verify's JSON text (which survives claims too deep to stringify)
+    out(c.claims && line.exit === EXIT.ok ? `${text.slice(0, -1)},"claims":${claimsJson(claims, compact)}}\n` : `${text}\n`);
   }
   return EXIT.ok;
 }
 
-/** The cases of a verify-batch FILE: [{id, alg, key, token}], or an InputError naming FILE. */
+/** The cases of a verify-batch FILE: [{id, alg, key, token, claims}], or an InputError naming FILE. */
 function readCases(file) {
   const { value } = readJsonObject(file, '--cases');
   const where = `--cases ${file}`;
@@ -207,7 +213,7 @@ function readCases(file) {
       }
     }
     if (!JWS_ALGORITHMS.includes(c.alg)) throw new InputError(`${where}: case ${i}: ${c.alg} is not a JWS algorithm name`);
-    return { id: c.id, alg: c.alg, key: c.key, token: c.token };
+    return { id: c.id, alg: c.alg, key: c.key, token: c.token, claims: c.claims === true };
   });
 }
 

@@ -185,7 +185,10 @@ def verify_case(case):
     start = clock()
     status, result = judged(lambda: verify(token, key, alg))
     elapsed = clock() - start
-    return case_line(case, status, elapsed, "" if status == 0 else result)
+    line = case_line(case, status, elapsed, "" if status == 0 else result)
+    if status == 0 and case.get("claims"):
+        line["claims"] = result  # what `verify` prints, for the gate's checks
+    return line
 
 
 def case_line(case, status, elapsed_ns, reason):

@@ -93,12 +93,13 @@ func verdictError(err error) error {
 	return &libraryFailure{reason}
 }
 
-// batchCase is one case of a --cases file.
+// batchCase is one case of a --cases file; Claims asks for the verified claims on accept.
 type batchCase struct {
-	ID    string `json:"id"`
-	Alg   string `json:"alg"`
-	Key   string `json:"key"`
-	Token string `json:"token"`
+	ID     string `json:"id"`
+	Alg    string `json:"alg"`
+	Key    string `json:"key"`
+	Token  string `json:"token"`
+	Claims bool   `json:"claims"`
 }
 
 // caseLine is verify-batch's line for one case.
@@ -109,6 +110,9 @@ type caseLine struct {
 	ElapsedNS int64  `json:"elapsed_ns"`
 	PeakRSSKB int64  `json:"peak_rss_kb"`
 	Reason    string `json:"reason"`
+	// Claims are the verified claims, encoded as `verify` prints them (json.Number keeps
+	// every number's literal); nil, so left out, unless the case asked and was accepted.
+	Claims jwt.MapClaims `json:"claims,omitzero"`
 }
 
 // verifyBatchCommand runs the verify function on every case of --cases in this process and
@@ -190,10 +194,13 @@ func runCase(c batchCase) (line caseLine) {
 	v := newVerifier(method, key)
 	debug.FreeOSMemory() // the last case's garbage does not count in this one's peak
 	resetPeakRSS()
-	_, elapsed, err := guardedVerify(v, token)
+	claims, elapsed, err := guardedVerify(v, token)
 	line.ElapsedNS, line.PeakRSSKB = elapsed.Nanoseconds(), peakRSSKB()
 	if err == nil {
 		line.Exit, line.Outcome = exitOK, "accept"
+		if c.Claims {
+			line.Claims = claims
+		}
 	} else if reason, verdict := errorReason(err); verdict {
 		line.Exit, line.Outcome, line.Reason = exitInvalid, "reject", reason
 	} else {

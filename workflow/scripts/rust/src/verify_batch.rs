@@ -14,6 +14,8 @@ struct Case {
     alg: String,
     key: String,
     token: String,
+    /// `"claims": true`: an `accept` line also carries the verified claims.
+    claims: bool,
 }
 
 /// The cases of FILE, all of them checked before the first runs (exit 2 names FILE).
@@ -34,11 +36,18 @@ fn load_cases(path: &str) -> Result<Vec<Case>, Failure> {
                     .map(str::to_string)
                     .ok_or_else(|| bad(format!("case {i} has no string {name:?}")))
             };
+            let claims = match case.get("claims") {
+                None => false,
+                Some(flag) => flag
+                    .as_bool()
+                    .ok_or_else(|| bad(format!("case {i} has a non-boolean \"claims\"")))?,
+            };
             Ok(Case {
                 id: field("id")?,
                 alg: field("alg")?,
                 key: field("key")?,
                 token: field("token")?,
+                claims,
             })
         })
         .collect()
@@ -78,18 +87,21 @@ pub fn command(path: &str) -> Result<(), Failure> {
                 let start = Instant::now();
                 let result = verifier.verify(token);
                 let elapsed_ns = start.elapsed().as_nanos() as u64;
-                (result.map(drop), elapsed_ns)
+                (result, elapsed_ns)
             }
-            Err(_) => (Ok(()), 0),
+            Err(_) => (Ok(Value::Null), 0),
         };
-        let failure = prepared.err().or(result.err());
+        let (claims, failure) = match prepared.and(result) {
+            Ok(claims) => (Some(claims), None),
+            Err(failure) => (None, Some(failure)),
+        };
         let (exit, outcome) = match &failure {
             None => (0, "accept"),
             Some(Failure::Invalid(_)) => (1, "reject"),
             Some(Failure::Unsupported(_)) => (3, "unsupported"),
             Some(Failure::Input(_) | Failure::Error(_)) => (4, "error"),
         };
-        let line = json!({
+        let mut line = json!({
             "id": case.id,
             "exit": exit,
             "outcome": outcome,
@@ -97,6 +109,10 @@ pub fn command(path: &str) -> Result<(), Failure> {
             "peak_rss_kb": peak_rss_kb(),
             "reason": failure.as_ref().map_or(String::new(), |f| one_line(f.message())),
         });
+        // The `Value` `verify` prints, serialized after the timed call.
+        if let Some(claims) = claims.filter(|_| case.claims) {
+            line["claims"] = claims;
+        }
         writeln!(stdout, "{line}")
             .and_then(|_| stdout.flush())
             .map_err(|e| Failure::Input(format!("cannot write to stdout: {e}")))?;

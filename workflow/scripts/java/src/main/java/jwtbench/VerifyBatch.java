@@ -1,6 +1,8 @@
 package jwtbench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+import io.fusionauth.jwt.domain.JWT;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.Key;
@@ -14,7 +16,9 @@ import java.util.Map;
  * each case, in order, the key and token are loaded (untimed), the peak RSS is reset, one call
  * of {@link Jws#verify} (the very function `verify` uses) is timed with System.nanoTime, and
  * one JSON line goes to stdout, flushed. Every Throwable of a case is caught (a hostile token
- * may cause a StackOverflowError or an OutOfMemoryError), so every case gets its line.
+ * may cause a StackOverflowError or an OutOfMemoryError), so every case gets its line. A case
+ * with {@code "claims": true} has, when accepted, the verified claims on its line as `verify`
+ * prints them ({@link Claims#toJson}, written after the timed call).
  */
 final class VerifyBatch {
   private static final List<String> FIELDS = List.of("id", "alg", "key", "token");
@@ -24,7 +28,7 @@ final class VerifyBatch {
 
   private VerifyBatch() {}
 
-  record Case(String id, String alg, String key, String token) {}
+  record Case(String id, String alg, String key, String token, boolean claims) {}
 
   static int run(String file) {
     for (Case c : cases(file)) {
@@ -47,7 +51,8 @@ final class VerifyBatch {
           throw new InputError("--cases " + file + ": case " + cases.size() + " has no string \"" + field + "\"");
         }
       }
-      cases.add(new Case(c.get("id").asText(), c.get("alg").asText(), c.get("key").asText(), c.get("token").asText()));
+      cases.add(new Case(c.get("id").asText(), c.get("alg").asText(), c.get("key").asText(), c.get("token").asText(),
+          c.path("claims").booleanValue()));
     }
     return cases;
   }
@@ -70,15 +75,24 @@ final class VerifyBatch {
     }
     resetPeakRss();
     Throwable thrown = null;
+    JWT claims = null;
     long start = System.nanoTime();
     try {
-      jws.verify(token);
+      claims = jws.verify(token);
     } catch (Throwable e) {
       thrown = e;
     }
     long elapsed = System.nanoTime() - start;
     if (thrown == null) {
-      return line(c, Driver.EXIT_OK, elapsed, "");
+      Map<String, Object> line = line(c, Driver.EXIT_OK, elapsed, "");
+      if (c.claims()) {
+        try { // the very JSON `verify` prints, embedded unchanged (numbers keep their digits)
+          line.put("claims", new RawValue(Claims.toJson(claims)));
+        } catch (Throwable e) {
+          return line(c, Driver.EXIT_ERROR, elapsed, "cannot write the verified claims: " + Driver.reason(e));
+        }
+      }
+      return line;
     }
     return line(c, Jws.isInvalidToken(thrown) ? Driver.EXIT_INVALID : Driver.EXIT_ERROR, elapsed, Driver.reason(thrown));
   }
