@@ -187,10 +187,14 @@ class Conformance:
                 "peak_rss_kb": line["peak_rss_kb"], "reason": line["reason"], "clause": case["clause"],
                 "requirement": case["requirement"],
             })  # fmt: skip
-            if judged == "deviation" and (language, version["implementation"], case["id"]) not in self.known:
+            known = (language, version["implementation"], case["id"]) in self.known
+            if judged == "deviation" and not known:
                 self.note(f"{language} ({version['implementation']} {version['implementation_version']}): "
                           f"{case['id']} {case['expected']} but {observed}, and data/conformance/"
                           "known-deviations.csv does not list it", problem=True)  # fmt: skip
+            elif known and judged != "deviation":
+                self.note(f"{language}: {case['id']} no longer deviates ({observed}); "
+                          "data/conformance/known-deviations.csv may drop it")  # fmt: skip
         return rows
 
     def batch(self, argv, runner, language):
