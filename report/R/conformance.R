@@ -92,5 +92,5 @@ verify_policy_gaps <- function(policy) {
   if (is.null(policy) || !nrow(policy)) return(character())
   gaps <- policy[validated == FALSE]
   if (!nrow(gaps)) return(character())
-  gaps[, paste0(language, "/", implementation, " does not check `", item, "` (", reason, ")")]
+  gaps[, paste0(language, "/", implementation, " does not check `", item, "`: ", reason)]
 }
