@@ -146,6 +146,8 @@ FAKE_BATCH = textwrap.dedent('''\
     #!{python}
     import json, sys, time
     flaw = {flaw!r}
+    if sys.argv[1] == "sign":
+        sys.exit(3)  # no EdDSA: the cases are built with EdDSA in their headers
     cases = json.load(open(sys.argv[sys.argv.index("--cases") + 1]))["cases"]
     for index, case in enumerate(cases):
         if flaw == "hang" and index == 2:
@@ -172,7 +174,7 @@ def run_fake(tmp_path, key_dir, flaw=None, accepted=("valid_hs256",), known=()):
     driver = {"language": "fake", "shim": str(shim), "engine": engine, "image_record": None}
     versions = {"fake": {"implementation": "fakejwt", "implementation_version": "1.0"}}
     with open(tmp_path / "log.txt", "w") as log:
-        suite = check_conformance.Conformance(cases, key_dir, versions, {"fake": str(tmp_path)}, set(known), 3, log)
+        suite = check_conformance.Conformance(cases, key_dir, versions, set(known), 3, log)
         rows = suite.run_language("fake", driver)
     return rows, suite.problems
 

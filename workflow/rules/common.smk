@@ -26,6 +26,7 @@ import cycle_counter  # noqa: E402
 import deterministic_tokens  # noqa: E402
 import compare_native  # noqa: E402
 import config_validation  # noqa: E402
+import conformance_cases  # noqa: E402
 import container_engine  # noqa: E402
 import crosscheck_harness  # noqa: E402
 import generate_keys  # noqa: E402
@@ -286,6 +287,8 @@ def key_names():
         extra |= set(write_bench_spec.keygen_key_names(config["suites"]["keygen"]))
     for check in (config["crosscheck"], config["execution"]["compare_native"]):
         extra |= {variants.parse(name).key_name for name in check["variants"]}
+    if config["conformance"]["activate"]:
+        extra |= set(conformance_cases.key_names())
     return sorted({variant.key_name for variant in JWT_VARIANTS} | extra)
 
 

@@ -88,12 +88,18 @@ def leaks(text, secrets):
     return sorted(what for what, secret in secrets.items() if secret in text)
 
 
-def eddsa_header_name(tokens_dir):
-    """The alg a language's own EdDSA token names (fusionauth-jwt writes Ed25519)."""
-    path = Path(tokens_dir) / "EdDSA.jwt"
-    if not path.exists():
+def eddsa_header_name(argv, runner, key_dir, scratch):
+    """The alg the driver's own EdDSA tokens name (fusionauth-jwt writes RFC 9864's Ed25519,
+    and pins it): it signs one; EdDSA when its library lacks the algorithm."""
+    payload = Path(scratch) / "eddsa-name.json"
+    payload.write_text('{"sub":"jwtbench-conformance"}')
+    payload.chmod(0o644)
+    signing_key = conformance_cases.Keys(key_dir).files("EdDSA")[0]
+    result = subprocess.run(argv("sign", "--alg", "EdDSA", "--key", signing_key, "--payload", str(payload)),
+                            capture_output=True, text=True, env=runner.environ())  # fmt: skip
+    if result.returncode != 0:
         return "EdDSA"
-    header = path.read_text().strip().split(".")[0]
+    header = result.stdout.strip().split(".")[0]
     return json.loads(conformance_cases.b64url_decode(header)).get("alg", "EdDSA")
 
 
@@ -137,12 +143,11 @@ class BatchRun:
 
 
 class Conformance:
-    def __init__(self, cases, key_dir, versions, tokens_dirs, known, timeout, log):
+    def __init__(self, cases, key_dir, versions, known, timeout, log):
         self.cases = cases
         self.by_id = {case["id"]: case for case in cases}
         self.key_dir = Path(key_dir).resolve()
         self.versions = versions
-        self.tokens_dirs = tokens_dirs
         self.known = known
         self.timeout = timeout
         self.log = log
@@ -162,15 +167,14 @@ class Conformance:
         version = self.versions[language]
         with tempfile.TemporaryDirectory(prefix=f"jwtbench-conformance-{language}-") as scratch:
             Path(scratch).chmod(0o755)  # a container's user reads the tokens
-            started = time.monotonic()
-            cases_file = conformance_cases.write_cases(
-                self.cases, self.key_dir, scratch, eddsa_name=eddsa_header_name(self.tokens_dirs[language])
-            )
-            for path in Path(scratch).iterdir():
-                path.chmod(0o644)
-            self.note(f"{language}: {len(self.cases)} tokens built in {time.monotonic() - started:.1f} s; "
-                      f"{runner.describe()}")  # fmt: skip
-            with runner.session(self.key_dir, read_only=[scratch]) as argv:
+            with runner.session(self.key_dir, read_only=[scratch], reuse=True) as argv:
+                eddsa_name = eddsa_header_name(argv, runner, self.key_dir, scratch)
+                started = time.monotonic()
+                cases_file = conformance_cases.write_cases(self.cases, self.key_dir, scratch, eddsa_name=eddsa_name)
+                for path in Path(scratch).iterdir():
+                    path.chmod(0o644)
+                self.note(f"{language}: {len(self.cases)} tokens built in {time.monotonic() - started:.1f} s "
+                          f"(EdDSA as {eddsa_name}); {runner.describe()}")  # fmt: skip
                 results, status, output = self.batch(argv("verify-batch", "--cases", str(cases_file)), runner, language)
         self.check_output(language, output, status, len(results))
         rows = []
@@ -273,12 +277,10 @@ def policy_rows(policy, versions):
 def run_job(snake):
     cases = conformance_cases.load_cases(snake.input.cases)
     versions = {Path(path).stem: json.loads(Path(path).read_text()) for path in snake.input.versions}
-    tokens_dirs = {Path(path).name: path for path in snake.input.tokens}
     key_dir = Path(snake.input.key_manifest).parent
     drivers = snake.params.drivers
     with open(snake.log[0], "w") as log:
-        suite = Conformance(cases, key_dir, versions, tokens_dirs, load_known(snake.input.known),
-                            snake.params.case_timeout, log)  # fmt: skip
+        suite = Conformance(cases, key_dir, versions, load_known(snake.input.known), snake.params.case_timeout, log)
         with ThreadPoolExecutor(snake.threads) as pool:
             jobs = [pool.submit(suite.run_language, language, driver) for language, driver in drivers.items()]
             rows = [row for job in jobs for row in job.result()]

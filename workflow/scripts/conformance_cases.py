@@ -60,6 +60,12 @@ def b64url_decode(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def key_names():
+    """The run keys the cases sign and verify with (generate_keys makes them whatever the
+    run's suites time): one per algorithm a case pins or signs with."""
+    return sorted({variants.parse(variant).key_name for variant in PINNED.values()})
+
+
 def load_cases(path=CASES):
     """The cases of cases.yaml, each checked: required fields, known values, unique ids."""
     cases = yaml.safe_load(Path(path).read_text())["cases"]
