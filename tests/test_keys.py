@@ -83,11 +83,17 @@ def test_manifest_and_log_hold_no_key_material(keys, workdir):
 
 def test_keys_for_cold_start_and_comparisons_come_with_any_variant_list(tmp_path):
     """With only ES256 configured, the keys cold start, the cross-check and the container
-    comparison sign with (HMAC-256, RSA-2048) are generated too."""
+    comparison sign with (HMAC-256, RSA-2048) are generated too, and, with the conformance
+    suite on, the keys its hostile tokens use (Ed25519, HMAC-512)."""
     from conftest import snakemake
 
-    result = snakemake(tmp_path, "keys/manifest.json", "--config",
-                       "suites={jwt: {algorithms: [ES256]}, percall: {algorithms: [ES256]},"
-                       " primitive: {activate: false}, keygen: {activate: false}}", "datasets=[]")  # fmt: skip
+    suites = ("suites={jwt: {algorithms: [ES256]}, percall: {algorithms: [ES256]},"
+              " primitive: {activate: false}, keygen: {activate: false}}")  # fmt: skip
+    result = snakemake(tmp_path, "keys/manifest.json", "--config", suites, "datasets=[]",
+                       "conformance={activate: false}")  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert set(manifest(tmp_path / "keys")) == {"ec-p256", "hmac-256", "rsa-2048"}
+    (tmp_path / "keys" / "manifest.json").unlink()
+    result = snakemake(tmp_path, "keys/manifest.json", "--config", suites, "datasets=[]")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert set(manifest(tmp_path / "keys")) == {"ec-p256", "hmac-256", "rsa-2048", "ed25519", "hmac-512"}
