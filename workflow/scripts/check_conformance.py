@@ -145,7 +145,6 @@ class BatchRun:
 class Conformance:
     def __init__(self, cases, key_dir, versions, known, timeout, log):
         self.cases = cases
-        self.by_id = {case["id"]: case for case in cases}
         self.key_dir = Path(key_dir).resolve()
         self.versions = versions
         self.known = known

@@ -229,7 +229,7 @@ def encoded_segment(raw, change, case_id):
     raise CaseError(f"case {case_id}: unknown segment change {change!r}")
 
 
-def changed_signature(signature, change, case_id, alg):
+def changed_signature(signature, change, case_id):
     """The signature's segment (base64url text) after the case's change."""
     if change is None:
         return b64url(signature)
@@ -263,8 +263,7 @@ def changed_signature(signature, change, case_id, alg):
         return encoded.replace("-", "+").replace("_", "/")
     if change == "unused_bits":
         alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-        unused = (6 * len(encoded) - 8 * len(signature)) or None
-        if unused is None:
+        if 6 * len(encoded) == 8 * len(signature):
             raise CaseError(f"case {case_id}: the signature's last character has no unused bits")
         return encoded[:-1] + alphabet[alphabet.index(encoded[-1]) ^ 1]
     raise CaseError(f"case {case_id}: unknown signature change {change!r}")
@@ -326,7 +325,7 @@ def build(case, keys, now, eddsa_name="EdDSA"):
             break
     else:
         raise CaseError(f"case {case['id']}: no signature of the shape it needs in 20000 tries")
-    encoded_signature = changed_signature(signature, case.get("signature"), case["id"], sign_alg)
+    encoded_signature = changed_signature(signature, case.get("signature"), case["id"])
     return assembled(header, payload, encoded_signature, case.get("token"), case["id"])
 
 
