@@ -28,6 +28,13 @@ import config_validation  # noqa: E402
 LANGUAGES = sorted(config_validation.driver_languages(SCRIPTS))
 # Languages with a JWS library (driver.yaml `jws: true`): the gate, interop, cold start.
 JWS_LANGUAGES = [language for language in LANGUAGES if config_validation.driver_manifest(SCRIPTS, language)["jws"]]
+# Each language's further JWT libraries, "<language>/<library>": drivers of their own that
+# share the language's harness, environment and image (workflow/scripts/README.md).
+LIBRARY_DRIVERS = sorted(config_validation.library_drivers(SCRIPTS))
+# Every JWS driver: each language's own and its further libraries.
+JWS_DRIVERS = JWS_LANGUAGES + [
+    driver for driver in LIBRARY_DRIVERS if config_validation.driver_manifest(SCRIPTS, driver)["jws"]
+]
 
 
 # Kaggle credentials planted in the smoke run's environment: they must send the datasets

@@ -118,8 +118,26 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
     with pytest.raises(config_validation.ConfigError, match=r"unknown algorithms \['ES521'\]"):
         config_validation.driver_manifest(tmp_path, "lang")
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
-    assert manifest == {"jws": False, "suites": ["primitive"], "unsupported": {}, "verify": {"validates": [], "lacks": {}}}
+    assert manifest == {"library": "openssl", "jws": False, "suites": ["primitive"], "unsupported": {},
+                        "verify": {"validates": [], "lacks": {}}}
     # A JWS driver says what its verify checks: every item of the verify policy, validated or lacking.
     (tmp_path / "lang" / "driver.yaml").write_text("jws: true\nsuites: [jwt]\nverify: {validates: [signature, alg]}\n")
     with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: key 'verify': items neither validated"):
         config_validation.driver_manifest(tmp_path, "lang")
+
+
+def test_a_further_library_is_a_driver_of_its_language(tmp_path):
+    """workflow/scripts/<language>/<library>/run is the driver "<language>/<library>"; its
+    driver.yaml names the library as its folder does."""
+    for folder in ("lang", "lang/other", "orphan/lib"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "run").write_text("#!/bin/sh\n")
+    assert config_validation.driver_languages(tmp_path) == {"lang"}  # orphan has no driver of its own
+    assert config_validation.library_drivers(tmp_path) == {"lang/other"}
+    assert config_validation.language_of("lang/other") == "lang"
+    policy = "verify: {validates: [signature, alg, exp, nbf, iat, leeway, required_claims]}\n"
+    (tmp_path / "lang" / "other" / "driver.yaml").write_text("library: another\njws: true\nsuites: [jwt]\n" + policy)
+    with pytest.raises(config_validation.ConfigError, match=r"lang/other/driver.yaml: key 'library' must be 'other'"):
+        config_validation.driver_manifest(tmp_path, "lang/other")
+    (tmp_path / "lang" / "other" / "driver.yaml").write_text("library: other\njws: true\nsuites: [jwt]\n" + policy)
+    assert config_validation.driver_manifest(tmp_path, "lang/other")["library"] == "other"

@@ -35,9 +35,13 @@ import variants
 import verify_tokens
 
 CONFIG_LANGUAGES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["languages"]
-MANIFESTS = {language: config_validation.driver_manifest(SCRIPTS, language) for language in CONFIG_LANGUAGES}
-JWS = [language for language in CONFIG_LANGUAGES if MANIFESTS[language]["jws"]]
-NOT_JWS = [language for language in CONFIG_LANGUAGES if not MANIFESTS[language]["jws"]]
+# Every driver of those languages: each language's own and its further libraries.
+DRIVERS = CONFIG_LANGUAGES + sorted(
+    driver for driver in config_validation.library_drivers(SCRIPTS) if config_validation.language_of(driver) in CONFIG_LANGUAGES
+)
+MANIFESTS = {driver: config_validation.driver_manifest(SCRIPTS, driver) for driver in DRIVERS}
+JWS = [driver for driver in DRIVERS if MANIFESTS[driver]["jws"]]
+NOT_JWS = [driver for driver in DRIVERS if not MANIFESTS[driver]["jws"]]
 VECTORS = jwk_keys.known_answers()
 CLAIMS = json.loads(FIXTURE.read_bytes())
 # Two variants for the round trips through the gate (tests/test_drivers.py does all 25;
@@ -111,7 +115,7 @@ def test_vectors_cover_the_rfc_examples():
 
 
 def test_config_languages_are_checked():
-    assert CONFIG_LANGUAGES and set(CONFIG_LANGUAGES) == set(JWS) | set(NOT_JWS)
+    assert CONFIG_LANGUAGES and set(DRIVERS) == set(JWS) | set(NOT_JWS)
 
 
 @pytest.mark.parametrize("language", CONFIG_LANGUAGES)
@@ -123,12 +127,24 @@ def test_one_folder_per_place(language):
     assert os.access(REPO / "envs" / language / "install", os.X_OK)
 
 
-@pytest.mark.parametrize("language", CONFIG_LANGUAGES)
+@pytest.mark.parametrize("driver", sorted(set(DRIVERS) - set(CONFIG_LANGUAGES)))
+def test_a_further_library_is_a_folder_in_its_language(driver):
+    """A further library's driver: its own folder with driver.yaml and an executable shim,
+    inside its language's folder (whose harness, environment and image it shares)."""
+    folder = SCRIPTS / driver
+    assert (folder / "driver.yaml").is_file()
+    assert os.access(folder / "run", os.X_OK), f"{folder / 'run'} is not executable"
+    assert MANIFESTS[driver]["library"] == folder.name
+
+
+@pytest.mark.parametrize("language", DRIVERS)
 def test_versions_has_the_required_fields(language, driver_env):
     result = run_driver(language, driver_env, "versions")
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
-    assert info["language"] == language
+    assert info["language"] == config_validation.language_of(language)
+    # The library the driver's folder names is the one it times.
+    assert info["implementation"] == MANIFESTS[language]["library"]
     for field in ("runtime", "runtime_version", "implementation", "implementation_version", "crypto_backend"):
         assert isinstance(info[field], str) and info[field].strip(), field
     assert isinstance(info["libraries"], dict) and info["libraries"]

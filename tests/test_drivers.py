@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from conftest import FIXTURE, JWS_LANGUAGES, SCRIPTS, run_driver
+from conftest import FIXTURE, JWS_DRIVERS, SCRIPTS, run_driver
 
 import config_validation
 import raw_samples
@@ -21,7 +21,7 @@ VARIANTS = [variants.parse(name) for name in variants.ALL_VARIANTS]
 # driver must report exactly those as unsupported, and do every other.
 EXPECTED_UNSUPPORTED = {
     (language, algorithm)
-    for language in JWS_LANGUAGES
+    for language in JWS_DRIVERS
     for algorithm in config_validation.driver_manifest(SCRIPTS, language)["unsupported"]
 }
 # Ed25519 may appear under RFC 9864's fully-specified name (fusionauth-jwt writes that).
@@ -45,7 +45,7 @@ def verify(language, env, keys, variant, token_text, tmp_path):
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-@pytest.mark.parametrize("language", JWS_LANGUAGES)
+@pytest.mark.parametrize("language", JWS_DRIVERS)
 def test_round_trip_and_forgeries(language, variant, keys, driver_env, tmp_path):
     signing, _ = variants.key_files(variant, keys)
     signed = run_driver(language, driver_env, "sign", "--alg", variant.algorithm,
@@ -83,7 +83,7 @@ def test_round_trip_and_forgeries(language, variant, keys, driver_env, tmp_path)
     assert verify(language, driver_env, keys, variant, f"{other_head}.{body}.{b64url(mac)}", tmp_path).returncode == 1
 
 
-@pytest.mark.parametrize("language", JWS_LANGUAGES)
+@pytest.mark.parametrize("language", JWS_DRIVERS)
 def test_expired_token_is_rejected(language, keys, driver_env, tmp_path):
     variant = variants.parse("HS256")
     head = b64url(b'{"alg":"HS256","typ":"JWT"}')
@@ -93,7 +93,7 @@ def test_expired_token_is_rejected(language, keys, driver_env, tmp_path):
     assert verify(language, driver_env, keys, variant, f"{head}.{body}.{b64url(mac)}", tmp_path).returncode == 1
 
 
-@pytest.mark.parametrize("language", JWS_LANGUAGES)
+@pytest.mark.parametrize("language", JWS_DRIVERS)
 def test_bad_input_exits_2_naming_it(language, driver_env, tmp_path):
     missing = tmp_path / "no-such-key.pem"
     result = run_driver(language, driver_env, "sign", "--alg", "HS256", "--key", str(missing), "--payload", str(FIXTURE))
@@ -122,7 +122,7 @@ def cell(operation, variant_name, keys, private=None, public=None):
             "input": "claims-001", "input_file": str(FIXTURE)}  # fmt: skip
 
 
-@pytest.mark.parametrize("language", JWS_LANGUAGES)
+@pytest.mark.parametrize("language", JWS_DRIVERS)
 def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_path):
     cells = [cell(op, name, keys) for name in ("HS256", "RS256-2048", "ES256", "EdDSA") for op in ("sign", "verify", "decode")]
     # A public key of the right size that does not match the private one: the checks
@@ -162,7 +162,7 @@ def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_p
     assert "PRIVATE KEY" not in result.stderr + result.stdout
 
 
-@pytest.mark.parametrize("language", JWS_LANGUAGES)
+@pytest.mark.parametrize("language", JWS_DRIVERS)
 def test_bench_times_out_a_slow_cell(language, keys, driver_env, tmp_path):
     spec_data = tiny_spec(language, keys, [cell("sign", "RS512-4096", keys)], samples=1000)
     spec_data["timing"].update(target_sample_seconds=0.05, max_cell_seconds=0.5)

@@ -139,6 +139,23 @@ def driver_languages(scripts_dir):
     }
 
 
+def library_drivers(scripts_dir):
+    """The further libraries' drivers, "<language>/<library>": a folder with a shim
+    workflow/scripts/<language>/<library>/run inside a language's driver folder, sharing
+    that language's harness, environment and image (workflow/scripts/README.md)."""
+    languages = driver_languages(scripts_dir)
+    return {
+        f"{path.parent.parent.name}/{path.parent.name}"
+        for path in Path(scripts_dir).glob("*/*/run")
+        if path.is_file() and path.parent.parent.name in languages
+    }
+
+
+def language_of(driver):
+    """The language of a driver name: "node" of "node" and of "node/jose"."""
+    return driver.split("/", 1)[0]
+
+
 BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen")
 # The JWS algorithms of seed 001's variants (workflow/scripts/variants.py); a driver.yaml's
 # `unsupported` names those its library cannot do.
@@ -148,9 +165,10 @@ VERIFY_POLICY = ("signature", "alg", "exp", "nbf", "iat", "leeway", "required_cl
 
 
 def driver_manifest(scripts_dir, language):
-    """What a language's driver does, from workflow/scripts/<language>/driver.yaml:
-    {"jws": bool, "suites": [...], "unsupported": {JWS algorithm: why}}; ConfigError naming
-    the file and key when malformed."""
+    """What a driver does, from workflow/scripts/<language>/driver.yaml (or, for a further
+    library of a language, <language>/<library>/driver.yaml): {"library": name, "jws": bool,
+    "suites": [...], "unsupported": {JWS algorithm: why}, "verify": {...}}; ConfigError
+    naming the file and key when malformed."""
     path = Path(scripts_dir) / language / "driver.yaml"
     if not path.is_file():
         raise ConfigError(f"{path}: missing (every driver says what it does: jws and suites;"
@@ -162,9 +180,14 @@ def driver_manifest(scripts_dir, language):
     problems = []
     if not isinstance(manifest, dict):
         raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
-    unknown = sorted(set(manifest) - {"jws", "suites", "unsupported", "verify"})
+    unknown = sorted(set(manifest) - {"library", "jws", "suites", "unsupported", "verify"})
     if unknown:
-        problems.append(f"unknown keys {unknown} (known: jws, suites, unsupported, verify)")
+        problems.append(f"unknown keys {unknown} (known: library, jws, suites, unsupported, verify)")
+    library = manifest.get("library")
+    if "/" in language and library != language.split("/", 1)[1]:
+        problems.append(f"key 'library' must be {language.split('/', 1)[1]!r}, the name of the driver's folder")
+    elif library is not None and not (isinstance(library, str) and library.strip()):
+        problems.append("key 'library' must name the library (a string)")
     if not isinstance(manifest.get("jws"), bool):
         problems.append("key 'jws' must be true or false")
     suites = manifest.get("suites")
@@ -188,7 +211,7 @@ def driver_manifest(scripts_dir, language):
         problems += verify_policy_problems(verify)
     if problems:
         raise ConfigError(f"{path}: " + "; ".join(problems))
-    return {"jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
+    return {"library": library, "jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
             "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})}}
 
 
