@@ -116,6 +116,10 @@ input_columns <- list(
   verify_policy = list(
     character = c("language", "implementation", "implementation_version", "item", "reason"),
     logical = "validated"),
+  drivers = list(
+    character = c("driver", "label", "language", "library", "version", "runtime", "runtime_version",
+                  "crypto_backend", "suites", "unsupported", "validates", "lacking", "lacks"),
+    logical = "own"),
   drift = list(
     character = c("language", "suite", "input", "implementation", "implementation_version"),
     numeric = c("round", "iterations", "ns_per_op", "seconds_before", "rounds_seconds", "relative"))
@@ -160,6 +164,23 @@ all_summary_cells <- read_result_csv("summary.csv", input_columns$summary)
 all_ratios <- read_result_csv("ratios.csv", input_columns$ratios)
 claims_input <- tools::file_path_sans_ext(basename(
   field(run_config, "suites", "jwt", "input") %||% "claims-001.json"))
+# The run's drivers (drivers.csv): each language's own, named by the language, and the
+# further libraries of config `libraries`, "<language>/<library>"; labelled
+# "<language>/<library>" in tables and figures. Optional: a run (or bundle) from before
+# further libraries existed has each language's own driver only.
+drivers <- read_result_csv("drivers.csv", input_columns$drivers, optional = TRUE)
+if (!is.null(drivers)) {  # an empty list (nothing unsupported, nothing lacking) is read as NA
+  for (col in c("suites", "unsupported", "validates", "lacking", "lacks")) {
+    set(drivers, i = which(is.na(drivers[[col]])), j = col, value = "")
+  }
+}
+further_libraries <- if (is.null(drivers)) character() else drivers[own == FALSE, paste(language, library)]
+is_further <- function(language, implementation) paste(language, implementation) %in% further_libraries
+# "Which library?" compares every driver's jwt cells on the claims file; every other section
+# is about each language's own driver, the library each seed named.
+library_cells <- all_summary_cells[suite == "jwt" & input == claims_input]
+all_summary_cells <- all_summary_cells[!is_further(language, implementation)]
+all_ratios <- all_ratios[!is_further(language, implementation)]
 summary_cells <- all_summary_cells[suite == "jwt" & input == claims_input]
 ratios <- all_ratios[suite == "jwt" & input == claims_input]
 interop_rows <- read_result_csv(file.path("verify", "matrix.csv"), input_columns$matrix)
@@ -178,7 +199,7 @@ conformance_rows <- read_result_csv(file.path("verify", "conformance.csv"), inpu
 verify_policy <- read_result_csv(file.path("verify", "verify-policy.csv"), input_columns$verify_policy,
                                  optional = TRUE)
 
-input_files <- c("summary.csv", "ratios.csv", file.path("verify", "matrix.csv"),
+input_files <- c("summary.csv", "ratios.csv", "drivers.csv", file.path("verify", "matrix.csv"),
                  file.path("verify", "deterministic.csv"), file.path("verify", "conformance.csv"),
                  file.path("verify", "verify-policy.csv"),
                  file.path("seed000", paste0(c("rates", "tokensize", "transfer", "ratios", "verdicts"), ".csv")),
@@ -192,9 +213,10 @@ input_files <- input_files[file.exists(file.path(results_dir, input_files))]
 
 # ---- orderings and colours --------------------------------------------------------
 
+own_driver <- function(names) names[!grepl("/", names, fixed = TRUE)]
 languages <- ordered_languages(field(run_config, "languages"), summary_cells$language,
-                               names(field(prov, "languages")), interop_rows$signer,
-                               interop_rows$verifier, ratios$language, crosscheck$language,
+                               own_driver(names(field(prov, "languages"))), own_driver(interop_rows$signer),
+                               own_driver(interop_rows$verifier), ratios$language, crosscheck$language,
                                coldstart$language, container_native$language)
 variant_levels <- ordered_variants(field(run_config, "suites", "jwt", "algorithms"),
                                    summary_cells$variant, interop_rows$variant,

@@ -106,22 +106,22 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
     (tmp_path / "lang").mkdir()
     with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: missing"):
         config_validation.driver_manifest(tmp_path, "lang")
-    (tmp_path / "lang" / "driver.yaml").write_text("jws: yes-please\nsuites: [jwt, speed]\n")
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: yes-please\nsuites: [jwt, speed]\n")
     with pytest.raises(config_validation.ConfigError) as error:
         config_validation.driver_manifest(tmp_path, "lang")
     assert "key 'jws' must be true or false" in str(error.value)
     assert "unknown ['speed']" in str(error.value)
-    (tmp_path / "lang" / "driver.yaml").write_text("jws: true\nsuites: [jwt]\nunsupported: {ES521: no, EdDSA: ''}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\nunsupported: {ES521: no, EdDSA: ''}\n")
     with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: key 'unsupported' must map"):
         config_validation.driver_manifest(tmp_path, "lang")
-    (tmp_path / "lang" / "driver.yaml").write_text("jws: true\nsuites: [jwt]\nunsupported: {ES521: no such curve}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\nunsupported: {ES521: no such curve}\n")
     with pytest.raises(config_validation.ConfigError, match=r"unknown algorithms \['ES521'\]"):
         config_validation.driver_manifest(tmp_path, "lang")
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
     assert manifest == {"library": "openssl", "jws": False, "suites": ["primitive"], "unsupported": {},
                         "verify": {"validates": [], "lacks": {}}}
     # A JWS driver says what its verify checks: every item of the verify policy, validated or lacking.
-    (tmp_path / "lang" / "driver.yaml").write_text("jws: true\nsuites: [jwt]\nverify: {validates: [signature, alg]}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\nverify: {validates: [signature, alg]}\n")
     with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: key 'verify': items neither validated"):
         config_validation.driver_manifest(tmp_path, "lang")
 

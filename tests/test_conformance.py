@@ -172,7 +172,7 @@ def run_fake(tmp_path, key_dir, flaw=None, accepted=("valid_hs256",), known=()):
     cases = [BY_ID[name] for name in ("valid_hs256", "alg_none", "exp_past", "exp_string_future")]
     engine = container_engine.Engine("native", "native", "test").as_dict()
     driver = {"language": "fake", "shim": str(shim), "engine": engine, "image_record": None}
-    versions = {"fake": {"implementation": "fakejwt", "implementation_version": "1.0"}}
+    versions = {"fake": {"language": "fake", "implementation": "fakejwt", "implementation_version": "1.0"}}
     with open(tmp_path / "log.txt", "w") as log:
         suite = check_conformance.Conformance(cases, key_dir, versions, set(known), 3, log)
         rows = suite.run_language("fake", driver)

@@ -48,7 +48,8 @@ def test_only_deterministic_variants_and_signed_tokens_are_read(tmp_path):
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / "hmac-256.secret").write_bytes(SECRET)
-    rows = det.check([tmp_path / "node", tmp_path / "python", tmp_path / "java"], ["HS256", "PS256-2048", "ES256", "EdDSA"], keys)
+    token_dirs = {name: tmp_path / name for name in ("node", "python", "java")}
+    rows = det.check(token_dirs, ["HS256", "PS256-2048", "ES256", "EdDSA"], keys)
     assert [(r["variant"], r["languages"], r["outcome"]) for r in rows] == [("HS256", "node python", det.DIFFERENT)]
     assert rows[0]["reference"] == det.DIFFERENT  # "AAAA" is not the HMAC of those bytes
 

@@ -204,8 +204,8 @@ def test_process_drift_needs_two_processes_of_a_language():
     two = alone + rows("go", "b", [1.1, 1.2])
     speeds = aggregate_samples.process_speeds(two)
     assert aggregate_samples.process_drift(two) == pytest.approx(
-        (speeds["go", "jwt", "a"] + 0.95 * (speeds["go", "jwt", "b"] - speeds["go", "jwt", "a"]))
-        / (speeds["go", "jwt", "a"] + 0.05 * (speeds["go", "jwt", "b"] - speeds["go", "jwt", "a"])))
+        (speeds["go", "go", "jwt", "a"] + 0.95 * (speeds["go", "go", "jwt", "b"] - speeds["go", "go", "jwt", "a"]))
+        / (speeds["go", "go", "jwt", "a"] + 0.05 * (speeds["go", "go", "jwt", "b"] - speeds["go", "go", "jwt", "a"])))
 
 
 def test_the_runs_drift_is_the_median_over_languages():

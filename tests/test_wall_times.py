@@ -25,12 +25,15 @@ def test_each_job_gets_its_stage_language_suite_and_interval(tmp_path):
     write_record(tmp_path, "build_image/python.tsv", 20, 1_000_020)
     write_record(tmp_path, "run_benchmark/node/jwt/claims-001.tsv", 30, 1_000_100)
     write_record(tmp_path, "run_coldstart/go.tsv", 10, 1_000_110)
+    # A further library's benchmark counts towards its language.
+    write_record(tmp_path, "run_benchmark/node/jose/jwt/claims-001.tsv", 8, 1_000_150)
     write_record(tmp_path, "render_report/render_report.tsv", 5, 1_000_200)
     rows = wall_times.collect(tmp_path / "logs/wall_times")
     assert [(row["stage"], row["rule"], row["job"], row["language"], row["suite"]) for row in rows] == [
         ("images", "build_image", "python", "python", ""),
         ("benchmarks", "run_benchmark", "node/jwt/claims-001", "node", "jwt"),
         ("benchmarks", "run_coldstart", "go", "go", "coldstart"),
+        ("benchmarks", "run_benchmark", "node/jose/jwt/claims-001", "node", "jwt"),
         ("report", "render_report", "render_report", "", ""),
     ]  # fmt: skip
     assert rows[1]["start"] == wall_times.iso(1_000_070) and rows[1]["end"] == wall_times.iso(1_000_100)

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SCRIPTS, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, snakemake
 
+import config_validation
 import variants
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
@@ -37,11 +38,15 @@ def dry_run_counts(workdir, engine):
 # each, hash on its cases and its length sweep, primitive and keygen; percall on the
 # claims file in java (the default's suites.percall.languages); every other language
 # (openssl) runs what its driver.yaml lists (primitive).
+# The further libraries of config libraries: each one job of suite jwt on the claims file,
+# and the same checks as each language's own driver.
+LIBRARIES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["libraries"]["drivers"]
 OTHER_JOBS = {language: 1 for language in LANGUAGES if language not in JWS_LANGUAGES}
-BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1 + 1) + 1 + sum(OTHER_JOBS.values())
+BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1 + 1) + 1 + sum(OTHER_JOBS.values()) + len(LIBRARIES)
 NATIVE_JOBS = {
-    "install_native_env": len(LANGUAGES), "generate_keys": 1, "record_versions": len(LANGUAGES),
-    "check_driver": len(JWS_LANGUAGES), "check_interop": 1, "check_deterministic_tokens": 1, "check_conformance": 1,
+    "install_native_env": len(LANGUAGES), "generate_keys": 1, "record_versions": len(LANGUAGES) + len(LIBRARIES),
+    "check_driver": len(JWS_LANGUAGES) + len(LIBRARIES), "check_interop": 1, "check_deterministic_tokens": 1,
+    "check_conformance": 1, "describe_drivers": 1,
     "prepare_dataset": 3,
     "write_bench_spec": BENCH_JOBS, "run_benchmark": BENCH_JOBS, "run_coldstart": len(JWS_LANGUAGES),
     "summarize_coldstart": 1, "aggregate_samples": 1, "collect_provenance": 1, "reproduce_seed000": 1,
@@ -112,8 +117,15 @@ def read_csv(path):
         return list(csv.DictReader(handle))
 
 
+# Each language's own library (its driver.yaml), as summary.csv's driver column names it.
+OWN_DRIVER = {language: f"{language}/{config_validation.driver_manifest(SCRIPTS, language)['library']}" for language in LANGUAGES}
+# The smoke run's JWS drivers by name: each language's own and the further libraries.
+JWS_DRIVERS = JWS_LANGUAGES + LIBRARIES
+
+
 def test_summary_has_every_cell(smoke):
-    rows = [r for r in read_csv(smoke / "results/summary.csv") if (r["suite"], r["input"]) == ("jwt", "claims-001")]
+    rows = [r for r in read_csv(smoke / "results/summary.csv")
+            if (r["suite"], r["input"]) == ("jwt", "claims-001") and r["driver"] == OWN_DRIVER[r["language"]]]
     cells = {(r["language"], r["operation"], r["variant"]): r for r in rows}
     for language in JWS_LANGUAGES:
         for operation in ("sign", "verify", "decode"):
@@ -127,6 +139,28 @@ def test_summary_has_every_cell(smoke):
                     assert (row["stop_reason"] == "sample_cap") == (int(row["samples"]) == 8), row
     assert len(rows) == len(JWS_LANGUAGES) * 3 * len(variants.ALL_VARIANTS)
     assert {r["status"] for r in rows if r["variant"] == "EdDSA" and r["language"] == "node"} == {"unsupported"}
+
+
+def test_every_library_is_a_driver_in_the_summary(smoke):
+    """Issue 24's must-show: at least 15 drivers, at least 3 per JWS language, each row with
+    its language and library; each further library timed on the smoke's libraries set."""
+    rows = read_csv(smoke / "results/summary.csv")
+    drivers = {(r["driver"], r["language"], r["library"]) for r in rows}
+    assert all(driver == f"{language}/{library}" for driver, language, library in drivers)
+    assert len({driver for driver, _, _ in drivers}) >= 15
+    for language in ("node", "python", "java", "go", "rust"):
+        assert len({driver for driver, lang, _ in drivers if lang == language}) >= 3, language
+    smoke_libraries = yaml.safe_load(SMOKE_CONFIG.read_text())["libraries"]
+    for name in LIBRARIES:
+        language, library = name.split("/")
+        cells = {(r["operation"], r["variant"]): r for r in rows if r["driver"] == name and r["suite"] == "jwt"}
+        expected = {(operation, variant) for operation in smoke_libraries["operations"]
+                    for variant in smoke_libraries["algorithms"]}  # fmt: skip
+        assert set(cells) == expected, name
+        assert {r["status"] for r in cells.values()} <= {"ok", "unsupported"}, name
+        assert all(r["implementation"] == library for r in cells.values()), name
+    html = (smoke / "results/report/report.html").read_text()
+    assert 'id="libraries"' in html and 'id="fig-libraries' in html
 
 
 def test_every_driver_stopped_its_cells_where_the_rule_says(smoke):
@@ -147,13 +181,20 @@ def test_interop_matrix_is_all_green(smoke):
     `valid` rows expect `reject`, and only those."""
     rows = read_csv(smoke / "results/verify/matrix.csv")
     signers = {r["signer"] for r in rows}
-    assert signers == set(JWS_LANGUAGES)
+    assert signers == set(JWS_DRIVERS)
     assert any(r["signer"] != r["verifier"] for r in rows)
     assert [r for r in rows if r["ok"] == "false"] == []
     renamed = {(r["signer"], r["verifier"], r["variant"]) for r in rows if r["check"] == "valid" and r["expected"] == "reject"}
+    # The EdDSA header each driver writes (its self-check token), where its library has EdDSA.
+    eddsa_name = {}
+    for name in JWS_DRIVERS:
+        token = smoke / "results/verify/tokens" / name / "signed" / "EdDSA.jwt"
+        if token.is_file():
+            eddsa_name[name] = json.loads(base64.urlsafe_b64decode(token.read_text().split(".")[0] + "==="))["alg"]
+    assert renamed == {(signer, verifier, "EdDSA") for signer in eddsa_name for verifier in eddsa_name
+                       if eddsa_name[signer] != eddsa_name[verifier]}  # fmt: skip
     if "java" in JWS_LANGUAGES:
-        others = [language for language in JWS_LANGUAGES if language not in ("java", "node")]  # node: no EdDSA
-        assert renamed == {pair for other in others for pair in (("java", other, "EdDSA"), (other, "java", "EdDSA"))}
+        assert eddsa_name["java"] == "Ed25519"  # fusionauth-jwt writes RFC 9864's name
     # Every pair supporting an algorithm checked it three ways; each language's self-check
     # also ran the JWS known answers (RFC 7515 A.1-A.4, RFC 8037 A.4).
     both = [r for r in rows if r["ok"] == "true"]
@@ -169,13 +210,14 @@ def test_conformance_suite_ran_every_case_in_every_jws_language(smoke):
     rows = read_csv(smoke / "results/verify/conformance.csv")
     cases = {r["case"] for r in rows}
     assert len(cases) >= 40
-    assert {r["language"] for r in rows} == set(JWS_LANGUAGES)
-    assert len(rows) == len(cases) * len(JWS_LANGUAGES)
+    libraries = {(r["language"], r["implementation"]) for r in rows}
+    assert {language for language, _ in libraries} == set(JWS_LANGUAGES) and len(libraries) == len(JWS_DRIVERS)
+    assert len(rows) == len(cases) * len(JWS_DRIVERS)
     for row in rows:
         assert row["clause"] and row["expected"] in ("must_reject", "may_accept", "must_accept"), row
         assert row["observed"] in ("accept", "reject", "error", "unsupported"), row
     policy = read_csv(smoke / "results/verify/verify-policy.csv")
-    assert {r["language"] for r in policy} == set(JWS_LANGUAGES)
+    assert {(r["language"], r["implementation"]) for r in policy} == libraries
     html = (smoke / "results/report/report.html").read_text()
     assert 'id="conformance"' in html and "must-reject cases" in html
     deviations = [r for r in rows if r["verdict"] == "deviation"]
@@ -195,7 +237,7 @@ def test_deterministic_tokens_of_identical_bytes_are_identical(smoke):
         assert row["outcome"] != "identical" or row["signatures"] == "1"
     # Every language's deterministic signature is pyca/cryptography's over the same bytes.
     assert {r["reference"] for r in rows} == {"same"}
-    assert {language for r in rows for language in r["languages"].split()} == set(JWS_LANGUAGES)
+    assert {driver for r in rows for driver in r["languages"].split()} == set(JWS_DRIVERS)
 
 
 def test_provenance_records_the_run(smoke):

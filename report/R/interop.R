@@ -8,11 +8,14 @@ interop_outcomes <- c("ok", "other alg name", "failed", "unsupported", "no row")
 # rejected: signer and verifier name the algorithm differently); unsupported (not ok, or no row, where the signer's
 # library lacks the variant for sign or the verifier's for verify, per summary.csv);
 # failed (not ok otherwise); no row (no row and nothing explains it).
-classify_interop <- function(rows, cells, langs, variants, cross_variants = variants) {
-  unsupported <- unique(cells[status == "unsupported",
-                              .(language = as.character(language),
-                                operation = as.character(operation),
-                                variant = as.character(variant))])
+# `declared` (driver, operation, variant), when given, says what each driver lacks (from
+# drivers.csv); else summary.csv's unsupported cells do (each language's own driver).
+classify_interop <- function(rows, cells, langs, variants, cross_variants = variants, declared = NULL) {
+  unsupported <- if (!is.null(declared)) declared[, .(language = driver, operation, variant)]
+                 else unique(cells[status == "unsupported",
+                                   .(language = as.character(language),
+                                     operation = as.character(operation),
+                                     variant = as.character(variant))])
   lacks <- function(language, operation, variant) {
     paste(language, operation, variant) %in%
       paste(unsupported$language, unsupported$operation, unsupported$variant)

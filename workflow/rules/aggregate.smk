@@ -15,14 +15,31 @@ rule aggregate_samples:
         "logs/wall_times/aggregate_samples/aggregate_samples.tsv"
     params:
         statistics=config["statistics"],
+        libraries={name: DRIVERS[name]["library"] for name in DRIVER_NAMES},
     run:
         aggregate_samples.run_job(job(input, output, params, log))
+
+
+rule describe_drivers:
+    input:
+        # In the order of params.manifests.
+        versions=expand("results/versions/{driver}.json", driver=DRIVER_NAMES),
+    output:
+        "results/drivers.csv",
+    log:
+        "logs/describe_drivers/describe_drivers.log",
+    benchmark:
+        "logs/wall_times/describe_drivers/describe_drivers.tsv"
+    params:
+        manifests={name: DRIVERS[name] for name in DRIVER_NAMES},
+    run:
+        describe_drivers.run_job(job(input, output, params, log))
 
 
 rule collect_provenance:
     input:
         metadata=get_raw_metadata,
-        versions=expand("results/versions/{language}.json", language=LANGUAGES),
+        versions=expand("results/versions/{driver}.json", driver=DRIVER_NAMES),
         images=get_all_images,
         datasets=get_dataset_facts,
         cycle_counter="results/cycle_counter.json",

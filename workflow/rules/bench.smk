@@ -1,4 +1,4 @@
-# Benchmarks: one job per (language, suite), never two at once (resource bench=1, set in
+# Benchmarks: one job per (driver, suite, input), never two at once (resource bench=1, set in
 # workflow/profiles/default), and only after every language passed the gate.
 
 
@@ -12,17 +12,17 @@ rule write_bench_spec:
     input:
         unpack(get_spec_inputs),
     output:
-        spec="results/specs/{language}/{suite}/{input}.json",
+        spec="results/specs/{driver}/{suite}/{input}.json",
     log:
-        "logs/write_bench_spec/{language}/{suite}/{input}.log",
+        "logs/write_bench_spec/{driver}/{suite}/{input}.log",
     benchmark:
-        "logs/wall_times/write_bench_spec/{language}/{suite}/{input}.tsv"
+        "logs/wall_times/write_bench_spec/{driver}/{suite}/{input}.tsv"
     params:
         suite_config=get_suite_config,
         timing=SPEC_TIMING,
         input_file=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[0],
         input_kind=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[1],
-        jws=lambda wildcards: DRIVERS[wildcards.language]["jws"],
+        jws=lambda wildcards: DRIVERS[wildcards.driver]["jws"],
     run:
         write_bench_spec.run_job(job(input, output, params, log, wildcards))
 
@@ -30,22 +30,22 @@ rule write_bench_spec:
 rule run_benchmark:
     input:
         unpack(get_driver_inputs),
-        spec="results/specs/{language}/{suite}/{input}.json",
+        spec="results/specs/{driver}/{suite}/{input}.json",
         # The whole verification stage finishes first: its jobs must never share the
         # machine with a benchmark, and a language that failed its own checks stops here.
         gate=verification_gate(),
-        versions="results/versions/{language}.json",
+        versions="results/versions/{driver}.json",
         # Every image is built before the first benchmark, so no build overlaps one.
         images=get_all_images,
     output:
-        samples="results/raw/{language}/{suite}/{input}.csv",
-        metadata="results/raw/{language}/{suite}/{input}.json",
+        samples="results/raw/{driver}/{suite}/{input}.csv",
+        metadata="results/raw/{driver}/{suite}/{input}.json",
     log:
-        "logs/run_benchmark/{language}/{suite}/{input}.log",
+        "logs/run_benchmark/{driver}/{suite}/{input}.log",
     resources:
         bench=1,
     params:
-        wall_time="logs/wall_times/run_benchmark/{language}/{suite}/{input}.tsv",
+        wall_time="logs/wall_times/run_benchmark/{driver}/{suite}/{input}.tsv",
         driver=get_driver,
         cpus=config["execution"]["cpus"],
     run:
@@ -124,19 +124,19 @@ rule compare_native:
 rule run_coldstart:
     input:
         unpack(get_driver_inputs),
-        native_env=env_stamp("{language}"),
+        native_env=lambda wildcards: env_stamp(language_of(wildcards.driver)),
         images=get_all_images,
         gate=verification_gate(),
     output:
-        "results/raw/{language}/coldstart.json",
+        "results/raw/{driver}/coldstart.json",
     log:
-        "logs/run_coldstart/{language}.log",
+        "logs/run_coldstart/{driver}.log",
     resources:
         bench=1,
     params:
-        wall_time="logs/wall_times/run_coldstart/{language}.tsv",
+        wall_time="logs/wall_times/run_coldstart/{driver}.tsv",
         driver=get_driver,
-        native_driver=lambda wildcards: native_driver_params(wildcards.language),
+        native_driver=lambda wildcards: native_driver_params(wildcards.driver),
         settings=config["suites"]["coldstart"],
         payload=jwt_input_file(),
         cpus=config["execution"]["cpus"],
@@ -150,7 +150,7 @@ rule run_coldstart:
 
 rule summarize_coldstart:
     input:
-        expand("results/raw/{language}/coldstart.json", language=JWS_LANGUAGES),
+        expand("results/raw/{driver}/coldstart.json", driver=JWS_LANGUAGES),
     output:
         "results/coldstart.csv",
     log:

@@ -6,6 +6,7 @@
 # engine, or natively in its pinned environment (envs/<language>/, rule
 # install_native_env); driver_runner.py does both. A `conda:` or `container:` directive
 # would name environments this workflow does not use.
+import re
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,12 +24,14 @@ import bundles  # noqa: E402
 import check_conformance  # noqa: E402
 import coldstart  # noqa: E402
 import cycle_counter  # noqa: E402
+import describe_drivers  # noqa: E402
 import deterministic_tokens  # noqa: E402
 import compare_native  # noqa: E402
 import config_validation  # noqa: E402
 import conformance_cases  # noqa: E402
 import container_engine  # noqa: E402
 import crosscheck_harness  # noqa: E402
+import driver_runner  # noqa: E402
 import generate_keys  # noqa: E402
 import merge_hosts  # noqa: E402
 import prepare_dataset  # noqa: E402
@@ -49,6 +52,7 @@ try:
         config,
         SOURCE / "config" / "schemas" / "config.schema.yaml",
         config_validation.driver_languages(SCRIPTS),
+        config_validation.library_drivers(SCRIPTS),
     )
 except config_validation.ConfigError as error:
     raise WorkflowError(str(error)) from None
@@ -68,6 +72,23 @@ if IN_CONTAINERS:
         )
 
 LANGUAGES = config["languages"]
+language_of = config_validation.language_of
+# Further JWT libraries (config libraries.drivers), each a driver "<language>/<library>"
+# that shares its language's environment and image; a language's own driver is named by
+# the language. Rules whose wildcard is {driver} run once per driver.
+LIBRARY_DRIVERS = [
+    name for name in config["libraries"]["drivers"] if language_of(name) in LANGUAGES
+]
+DRIVER_NAMES = LANGUAGES + LIBRARY_DRIVERS
+_left_out = [
+    name for name in config["libraries"]["drivers"] if name not in LIBRARY_DRIVERS
+]
+if _left_out:
+    print(
+        f"jwtbench: note: libraries.drivers {', '.join(_left_out)}: their languages are not"
+        " in `languages`, so they do not run",
+        file=sys.stderr,
+    )
 # The config a run's provenance and bundle record: without the keys that only name other
 # runs' bundles for the on-demand compare and merge targets (rules/compare.smk), so
 # setting those never re-runs (or changes the record of) this run.
@@ -76,13 +97,14 @@ RUN_CONFIG = {
 }
 try:
     DRIVERS = {
-        language: config_validation.driver_manifest(SCRIPTS, language)
-        for language in LANGUAGES
+        name: config_validation.driver_manifest(SCRIPTS, name) for name in DRIVER_NAMES
     }
 except config_validation.ConfigError as error:
     raise WorkflowError(str(error)) from None
-# Languages with a JWS library: the verification gate, interop, cold start, cross-checks.
+# Languages whose own driver has a JWS library: cold start, the cross-checks, the seeds.
 JWS_LANGUAGES = [language for language in LANGUAGES if DRIVERS[language]["jws"]]
+# Every JWS driver, the further libraries too: the verification gate, interop, conformance.
+JWS_DRIVERS = [name for name in DRIVER_NAMES if DRIVERS[name]["jws"]]
 ACTIVE = [name for name, suite in config["suites"].items() if suite["activate"]]
 # Suites the drivers' `bench` times; coldstart times whole processes (rule run_coldstart).
 SUITES = [name for name in ACTIVE if name != "coldstart"]
@@ -163,26 +185,29 @@ for _suite in SUITES:
         )
 
 
-# One benchmark job per (language, suite, input), for the suites the language runs.
-def jobs_of(language):
+# One benchmark job per (driver, suite, input), for the suites the driver runs; a further
+# library runs suite jwt on the claims file only (config libraries).
+def jobs_of(driver):
+    if driver in LIBRARY_DRIVERS:
+        runs = "jwt" in SUITES and "jwt" in DRIVERS[driver]["suites"]
+        return [("jwt", CLAIMS_INPUT)] if runs else []
     return [
         (suite, name)
         for suite in SUITES
-        if suite_runs_in(suite, language)
+        if suite_runs_in(suite, driver)
         for name in suite_inputs(suite)
     ]
 
 
-LANGUAGE_JOBS = [
-    (language, suite, name)
-    for language in LANGUAGES
-    for suite, name in jobs_of(language)
+DRIVER_JOBS = [
+    (driver, suite, name) for driver in DRIVER_NAMES for suite, name in jobs_of(driver)
 ]
-BENCH_JOBS = list(dict.fromkeys((suite, name) for _, suite, name in LANGUAGE_JOBS))
+BENCH_JOBS = list(dict.fromkeys((suite, name) for _, suite, name in DRIVER_JOBS))
 
 
 wildcard_constraints:
     language="|".join(LANGUAGES),
+    driver="|".join(re.escape(name) for name in DRIVER_NAMES),
     suite="|".join(SUITES),
     image="|".join(IMAGES),
     dataset="|".join(DATASETS) or "(?!)",
@@ -208,22 +233,28 @@ def repo_path(relative):
     return str((SOURCE / relative).resolve())
 
 
-def driver(language):
+def driver(name):
     """The driver's shim, which runs it natively."""
-    return str(SCRIPTS / language / "run")
+    return str(SCRIPTS / name / "run")
 
 
 def image_record(name):
     return f"results/images/{name}.json"
 
 
-def driver_params(language, engine=ENGINE):
-    """How a step runs a language's driver (driver_runner.DriverRunner.from_params)."""
+def driver_params(name, engine=ENGINE):
+    """How a step runs a driver (driver_runner.DriverRunner.from_params): in its language's
+    image, a further library through its own shim there."""
     return {
-        "language": language,
-        "shim": driver(language),
+        "language": name,
+        "shim": driver(name),
         "engine": engine.as_dict(),
-        "image_record": image_record(language) if engine.in_containers else None,
+        "image_record": (
+            image_record(language_of(name)) if engine.in_containers else None
+        ),
+        "entrypoint": (
+            driver_runner.shim_in_image(name) if name in LIBRARY_DRIVERS else None
+        ),
     }
 
 
@@ -234,21 +265,23 @@ def native_driver_params(language):
 
 
 def get_driver(wildcards):
-    return driver_params(wildcards.language)
+    return driver_params(wildcards.driver)
 
 
 def get_own_driver(wildcards):
-    """{language: driver params} for the one language a job checks."""
-    return {wildcards.language: driver_params(wildcards.language)}
+    """{driver: driver params} for the one driver a job checks."""
+    return {wildcards.driver: driver_params(wildcards.driver)}
 
 
 def all_drivers():
-    return {language: driver_params(language) for language in JWS_LANGUAGES}
+    return {name: driver_params(name) for name in JWS_DRIVERS}
 
 
-def driver_sources(language):
+def driver_sources(name):
+    """A driver's files: its language's harness, and a further library's own folder."""
+    folders = dict.fromkeys([SCRIPTS / language_of(name), SCRIPTS / name])
     return sorted(
-        str(path) for path in (SCRIPTS / language).iterdir() if path.is_file()
+        str(path) for folder in folders for path in folder.iterdir() if path.is_file()
     )
 
 
@@ -292,18 +325,26 @@ def key_names():
     return sorted({variant.key_name for variant in JWT_VARIANTS} | extra)
 
 
-def suite_config_of(suite, name):
+def suite_config_of(driver, suite, name):
     """A suite's config for one job; suite jwt on a dataset times the dataset's algorithms
-    (seed 000's HMAC and RSA by default), on the claims file its whole grid (seed 001's).
+    (seed 000's HMAC and RSA by default), on the claims file its whole grid (seed 001's),
+    and for a further library the variants and operations of config libraries.
     """
     settings = config["suites"][suite]
+    if suite == "jwt" and driver in LIBRARY_DRIVERS:
+        chosen = config["libraries"]["algorithms"] or settings["algorithms"]
+        return {
+            **settings,
+            "algorithms": [name for name in settings["algorithms"] if name in chosen],
+            "operations": config["libraries"]["operations"],
+        }
     if suite == "jwt" and name in DATASETS:
         return {**settings, "algorithms": settings["dataset_algorithms"]}
     return settings
 
 
 def get_suite_config(wildcards):
-    return suite_config_of(wildcards.suite, wildcards.input)
+    return suite_config_of(wildcards.driver, wildcards.suite, wildcards.input)
 
 
 # The timing section of every spec, with the statistics' confidence for rule 5a's CIs.
@@ -372,10 +413,10 @@ def runtime_of(language):
 
 
 def get_driver_inputs(wildcards):
-    """What running a language's driver needs: its image or environment, its sources, the keys."""
+    """What running a driver needs: its language's image or environment, its sources, the keys."""
     return {
-        "runtime": runtime_of(wildcards.language),
-        "sources": driver_sources(wildcards.language),
+        "runtime": runtime_of(language_of(wildcards.driver)),
+        "sources": driver_sources(wildcards.driver),
         "key_manifest": KEY_MANIFEST,
     }
 
@@ -401,11 +442,19 @@ def get_build_args(wildcards):
     }
 
 
-def raw_files(extension):
+def raw_files(extension, drivers=None):
+    """The raw files of the run's benchmark jobs (of `drivers` only, when given)."""
     return [
-        f"results/raw/{language}/{suite}/{name}.{extension}"
-        for language, suite, name in LANGUAGE_JOBS
+        f"results/raw/{driver}/{suite}/{name}.{extension}"
+        for driver, suite, name in DRIVER_JOBS
+        if drivers is None or driver in drivers
     ]
+
+
+def own_raw_files():
+    """The raw CSVs of each language's own driver: what the seeds are judged on (each seed
+    named its library; a further library's figures are the report's, not a seed's)."""
+    return raw_files("csv", LANGUAGES)
 
 
 def get_raw_samples(wildcards=None):
@@ -419,8 +468,8 @@ def get_raw_metadata(wildcards=None):
 def get_bench_specs(wildcards=None):
     """The spec of each raw file, in the same order (aggregation replays rule 5a on them)."""
     return [
-        f"results/specs/{language}/{suite}/{name}.json"
-        for language, suite, name in LANGUAGE_JOBS
+        f"results/specs/{driver}/{suite}/{name}.json"
+        for driver, suite, name in DRIVER_JOBS
     ]
 
 
@@ -433,7 +482,7 @@ SEED000 = any(name in DATASETS for suite, name in BENCH_JOBS)
 
 
 def get_seed000_samples(wildcards=None):
-    return [path for path in raw_files("csv") if Path(path).stem in DATASETS]
+    return [path for path in own_raw_files() if Path(path).stem in DATASETS]
 
 
 SEED001 = bool({("jwt", CLAIMS_INPUT), ("percall", CLAIMS_INPUT)} & set(BENCH_JOBS))
@@ -444,14 +493,14 @@ def get_seed001_samples(wildcards=None):
     """Raw files of jwt on the claims file (jwtbench's method) and of percall (the seed's)."""
     return [
         path
-        for path in raw_files("csv")
+        for path in own_raw_files()
         if Path(path).parent.name in ("jwt", "percall")
         and Path(path).stem == CLAIMS_INPUT
     ]
 
 
 def get_seed002_samples(wildcards=None):
-    return [path for path in raw_files("csv") if Path(path).parent.name == "hash"]
+    return [path for path in own_raw_files() if Path(path).parent.name == "hash"]
 
 
 SEED003 = "primitive" in {suite for suite, _ in BENCH_JOBS}
@@ -462,18 +511,18 @@ def get_seed003_inputs(wildcards=None):
     """Suite primitive's raw files, and suite jwt's on the claims file (for JWT overhead)."""
     return {
         "primitive": [
-            path for path in raw_files("csv") if Path(path).parent.name == "primitive"
+            path for path in own_raw_files() if Path(path).parent.name == "primitive"
         ],
         "jwt": [
             path
-            for path in raw_files("csv")
+            for path in own_raw_files()
             if Path(path).parent.name == "jwt" and Path(path).stem == CLAIMS_INPUT
         ],
     }
 
 
 def get_seed004_samples(wildcards=None):
-    return [path for path in raw_files("csv") if Path(path).parent.name == "keygen"]
+    return [path for path in own_raw_files() if Path(path).parent.name == "keygen"]
 
 
 def get_wall_time_inputs(wildcards):
@@ -490,6 +539,7 @@ def get_report_inputs(wildcards):
     inputs = {
         "summary": "results/summary.csv",
         "ratios": "results/ratios.csv",
+        "drivers": "results/drivers.csv",
         "matrix": "results/verify/matrix.csv",
         "conformance": (
             ["results/verify/conformance.csv", "results/verify/verify-policy.csv"]
@@ -550,7 +600,7 @@ def get_bundle_inputs(wildcards):
         "samples": get_raw_samples(),
         "metadata": get_raw_metadata(),
         "coldstart": (
-            expand("results/raw/{language}/coldstart.json", language=JWS_LANGUAGES)
+            expand("results/raw/{driver}/coldstart.json", driver=JWS_LANGUAGES)
             if COLDSTART
             else []
         ),
@@ -597,6 +647,6 @@ def config_bundles(key):
 
 def print_bench_plan():
     """Before the first job: the cells the benchmarks will time and an estimate of how long."""
-    jws_of = {language: DRIVERS[language]["jws"] for language in LANGUAGES}
-    totals = bench_plan.plan(LANGUAGE_JOBS, suite_config_of, config["timing"], jws_of)
-    print(bench_plan.describe(totals, LANGUAGE_JOBS), file=sys.stderr)
+    jws_of = {name: DRIVERS[name]["jws"] for name in DRIVER_NAMES}
+    totals = bench_plan.plan(DRIVER_JOBS, suite_config_of, config["timing"], jws_of)
+    print(bench_plan.describe(totals, DRIVER_JOBS), file=sys.stderr)

@@ -19,6 +19,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import config_validation  # noqa: E402
 import raw_samples  # noqa: E402
 import sample_statistics as stats  # noqa: E402
 import stopping_rule  # noqa: E402
@@ -74,11 +75,12 @@ def check_origins(paths):
     return origins
 
 
-def group_cells(paths):
+def group_cells(paths, source=None):
     """{cell key: rows}, in the order cells first appear. A cell whose rows come from
-    files of different hosts or image IDs is refused (MixedOriginError)."""
+    files of different hosts or image IDs is refused (MixedOriginError). `source`, when
+    given, is filled with {cell key: the first file with its rows}."""
     origins = check_origins(paths)
-    cells, source = {}, {}
+    cells, source = {}, {} if source is None else source
     for path in paths:
         for row in raw_samples.cells_only(raw_samples.read(path)):
             if row["suite"] in UNTIMED_SUITES:
@@ -249,14 +251,16 @@ def ratios(summaries, samples, rounds, settings):
     return rows
 
 
-def drift(raw_paths):
+def drift(raw_paths, libraries=None):
     """Timing rule 5b's reference, one row per round of each benchmark process (raw file):
     its ns/op, that over the median of every round of the language in the run (`relative`:
     above 1, the machine was slower then), and where the round began in the process's
-    sampling (seconds of samples before it, and in all: the rounds' place in time)."""
+    sampling (seconds of samples before it, and in all: the rounds' place in time). Each
+    row names its process's driver (driver_of_raw; its language where that is unknown)."""
     found = []
     for path in map(Path, raw_paths):
         rows = raw_samples.read(path)
+        named = driver_of_raw(path, libraries or {})
         reference = [row for row in rows if row["operation"] == raw_samples.REFERENCE and row["iterations"]]
         if not reference:
             continue
@@ -270,7 +274,8 @@ def drift(raw_paths):
             total += per_round[number]
         for row in sorted(reference, key=lambda r: r["sample"]):
             found.append({
-                "language": row["language"], "suite": row["suite"], "input": path.stem, "round": row["sample"],
+                "language": row["language"], "driver": named[0] if named else row["language"],
+                "suite": row["suite"], "input": path.stem, "round": row["sample"],
                 "implementation": row["implementation"], "implementation_version": row["implementation_version"],
                 "iterations": row["iterations"], "ns_per_op": row["elapsed_ns"] / row["iterations"],
                 "seconds_before": before[row["sample"]] / 1e9, "rounds_seconds": total / 1e9,
@@ -303,11 +308,13 @@ def rounds_by(paths, key_of):
 
 
 def process_speeds(rows):
-    """{(language, suite, input): the median of its rounds' relative reference time}: how
-    fast the machine was while each process ran, against its language's run median."""
+    """{(language, driver, suite, input): the median of its rounds' relative reference
+    time}: how fast the machine was while each process ran, against its language's run
+    median."""
     found = {}
     for row in rows:
-        found.setdefault((row["language"], row["suite"], row["input"]), []).append(row["relative"])
+        process = (row["language"], row.get("driver", row["language"]), row["suite"], row["input"])
+        found.setdefault(process, []).append(row["relative"])
     return {process: statistics.median(values) for process, values in found.items()}
 
 
@@ -326,7 +333,7 @@ def process_drift(rows):
     the languages, so that one runtime whose reference its JIT or collector moves (a JIT
     compiles the reference differently in each process) does not pass for the machine; 1.0
     when no language has two processes."""
-    speeds = by_language((language, speed) for (language, _, _), speed in process_speeds(rows).items())
+    speeds = by_language((process[0], speed) for process, speed in process_speeds(rows).items())
     factors = [high / low for low, high in (np.percentile(values, [5, 95]) for values in speeds.values()
                                             if len(values) > 1)]  # fmt: skip
     return float(statistics.median(factors)) if factors else 1.0
@@ -359,10 +366,26 @@ def write_tables(outputs, columns, tables, log):
         print(f"{outputs[name]}: {len(table)} rows", file=log)
 
 
-def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), drift_path=None):
+def driver_of_raw(path, libraries):
+    """(driver, library) of a raw file results/raw/<driver>/<suite>/<input>.csv, the driver
+    named "<language>/<library>" from `libraries` ({driver name: its library}); None for a
+    file outside results/raw/ or of a driver not in `libraries` (hand-made raw files)."""
+    parts = Path(path).parts
+    if len(parts) < 5 or parts[:2] != ("results", "raw"):
+        return None
+    name = "/".join(parts[2:-2])
+    if name not in libraries:
+        return None
+    return f"{config_validation.language_of(name)}/{libraries[name]}", libraries[name]
+
+
+def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), drift_path=None, libraries=None):
     """spec_paths[i] is the spec raw_paths[i] was measured from (its pairs and timing);
-    without them (hand-made raw files) cells have no stop_reason and no ratio is paired."""
-    cells = group_cells(raw_paths)
+    without them (hand-made raw files) cells have no stop_reason and no ratio is paired.
+    `libraries` ({driver name: its library}) names each cell's driver; without it (or for a
+    file outside results/raw/), a cell's driver is its language/implementation."""
+    source = {}
+    cells = group_cells(raw_paths, source)
     reasons = {}
     for raw_path, spec_path in zip(raw_paths, spec_paths):
         found, disagree = stop_reasons(raw_path, spec_path)
@@ -372,6 +395,10 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
     summaries, samples, rounds = {}, {}, {}
     for key, rows in cells.items():
         summaries[key], samples[key] = summarise(key, rows, settings)
+        row = rows[0]
+        named = driver_of_raw(source[key], libraries or {})
+        driver, library = named or (f"{row['language']}/{row['implementation']}", row["implementation"])
+        summaries[key].update(driver=driver, library=library)
         summaries[key]["stop_reason"] = reasons.get(key, "")
         if reasons.get(key) in ("precision", "sample_cap", "time_cap") and key[2] in ROUND_SUITES:
             rounds[key] = {row["sample"]: row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"]}
@@ -382,7 +409,7 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
     print(f"{len(summaries)} cells from {len(raw_paths)} files; {len(ratio_rows)} ratios;"
           f" timed cells stopped at: {dict(stopped)}", file=log)  # fmt: skip
     if drift_path:
-        rounds_of_reference = drift(raw_paths)
+        rounds_of_reference = drift(raw_paths, libraries)
         write_csv(drift_path, columns("drift.schema.yaml"), rounds_of_reference)
         spread = drift_range(rounds_of_reference)
         print(f"drift reference: {len(rounds_of_reference)} rounds" + (
@@ -394,4 +421,4 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
 def run_job(job):
     with open(job.log[0], "w") as log:
         main(job.input.samples, job.params.statistics, job.output.summary, job.output.ratios, log, job.input.specs,
-             job.output.drift)  # fmt: skip
+             job.output.drift, job.params.libraries)  # fmt: skip

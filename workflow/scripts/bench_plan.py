@@ -55,13 +55,14 @@ def seconds(suite, cell, suite_config, timing, jws):
 
 
 def plan(jobs, suite_config_of, timing, jws_of):
-    """{suite: [cells, least seconds, most seconds]} over the benchmark jobs;
-    suite_config_of(suite, input) is the suite's config for a job (the workflow's)."""
+    """{suite: [cells, least seconds, most seconds]} over the benchmark jobs (driver, suite,
+    input); suite_config_of(driver, suite, input) is the suite's config for a job (the
+    workflow's)."""
     totals = {}
-    for language, suite, input_name in jobs:
-        jws = jws_of[language]
-        config = suite_config_of(suite, input_name)
-        made = job_cells(language, suite, input_name, config, jws)
+    for driver, suite, input_name in jobs:
+        jws = jws_of[driver]
+        config = suite_config_of(driver, suite, input_name)
+        made = job_cells(driver, suite, input_name, config, jws)
         entry = totals.setdefault(suite, [0, 0.0, 0.0])
         entry[0] += len(made)
         if suite in aggregate_samples.ROUND_SUITES and jws:  # the process's warm-up lands on its first cell

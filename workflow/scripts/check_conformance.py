@@ -36,6 +36,8 @@ import config_validation  # noqa: E402
 import driver_runner  # noqa: E402
 
 KNOWN_DEVIATIONS = Path(__file__).resolve().parents[2] / "data" / "conformance" / "known-deviations.csv"
+# Where the workflow writes each driver's `versions` (results/versions/<driver>.json).
+VERSIONS_DIR = "results/versions"
 COLUMNS = [
     "language", "implementation", "implementation_version", "case", "group", "alg", "expected",
     "observed", "exit", "verdict", "elapsed_ns", "peak_rss_kb", "reason", "clause", "requirement",
@@ -160,10 +162,12 @@ class Conformance:
             if problem:
                 self.problems.append(message)
 
-    def run_language(self, language, driver):
-        """Rows of one language: build its tokens, run its batch, judge each line."""
+    def run_language(self, name, driver):
+        """Rows of one driver (a language's own, or a further library's): build its
+        tokens, run its batch, judge each line."""
         runner = driver_runner.DriverRunner.from_params(driver)
-        version = self.versions[language]
+        version = self.versions[name]
+        language = version["language"]
         with tempfile.TemporaryDirectory(prefix=f"jwtbench-conformance-{language}-") as scratch:
             Path(scratch).chmod(0o755)  # a container's user reads the tokens
             with runner.session(self.key_dir, read_only=[scratch], reuse=True) as argv:
@@ -262,11 +266,11 @@ def write_table(path, rows, columns=COLUMNS):
 def policy_rows(policy, versions):
     """What each driver's verify checks (its driver.yaml `verify`), one row per policy item."""
     rows = []
-    for language, declared in policy.items():
-        version = versions[language]
+    for name, declared in policy.items():
+        version = versions[name]
         for item in config_validation.VERIFY_POLICY:
             rows.append({
-                "language": language, "implementation": version["implementation"],
+                "language": version["language"], "implementation": version["implementation"],
                 "implementation_version": version["implementation_version"], "item": item,
                 "validated": str(item in declared["validates"]).lower(), "reason": declared["lacks"].get(item, ""),
             })  # fmt: skip
@@ -275,7 +279,10 @@ def policy_rows(policy, versions):
 
 def run_job(snake):
     cases = conformance_cases.load_cases(snake.input.cases)
-    versions = {Path(path).stem: json.loads(Path(path).read_text()) for path in snake.input.versions}
+    versions = {
+        config_validation.driver_of(path, VERSIONS_DIR): json.loads(Path(path).read_text())
+        for path in snake.input.versions
+    }
     key_dir = Path(snake.input.key_manifest).parent
     drivers = snake.params.drivers
     with open(snake.log[0], "w") as log:
@@ -285,11 +292,12 @@ def run_job(snake):
             rows = [row for job in jobs for row in job.result()]
         write_table(snake.output.table, rows)
         write_table(snake.output.policy, policy_rows(snake.params.policy, versions), POLICY_COLUMNS)
-        for language in drivers:
-            mine = [row for row in rows if row["language"] == language]
-            must = [row for row in mine if row["expected"] == "must_reject"]
+        for name in drivers:
+            library = (versions[name]["language"], versions[name]["implementation"])
+            must = [row for row in rows if (row["language"], row["implementation"]) == library
+                    and row["expected"] == "must_reject"]  # fmt: skip
             rejected = sum(row["verdict"] == "as_required" for row in must)
-            suite.note(f"{language}: rejects {rejected} of {len(must)} must-reject cases")
+            suite.note(f"{'/'.join(library)}: rejects {rejected} of {len(must)} must-reject cases")
     if suite.problems:
         raise RuntimeError(
             f"the conformance suite failed ({len(suite.problems)} problems, see {snake.log[0]}; "

@@ -51,7 +51,7 @@ def hyperfine(command, runs, warmup, export, log, env):
 
 
 def run_job(snake):
-    language = snake.wildcards.language
+    language = snake.wildcards.driver
     cpus = driver_runner.checked_cpus(snake.params.cpus)
     settings = snake.params.settings
     key_dir = str(Path(snake.input.key_manifest).parent.resolve())

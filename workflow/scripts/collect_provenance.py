@@ -9,9 +9,14 @@ import json
 import os
 import platform
 import subprocess
+import sys
 from pathlib import Path
 
 import snakemake
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import config_validation  # noqa: E402
 
 FLAGS = ("sha_ni", "avx2", "aes", "avx512f", "bmi2", "adx")
 
@@ -133,7 +138,11 @@ def run_job(snake):
     started = min(job["started"] for job in jobs)
     ended = max(job["ended"] for job in jobs)
     wall = datetime.datetime.fromisoformat(ended) - datetime.datetime.fromisoformat(started)
-    languages = {Path(p).stem: json.loads(Path(p).read_text()) for p in snake.input.versions}
+    # Each driver's versions, by driver name (a language, or "<language>/<library>").
+    languages = {
+        config_validation.driver_of(p, "results/versions"): json.loads(Path(p).read_text())
+        for p in snake.input.versions
+    }
     provenance = {
         "format": "jwtbench-provenance/1",
         "run": {

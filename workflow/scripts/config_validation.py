@@ -81,11 +81,12 @@ def fill_defaults(instance, schema):
             fill_defaults(instance[name], subschema)
 
 
-def validate(config, schema_file, known_languages):
+def validate(config, schema_file, known_languages, known_libraries=()):
     """Return a validated copy of `config` with every default filled in.
 
-    `known_languages` are the languages with a driver in this checkout; a language
-    outside them is an error naming the key, so adding a language needs no schema edit.
+    `known_languages` are the languages with a driver in this checkout, `known_libraries`
+    the further libraries' drivers ("<language>/<library>"); a name outside them is an
+    error naming the key, so adding a language or a library needs no schema edit.
     """
     schema = yaml.safe_load(Path(schema_file).read_text())
     config = coerce_command_line_scalars(config, schema)
@@ -101,6 +102,7 @@ def validate(config, schema_file, known_languages):
                 f" no driver workflow/scripts/{language}/run"
                 f" (known: {', '.join(sorted(known_languages))})"
             )
+    problems += library_problems(config, known_libraries)
     problems += dataset_problems(config)
     if problems:
         raise ConfigError(
@@ -109,6 +111,20 @@ def validate(config, schema_file, known_languages):
     filled = copy.deepcopy(config)
     fill_defaults(filled, schema)
     return filled
+
+
+def library_problems(config, known_libraries):
+    """What the schema cannot say about `libraries.drivers`: each names a further library's
+    driver folder (workflow/scripts/<language>/<library>/run)."""
+    problems = []
+    drivers = (config.get("libraries") or {}).get("drivers") or []
+    for index, driver in enumerate(drivers if isinstance(drivers, list) else []):
+        if isinstance(driver, str) and driver not in known_libraries:
+            problems.append(
+                f"config key 'libraries.drivers[{index}]': unknown driver {driver!r}: no"
+                f" workflow/scripts/{driver}/run (known: {', '.join(sorted(known_libraries)) or 'none'})"
+            )
+    return problems
 
 
 def dataset_problems(config):
@@ -156,6 +172,14 @@ def language_of(driver):
     return driver.split("/", 1)[0]
 
 
+def driver_of(path, root):
+    """The driver a per-driver file or folder under `root` belongs to: "node/jose" of
+    results/versions/node/jose.json (root results/versions), "go" of results/raw/go (root
+    results/raw)."""
+    relative = Path(path).relative_to(root)
+    return str(relative.with_suffix("")) if relative.suffix else str(relative)
+
+
 BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen")
 # The JWS algorithms of seed 001's variants (workflow/scripts/variants.py); a driver.yaml's
 # `unsupported` names those its library cannot do.
@@ -186,8 +210,8 @@ def driver_manifest(scripts_dir, language):
     library = manifest.get("library")
     if "/" in language and library != language.split("/", 1)[1]:
         problems.append(f"key 'library' must be {language.split('/', 1)[1]!r}, the name of the driver's folder")
-    elif library is not None and not (isinstance(library, str) and library.strip()):
-        problems.append("key 'library' must name the library (a string)")
+    elif not (isinstance(library, str) and library.strip()):
+        problems.append("key 'library' must name the library the driver times (a string)")
     if not isinstance(manifest.get("jws"), bool):
         problems.append("key 'jws' must be true or false")
     suites = manifest.get("suites")

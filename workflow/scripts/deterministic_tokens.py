@@ -4,8 +4,8 @@ HMAC (HS*), RSA PKCS#1 v1.5 (RS*) and Ed25519 (EdDSA) have no randomness: two li
 that sign the same JWS signing input (header and payload segments, byte for byte) with the
 same key must produce the same signature. PS* and ES* are randomised and are left out.
 
-From the tokens each language signed in its self-check (results/verify/tokens/<language>/
-<variant>.jwt), per variant: languages are grouped by their signing input; a group of two
+From the tokens each driver signed in its self-check (results/verify/tokens/<driver>/signed/
+<variant>.jwt), per variant: drivers are grouped by their signing input; a group of two
 or more must hold one signature. Libraries serialise the header and the claims their own
 way (member order, whitespace), so languages whose bytes differ land in separate groups;
 the table says which, with the header each wrote, so a reader sees what was compared.
@@ -34,7 +34,11 @@ from cryptography.hazmat.primitives.asymmetric import padding
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import config_validation  # noqa: E402
 import variants  # noqa: E402
+
+# Where rule check_driver keeps each driver's own tokens (results/verify/tokens/<driver>/signed/).
+TOKENS_DIR = "results/verify/tokens"
 from jwk_keys import b64url_decode as decode  # noqa: E402
 
 COLUMNS = ["variant", "languages", "header", "payload_sha256", "signatures", "reference", "outcome"]
@@ -88,12 +92,13 @@ def rows_for(variant_name, tokens, signing_key_file):
 
 
 def read_tokens(token_dirs, variant_name):
-    """{language: token} for the languages that signed this variant (unsupported: no file)."""
+    """{driver: token} for the drivers ({driver: its tokens' folder}) that signed this
+    variant (unsupported: no file)."""
     found = {}
-    for directory in token_dirs:
+    for name, directory in token_dirs.items():
         path = Path(directory) / f"{variant_name}.jwt"
         if path.is_file():
-            found[Path(directory).name] = path.read_text()
+            found[name] = path.read_text()
     return found
 
 
@@ -107,7 +112,8 @@ def check(token_dirs, variant_names, key_dir):
 
 
 def run_job(snake):
-    rows = check(snake.input.tokens, snake.params.variants, Path(snake.input.key_manifest).parent)
+    token_dirs = {config_validation.driver_of(Path(path).parent, TOKENS_DIR): path for path in snake.input.tokens}
+    rows = check(token_dirs, snake.params.variants, Path(snake.input.key_manifest).parent)
     with open(snake.output[0], "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
         writer.writeheader()

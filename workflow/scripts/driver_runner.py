@@ -98,11 +98,14 @@ def reclaim(path):
 class DriverRunner:
     """One language's driver, native or containerised; see `session`."""
 
-    def __init__(self, language, shim, engine, image=None, envs_dir=".envs"):
-        self.language = language
+    def __init__(self, language, shim, engine, image=None, envs_dir=".envs", entrypoint=None):
+        self.language = language  # the driver's name: a language, or "<language>/<library>"
         self.shim = shim
         self.engine = engine
         self.image = image
+        # A further library's shim in its language's image, where the image's own
+        # entrypoint is the language's driver (None: that one).
+        self.entrypoint = entrypoint
         self.envs_dir = str(Path(envs_dir).resolve())
         if engine.in_containers and not image:
             raise ValueError(f"{language}: a container engine needs an image")
@@ -114,7 +117,7 @@ class DriverRunner:
         image = None
         if engine.in_containers:
             image = json.loads(Path(params["image_record"]).read_text())["tag"]
-        return cls(params["language"], params["shim"], engine, image)
+        return cls(params["language"], params["shim"], engine, image, entrypoint=params.get("entrypoint"))
 
     @property
     def in_container(self):
@@ -149,6 +152,7 @@ class DriverRunner:
                 raise ValueError("entrypoint applies to containers only")
             yield lambda *args: taskset([self.shim, *args], cpus)
             return
+        entrypoint = entrypoint or self.entrypoint
         with contextlib.ExitStack() as stack:
             mounts = []
             if keys_dir:
@@ -190,6 +194,16 @@ class DriverRunner:
             yield lambda *args: self.engine.command("exec", container, *program, *args)
         finally:
             self.engine.run("rm", "--force", "--time", "0", container, timeout=120)
+
+
+# Where an image keeps the drivers (containers/<language>/Dockerfile: COPY workflow/scripts/<language>/).
+IMAGE_SCRIPTS = "/opt/jwtbench/workflow/scripts"
+
+
+def shim_in_image(name):
+    """The shim that starts driver `name` in its language's image: a further library's own
+    ("node/jose"), where the image's entrypoint is the language's driver."""
+    return f"{IMAGE_SCRIPTS}/{name}/run"
 
 
 @contextlib.contextmanager

@@ -85,8 +85,8 @@ def write_rows(path, rows):
 
 
 def run_job(snake):
-    language, suite, input_name = snake.wildcards.language, snake.wildcards.suite, snake.wildcards.input
-    job_name = f"{language}/{suite}/{input_name}"
+    driver, suite, input_name = snake.wildcards.driver, snake.wildcards.suite, snake.wildcards.input
+    job_name = f"{driver}/{suite}/{input_name}"
     spec_path, samples = snake.input.spec, snake.output.samples
     spec = json.loads(Path(spec_path).read_text())
     versions = json.loads(Path(snake.input.versions).read_text())
@@ -110,7 +110,7 @@ def run_job(snake):
                 seconds, ended = time.monotonic() - clock, now()
             try:
                 if result.returncode != 0:
-                    raise RuntimeError(f"{language} bench exited {result.returncode} (see {snake.log[0]})")
+                    raise RuntimeError(f"{driver} bench exited {result.returncode} (see {snake.log[0]})")
                 rows = raw_samples.read(driver_out)
                 check_against_spec(rows, spec, driver_out)
                 shutil.move(driver_out, samples)
@@ -128,7 +128,8 @@ def run_job(snake):
 
     statuses = Counter(row["status"] for row in raw_samples.cells_only(rows) if row["sample"] <= 1)
     metadata = {
-        "language": language,
+        "language": spec["language"],
+        "driver": driver,
         "suite": suite,
         "input": input_name,
         "runner": runner.describe(),

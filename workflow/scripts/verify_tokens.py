@@ -32,12 +32,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import config_validation  # noqa: E402
 import driver_runner  # noqa: E402
 import jwk_keys  # noqa: E402
 from jwk_keys import b64url_decode  # noqa: E402
 import variants  # noqa: E402
 
 EXIT_UNSUPPORTED = 3
+# Where rule check_driver keeps each driver's own tokens (results/verify/tokens/<driver>/signed/).
+TOKENS_DIR = "results/verify/tokens"
 COLUMNS = ["signer", "verifier", "variant", "check", "expected", "observed", "ok"]
 CHECKS = {"valid": "accept", "tampered": "reject", "alg_none": "reject"}
 # The known-answer rows (variant: the vector's algorithm variant, as in summary.csv).
@@ -350,10 +353,10 @@ def run_job(snake):
         Path(scratch).chmod(0o755)  # a container's user reads the tokens in it
         with Checker(snake.params.drivers, key_dir, snake.params.payload, scratch, log) as checker:
             if hasattr(snake.output, "matrix"):
-                token_dirs = {Path(d).name: d for d in snake.input.tokens}
+                token_dirs = {config_validation.driver_of(Path(d).parent, TOKENS_DIR): d for d in snake.input.tokens}
                 interop(checker, variant_list, token_dirs, snake.input.tables, snake.output.matrix, snake.threads)
             else:
-                language = snake.wildcards.language
+                language = snake.wildcards.driver
                 self_check(
                     checker, language, variant_list, snake.output.tokens, snake.output.table,
                     snake.threads, jwk_keys.known_answers(snake.input.known_answers),

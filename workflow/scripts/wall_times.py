@@ -33,7 +33,7 @@ STAGES = {
     "inputs": ("generate_keys", "prepare_dataset", "write_jwt_signing_input", "record_versions", "write_bench_spec"),
     "checks": ("check_driver", "check_interop", "check_deterministic_tokens", "check_conformance"),
     "benchmarks": ("measure_cycle_counter", "run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness"),
-    "results": ("aggregate_samples", "summarize_coldstart", "collect_provenance", "reproduce_seed000",
+    "results": ("aggregate_samples", "describe_drivers", "summarize_coldstart", "collect_provenance", "reproduce_seed000",
                 "reproduce_seed001", "reproduce_seed002", "reproduce_seed003", "reproduce_seed004"),
     "report": ("render_report", "write_bundle"),
 }  # fmt: skip
@@ -81,8 +81,8 @@ def job_row(folder, path):
     rule, job = relative.parts[0], "/".join(relative.parts[1:])
     parts = relative.parts[1:]
     language, suite = "", ""
-    if rule == "run_benchmark" and len(parts) == 3:
-        language, suite = parts[0], parts[1]
+    if rule == "run_benchmark" and len(parts) >= 3:  # <driver>/<suite>/<input>: node or node/jose
+        language, suite = parts[0], parts[-2]
     elif rule in ("run_coldstart", "install_native_env", "check_driver", "record_versions", "build_image"):
         language = parts[0] if parts else ""
         suite = "coldstart" if rule == "run_coldstart" else ""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import config_validation  # noqa: E402
 import variants  # noqa: E402
 import verdict_pairs  # noqa: E402
 
@@ -214,7 +215,7 @@ def main(language, suite, suite_config, timing, key_dir, input_file, out, input_
 def run_job(job):
     key_dir = str(Path(job.input.key_manifest).parent.resolve())
     with open(job.log[0], "w") as log:
-        main(job.wildcards.language, job.wildcards.suite, job.params.suite_config, job.params.timing,
+        main(config_validation.language_of(job.wildcards.driver), job.wildcards.suite, job.params.suite_config, job.params.timing,
              key_dir, job.params.input_file and str(Path(job.params.input_file).resolve()), job.output.spec,
              job.wildcards.input, job.params.input_kind, job.params.jws)  # fmt: skip
         print(f"wrote {job.output.spec}", file=log)
