@@ -160,7 +160,7 @@ def test_every_library_is_a_driver_in_the_summary(smoke):
         assert {r["status"] for r in cells.values()} <= {"ok", "unsupported"}, name
         assert all(r["implementation"] == library for r in cells.values()), name
     html = (smoke / "results/report/report.html").read_text()
-    assert 'id="libraries"' in html and 'id="fig-libraries' in html
+    assert 'id="libraries"' in html and 'id="fig-library-hs256-sign"' in html
 
 
 def test_every_driver_stopped_its_cells_where_the_rule_says(smoke):

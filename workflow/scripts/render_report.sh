@@ -70,7 +70,7 @@ case "$renderer" in
       rmarkdown::render(
         Sys.getenv("JWTBENCH_DOCUMENT"),
         output_format = rmarkdown::html_document(
-          mathjax = NULL, self_contained = TRUE, highlight = NULL, toc = TRUE),
+          mathjax = NULL, self_contained = TRUE, highlight = NULL, toc = TRUE, toc_depth = 2),
         output_file = sub("[.]qmd$", ".html", Sys.getenv("JWTBENCH_DOCUMENT")),
         output_dir = getwd(), intermediates_dir = getwd(),
         envir = new.env(), quiet = TRUE)') >&2 || status=$?
