@@ -284,9 +284,10 @@ def test_metadata_without_origin_is_refused(tmp_path):
         aggregate_samples.group_cells([raw])
 
 
-def test_readme_documents_the_cli():
-    text = (REPO / "README.md").read_text()
+def test_the_docs_document_the_cli():
+    text = (REPO / "docs" / "results.md").read_text()
     assert "## Result bundles" in text and "bundles.py verify" in text
+    assert "docs/results.md" in (REPO / "README.md").read_text()
 
 
 # ---------------------------------------------------------------- the smoke run's bundle

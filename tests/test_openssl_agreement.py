@@ -1,5 +1,5 @@
 """benchmarks/openssl_agreement.py: which cells it compares and how it judges them (the
-timing itself is a benchmark, run by hand: README "Seed 003")."""
+timing itself is a benchmark, run by hand: docs/methods.md, on benchmarks/openssl_agreement.py)."""
 
 import sys
 

@@ -1,4 +1,4 @@
-# Comparing runs and hosts from their bundles (README "Comparing runs and hosts"). Targets
+# Comparing runs and hosts from their bundles (docs/results.md, "Comparing runs and hosts"). Targets
 # run on demand, never part of `all`:
 #   snakemake compare --config 'compare={bundles: [A, B]}'     -> results/compare/report.html
 #   snakemake merge --config 'merge={bundles: [A, B, ...]}'    -> results/merged/report.html
