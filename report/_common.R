@@ -118,7 +118,8 @@ input_columns <- list(
     logical = "validated"),
   drivers = list(
     character = c("driver", "label", "language", "library", "version", "runtime", "runtime_version",
-                  "crypto_backend", "suites", "unsupported", "validates", "lacking", "lacks"),
+                  "crypto_backend", "suites", "unsupported", "missing_operations", "validates", "lacking",
+                  "lacks"),
     logical = "own"),
   drift = list(
     character = c("language", "suite", "input", "implementation", "implementation_version"),
@@ -170,7 +171,7 @@ claims_input <- tools::file_path_sans_ext(basename(
 # further libraries existed has each language's own driver only.
 drivers <- read_result_csv("drivers.csv", input_columns$drivers, optional = TRUE)
 if (!is.null(drivers)) {  # an empty list (nothing unsupported, nothing lacking) is read as NA
-  for (col in c("suites", "unsupported", "validates", "lacking", "lacks")) {
+  for (col in c("suites", "unsupported", "missing_operations", "validates", "lacking", "lacks")) {
     set(drivers, i = which(is.na(drivers[[col]])), j = col, value = "")
   }
 }

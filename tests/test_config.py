@@ -119,7 +119,10 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
         config_validation.driver_manifest(tmp_path, "lang")
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
     assert manifest == {"library": "openssl", "jws": False, "suites": ["primitive"], "unsupported": {},
-                        "verify": {"validates": [], "lacks": {}}}
+                        "unsupported_operations": {}, "verify": {"validates": [], "lacks": {}}}
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\nunsupported_operations: {sign: no}\n")
+    with pytest.raises(config_validation.ConfigError, match=r"only decode may be missing"):
+        config_validation.driver_manifest(tmp_path, "lang")
     # A JWS driver says what its verify checks: every item of the verify policy, validated or lacking.
     (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\nverify: {validates: [signature, alg]}\n")
     with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: key 'verify': items neither validated"):

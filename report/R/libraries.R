@@ -103,6 +103,7 @@ library_facts <- function(langs) {
       absent <- absent[nzchar(absent)]
       if (!length(absent)) "all 13" else paste0(13 - length(absent), " of 13 (no ", paste(absent, collapse = ", "), ")")
     }, ""),
+    `no API for` = fifelse(nzchar(missing_operations), missing_operations, "\u2013"),
     `verify does not check` = fifelse(nzchar(lacking), gsub(" ", ", ", lacking, fixed = TRUE), "\u2013"),
     `crypto backend` = crypto_backend,
     runtime = paste(runtime, runtime_version),

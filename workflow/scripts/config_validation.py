@@ -184,6 +184,9 @@ BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", 
 # The JWS algorithms of seed 001's variants (workflow/scripts/variants.py); a driver.yaml's
 # `unsupported` names those its library cannot do.
 JWS_ALGORITHMS = tuple(f"{family}{bits}" for family in ("HS", "RS", "PS", "ES") for bits in (256, 384, 512)) + ("EdDSA",)
+# Operations of suite jwt a library may lack (its driver.yaml `unsupported_operations`, its
+# cells then `unsupported`): reading claims without verifying them.
+OPTIONAL_OPERATIONS = ("decode",)
 # The verify policy (workflow/scripts/README.md): what every JWS driver's verify checks.
 VERIFY_POLICY = ("signature", "alg", "exp", "nbf", "iat", "leeway", "required_claims")
 
@@ -204,9 +207,10 @@ def driver_manifest(scripts_dir, language):
     problems = []
     if not isinstance(manifest, dict):
         raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
-    unknown = sorted(set(manifest) - {"library", "jws", "suites", "unsupported", "verify"})
+    known = ("library", "jws", "suites", "unsupported", "unsupported_operations", "verify")
+    unknown = sorted(set(manifest) - set(known))
     if unknown:
-        problems.append(f"unknown keys {unknown} (known: library, jws, suites, unsupported, verify)")
+        problems.append(f"unknown keys {unknown} (known: {', '.join(known)})")
     library = manifest.get("library")
     if "/" in language and library != language.split("/", 1)[1]:
         problems.append(f"key 'library' must be {language.split('/', 1)[1]!r}, the name of the driver's folder")
@@ -230,12 +234,21 @@ def driver_manifest(scripts_dir, language):
         wrong = sorted(set(unsupported) - set(JWS_ALGORITHMS))
         if wrong:
             problems.append(f"key 'unsupported': unknown algorithms {wrong} (known: {', '.join(JWS_ALGORITHMS)})")
+    operations = manifest.get("unsupported_operations", {})
+    if not isinstance(operations, dict) or not all(
+        isinstance(reason, str) and reason.strip() for reason in operations.values()
+    ):
+        problems.append("key 'unsupported_operations' must map operations to the reason each is missing")
+    elif set(operations) - set(OPTIONAL_OPERATIONS):
+        problems.append(f"key 'unsupported_operations': only {', '.join(OPTIONAL_OPERATIONS)} may be missing"
+                        f" (a JWS driver signs and verifies), not {sorted(set(operations) - set(OPTIONAL_OPERATIONS))}")
     verify = manifest.get("verify", {})
     if manifest.get("jws") is True:
         problems += verify_policy_problems(verify)
     if problems:
         raise ConfigError(f"{path}: " + "; ".join(problems))
     return {"library": library, "jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
+            "unsupported_operations": dict(operations),
             "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})}}
 
 

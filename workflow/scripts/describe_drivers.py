@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 COLUMNS = ["driver", "label", "language", "library", "version", "own", "runtime", "runtime_version",
-           "crypto_backend", "suites", "unsupported", "validates", "lacking", "lacks"]  # fmt: skip
+           "crypto_backend", "suites", "unsupported", "missing_operations", "validates", "lacking", "lacks"]  # fmt: skip
 
 
 def rows(versions, manifests):
@@ -29,6 +29,7 @@ def rows(versions, manifests):
             "runtime": version["runtime"], "runtime_version": version["runtime_version"],
             "crypto_backend": version["crypto_backend"], "suites": " ".join(manifest["suites"]),
             "unsupported": " ".join(manifest["unsupported"]),
+            "missing_operations": " ".join(manifest["unsupported_operations"]),
             "validates": " ".join(verify["validates"]), "lacking": " ".join(verify["lacks"]),
             "lacks": "; ".join(f"{item}: {reason}" for item, reason in verify["lacks"].items()),
         })  # fmt: skip

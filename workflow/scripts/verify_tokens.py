@@ -39,6 +39,11 @@ from jwk_keys import b64url_decode  # noqa: E402
 import variants  # noqa: E402
 
 EXIT_UNSUPPORTED = 3
+
+
+def file_name(text):
+    """A scratch file's name from driver names, which may hold a slash ("node/jose")."""
+    return text.replace("/", "~")
 # Where rule check_driver keeps each driver's own tokens (results/verify/tokens/<driver>/signed/).
 TOKENS_DIR = "results/verify/tokens"
 COLUMNS = ["signer", "verifier", "variant", "check", "expected", "observed", "ok"]
@@ -197,7 +202,7 @@ class Checker(contextlib.ExitStack):
         cases = []
         for check, token in forged_twins(Path(token_file).read_text().strip()).items():
             case_id = f"{signer}-{verifier}-{variant.name}-{check}"
-            path = Path(self.scratch) / f"{case_id}.jwt"
+            path = Path(self.scratch) / file_name(f"{case_id}.jwt")
             path.write_text(token + "\n")
             path.chmod(0o644)
             cases.append((case_id, variant, path))
@@ -230,10 +235,10 @@ class Checker(contextlib.ExitStack):
         variant = known_answer_variant(vector)
         directory = Path(self.scratch) / "known-answers"
         directory.mkdir(exist_ok=True)
-        _, key_file = jwk_keys.write_key_files(vector["jwk"], directory, f"{language}-{vector['name']}")
+        _, key_file = jwk_keys.write_key_files(vector["jwk"], directory, file_name(f"{language}-{vector['name']}"))
         rows = []
         for check, (token, payload) in known_answer_twins(vector).items():
-            path = directory / f"{language}-{vector['name']}-{check}.jwt"
+            path = directory / file_name(f"{language}-{vector['name']}-{check}.jwt")
             path.write_text(token + "\n")
             result = self.run(
                 language, "verify", "--alg", vector["algorithm"], "--key", key_file,
