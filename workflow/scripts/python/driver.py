@@ -1,5 +1,6 @@
 """jwtbench python driver: PyJWT on the cryptography backend; hashlib for suite hash;
 cryptography and hashlib for suite primitive; cryptography and pycryptodome for keygen.
+Another JWS library through its adapter when JWTBENCH_LIBRARY names one (libraries.py).
 
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
@@ -26,15 +27,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import jwt  # noqa: E402
-
 import hashing  # noqa: E402
 import transfer  # noqa: E402
 from correctness import CheckFailed, check  # noqa: E402
 from jwt_algorithms import (  # noqa: E402
+    INVALID_TOKEN,
     AlgorithmUnderTest,
     InputError,
     UnsupportedAlgorithm,
+    UnsupportedOperation,
     ensure_supported,
     load_inputs,
     load_signing_key,
@@ -44,6 +45,7 @@ from jwt_algorithms import (  # noqa: E402
     verify,
     verify_signature,
 )
+from libraries import adapter  # noqa: E402
 from spec import (  # noqa: E402
     IMPLEMENTATIONS,
     TIMING_FIELDS,
@@ -57,11 +59,11 @@ from spec import (  # noqa: E402
 from timing import Budget, CellTiming, batch_of, clock, each_timed, stopping_rule, time_each_call  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED, EXIT_ERROR = 1, 2, 3, 4
-IMPLEMENTATION = "pyjwt"
+IMPLEMENTATION = adapter.NAME  # the JWS library (pyjwt, or the one JWTBENCH_LIBRARY names)
 # implementation -> how to read its version as loaded, for the rows' implementation_version
-# (pycryptodome is imported only by the suite that uses it: cold start stays PyJWT's)
+# (pycryptodome is imported only by the suite that uses it: cold start stays the library's)
 VERSIONS = {
-    IMPLEMENTATION: lambda: jwt.__version__,
+    IMPLEMENTATION: lambda: adapter.VERSION,
     "hashlib": platform.python_version,
     "cryptography": lambda: __import__("cryptography").__version__,
     "pycryptodome": lambda: __import__("Crypto").__version__,
@@ -77,7 +79,7 @@ def versions():
     from cryptography.hazmat.backends.openssl.backend import backend
 
     libraries = {
-        name: importlib.metadata.version(name) for name in ("PyJWT", "cryptography", "cffi")
+        name: importlib.metadata.version(name) for name in adapter.DISTRIBUTIONS
     }
     libraries["hashlib"] = VERSIONS["hashlib"]()  # the standard library's, at the Python version
     libraries["pycryptodome"] = VERSIONS["pycryptodome"]()
@@ -86,7 +88,7 @@ def versions():
         "runtime": platform.python_implementation().lower(),
         "runtime_version": platform.python_version(),
         "implementation": IMPLEMENTATION,
-        "implementation_version": jwt.__version__,
+        "implementation_version": adapter.VERSION,
         "crypto_backend": f"cryptography {libraries['cryptography']} on {backend.openssl_version_text()}",
         "hash_backend": f"hashlib on {ssl.OPENSSL_VERSION} (the ssl module's libcrypto)",
         "pycryptodome_integer": pycryptodome_integer(),
@@ -120,11 +122,12 @@ def one_line(exc):
 
 def judged(call):
     """(exit status, result or reason) of one verify call: 0 and what it returned; 1 when
-    PyJWT says the token is invalid; 4 for anything else it raised (RecursionError on deep
-    JSON, MemoryError, a ValueError PyJWT does not wrap), never a traceback."""
+    the library says the token is invalid (its documented errors, INVALID_TOKEN); 4 for
+    anything else it raised (RecursionError on deep JSON, MemoryError, a ValueError the
+    library does not wrap), never a traceback."""
     try:
         return 0, call()
-    except jwt.InvalidTokenError as exc:
+    except INVALID_TOKEN as exc:
         return EXIT_INVALID, one_line(exc)
     except Exception as exc:  # noqa: BLE001 - a hostile token must get a verdict, not a traceback
         return EXIT_ERROR, one_line(exc)
@@ -419,8 +422,13 @@ def bench_jwt(spec, out):
         if isinstance(case, tuple):
             untimed(out, name, cell, inputs[input_key(cell)].mean_bytes, *case)
             continue
+        try:
+            calls = case.calls(cell["operation"])
+        except UnsupportedOperation as exc:  # a library without decode
+            untimed(out, name, cell, case.inputs.mean_bytes, "unsupported", str(exc))
+            continue
         # A records cell's batches are whole passes through its records (claims: one).
-        run = batch_of(case.calls(cell["operation"]))
+        run = batch_of(calls)
         timed.append(start_timing(name, cell, run, budget, case.inputs.mean_bytes, case.output_bytes,
                                   pass_length=len(case.inputs.claims)))  # fmt: skip
     sample_in_rounds(timed, budget, out, spec)
@@ -488,7 +496,11 @@ def bench_percall(spec, out):
         if isinstance(case, tuple):
             untimed(out, name, cell, inputs[input_key(cell)].mean_bytes, *case)
             continue
-        calls = case.calls(cell["operation"])
+        try:
+            calls = case.calls(cell["operation"])
+        except UnsupportedOperation as exc:  # a library without decode
+            untimed(out, name, cell, case.inputs.mean_bytes, "unsupported", str(exc))
+            continue
         result = time_each_call(calls, settings["warmup_calls"], settings["calls"], max_cell_seconds * 1e9)
         sink ^= result.sink
         status = "timeout" if result.timed_out else "ok"

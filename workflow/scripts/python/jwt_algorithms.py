@@ -1,7 +1,8 @@
-"""PyJWT operations for one algorithm, with keys parsed once into native objects.
+"""The JWS library's operations for one algorithm, with keys parsed once into native objects.
 
-PyJWT takes `cryptography` key objects as they are; an HMAC secret's native form in PyJWT
-is plain bytes. Whether PyJWT implements an algorithm is asked of PyJWT itself.
+The library's calls are its adapter's (libraries.py: PyJWT unless JWTBENCH_LIBRARY names
+another); the names below are the adapter's own functions, so a timed call goes straight
+to them. Whether the library implements an algorithm is asked of the library itself.
 """
 
 import functools
@@ -10,78 +11,50 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import jwt
-from cryptography.hazmat.primitives.serialization import (
-    load_pem_private_key,
-    load_pem_public_key,
-)
+from libraries import adapter
 
 
 class UnsupportedAlgorithm(Exception):
     """The library has no implementation of the algorithm."""
 
 
+class UnsupportedOperation(UnsupportedAlgorithm):
+    """The library has no call for the operation (decode)."""
+
+
 class InputError(Exception):
     """An input file that is not what its input_kind says."""
 
 
-def is_hmac(alg):
-    return alg.startswith("HS")
+# The library's documented verdict on a token it refuses (exit 1); anything else it raises
+# is an error (exit 4).
+INVALID_TOKEN = adapter.INVALID_TOKEN
+sign = adapter.sign  # (claims, key, alg) -> compact JWS
+# (token, key, alg) -> the claims: the verify policy (workflow/scripts/README.md), each item
+# set explicitly in the adapter; `verify`, every timed verify and verify-batch call it
+verify = adapter.verify
+# (token, key, alg) -> the payload bytes: the JWS alone (alg pinned, signature), no claims
+verify_signature = adapter.verify_signature
+decode = adapter.decode  # (token) -> the claims unverified; None when the library has none
 
 
 def ensure_supported(alg):
-    try:
-        jwt.get_algorithm_by_name(alg)
-    except NotImplementedError as exc:
-        raise UnsupportedAlgorithm(f"PyJWT {jwt.__version__} lacks {alg}: {exc}") from exc
+    reason = adapter.unsupported(alg)
+    if reason:
+        raise UnsupportedAlgorithm(reason)
+
+
+def ensure_operation(name):
+    if name == "decode" and decode is None:
+        raise UnsupportedOperation(adapter.NO_DECODE)
 
 
 def load_signing_key(alg, path):
-    data = Path(path).read_bytes()
-    return data if is_hmac(alg) else load_pem_private_key(data, password=None)
+    return adapter.signing_key(alg, Path(path).read_bytes())
 
 
 def load_verifying_key(alg, path):
-    data = Path(path).read_bytes()
-    return data if is_hmac(alg) else load_pem_public_key(data)
-
-
-def sign(claims, key, alg):
-    return jwt.encode(claims, key, algorithm=alg)
-
-
-# The verify policy (workflow/scripts/README.md), every item set here rather than left to
-# PyJWT's defaults: alg pinned by `algorithms`, signature, exp, nbf, iat (PyJWT rejects an
-# iat in the future), leeway 0, no required claim. aud and iss are not part of the policy:
-# with no audience or issuer given PyJWT only checks their types, as it does sub's and jti's.
-VERIFY_OPTIONS = {
-    "verify_signature": True,
-    "verify_exp": True,
-    "verify_nbf": True,
-    "verify_iat": True,
-    "verify_aud": True,
-    "verify_iss": True,
-    "verify_sub": True,
-    "verify_jti": True,
-    "require": [],
-}
-LEEWAY_SECONDS = 0
-
-
-def verify(token, key, alg):
-    """Claims of a valid token; raises jwt.InvalidTokenError otherwise."""
-    return jwt.decode(token, key, algorithms=[alg], options=VERIFY_OPTIONS, leeway=LEEWAY_SECONDS)
-
-
-def decode(token):
-    return jwt.decode(token, options={"verify_signature": False})
-
-
-def verify_signature(token, key, alg):
-    """The payload bytes of a compact JWS whose header names `alg` and whose signature
-    verifies with `key`: PyJWT's JWS layer (PyJWS), which reads no claims (so no exp);
-    raises jwt.InvalidTokenError otherwise."""
-    return jwt.PyJWS().decode_complete(token, key, algorithms=[alg])["payload"]
+    return adapter.verifying_key(alg, Path(path).read_bytes())
 
 
 def rounded_mean(values):
@@ -172,13 +145,15 @@ class AlgorithmUnderTest:
         """An endless iterator of zero-argument calls performing `name` once each.
 
         The calls go through the inputs (one for claims, one per record) in order and
-        wrap around, so the position carries over from batch to batch.
+        wrap around, so the position carries over from batch to batch. UnsupportedOperation
+        when the library has no call for `name`.
         """
         if name == "sign":
             calls = self.sign_calls()
         elif name == "verify":
             calls = [functools.partial(verify, token, self.verifying_key, self.alg) for token in self.tokens]
         elif name == "decode":
+            ensure_operation(name)
             calls = [functools.partial(decode, token) for token in self.tokens]
         else:
             raise ValueError(f"unknown jwt operation {name!r}")

@@ -6,6 +6,8 @@ Every problem is a UsageError naming the spec file and the field.
 import json
 from pathlib import Path
 
+from libraries import NAME as LIBRARY  # the JWS library of suites jwt, tokensize, transfer, percall
+
 
 class UsageError(Exception):
     pass
@@ -24,7 +26,7 @@ SUITES = {
 # suite -> the one implementation its cells use, and may name in `implementation`
 # (suites primitive and keygen: per operation, below)
 IMPLEMENTATIONS = {
-    suite: "hashlib" if suite == "hash" else "pyjwt" for suite in SUITES if suite not in ("primitive", "keygen")
+    suite: "hashlib" if suite == "hash" else LIBRARY for suite in SUITES if suite not in ("primitive", "keygen")
 }
 # suite primitive: operation -> (its algorithms, the implementation that does its work)
 PRIMITIVE_OPERATIONS = {

@@ -55,7 +55,8 @@ type jwtInputs struct {
 type claimsInput struct {
 	records [][]byte // each record's bytes (the whole file for claims)
 	claims  []map[string]any
-	size    int // input_bytes: the file's size, or the records' mean size
+	native  []any // each record's claims in the library's form (jwsLibrary.claims), made once
+	size    int   // input_bytes: the file's size, or the records' mean size
 }
 
 func newJWTInputs() *jwtInputs {
@@ -86,6 +87,17 @@ func (in *jwtInputs) input(cell *cellSpec) (*claimsInput, error) {
 			return nil, err
 		}
 		parsed.claims, parsed.records, parsed.size = []map[string]any{claims}, [][]byte{raw}, len(raw)
+	}
+	for i, claims := range parsed.claims {
+		what := cell.InputFile
+		if cell.InputKind == "records" {
+			what = fmt.Sprintf("%s:%d", cell.InputFile, i+1)
+		}
+		native, err := signable(claims, what)
+		if err != nil {
+			return nil, err
+		}
+		parsed.native = append(parsed.native, native)
 	}
 	in.claims[key] = parsed
 	return parsed, nil
@@ -126,7 +138,7 @@ func (in *jwtInputs) prepare(spec *benchSpec, cell *cellSpec) (*preparedJWT, str
 		return nil, "", err
 	}
 	p := &preparedJWT{input: input, label: cellLabel{
-		implementation: "golang-jwt", version: jwtVersion(), suite: spec.Suite, operation: cell.Operation,
+		implementation: library.name(), version: libraryVersion(), suite: spec.Suite, operation: cell.Operation,
 		algorithm: cell.Algorithm, input: cell.Input, keyBits: *cell.KeyBits, inputBytes: input.size,
 	}}
 	p.keys, err = in.keysOf(cell)
@@ -140,9 +152,9 @@ func (in *jwtInputs) prepare(spec *benchSpec, cell *cellSpec) (*preparedJWT, str
 	checkKey := strings.Join([]string{cell.Algorithm, cell.PrivateKey, cell.PublicKey, cell.InputFile}, "\x00")
 	checkErr, done := in.checked[checkKey]
 	if !done {
-		checkErr = checkJWS(p.keys, input.claims[0])
+		checkErr = checkJWS(p.keys, input.claims[0], input.native[0])
 		if checkErr == nil {
-			in.pools[checkKey], checkErr = signedPool(p.keys, input.claims)
+			in.pools[checkKey], checkErr = signedPool(p.keys, input)
 		}
 		in.checked[checkKey] = checkErr
 	}
@@ -155,15 +167,15 @@ func (in *jwtInputs) prepare(spec *benchSpec, cell *cellSpec) (*preparedJWT, str
 }
 
 // signedPool signs every record once; each token must verify into its record's claims.
-func signedPool(keys *jwsKeys, claims []map[string]any) ([]string, error) {
-	tokens := make([]string, len(claims))
-	for i, record := range claims {
-		token, err := keys.sign(record)
+func signedPool(keys *jwsKeys, input *claimsInput) ([]string, error) {
+	tokens := make([]string, len(input.claims))
+	for i, record := range input.claims {
+		token, err := keys.sign(input.native[i])
 		if err != nil {
 			return nil, fmt.Errorf("record %d: sign: %v", i+1, err)
 		}
 		got, err := keys.verifier.verify(token)
-		if err != nil || !sameClaims(got, record) {
+		if err != nil || !sameClaims(library.claimsMap(got), record) {
 			return nil, fmt.Errorf("record %d: its token does not verify into its claims (%v)", i+1, err)
 		}
 		tokens[i] = token
@@ -179,19 +191,28 @@ func (p *preparedJWT) meanTokenBytes() int {
 	return roundedMean(total, len(p.tokens))
 }
 
-// call is one call of the cell's operation on record i; it returns its output's size.
+// call is one call of the cell's operation on record i; it returns its output's size (a
+// token's length; 1 for the claims object of a verify or decode).
 func (p *preparedJWT) call(operation string, i int) (int, error) {
 	switch operation {
 	case "sign":
-		token, err := p.keys.sign(p.input.claims[i])
+		token, err := p.keys.sign(p.input.native[i])
 		return len(token), err
 	case "verify":
 		claims, err := p.keys.verifier.verify(p.tokens[i])
-		return len(claims), err
+		return present(claims), err
 	default:
 		claims, err := p.keys.verifier.decode(p.tokens[i])
-		return len(claims), err
+		return present(claims), err
 	}
+}
+
+// present folds a claims object: 1, or 0 for none.
+func present(claims any) int {
+	if claims == nil {
+		return 0
+	}
+	return 1
 }
 
 // batch is the cell's batch function: calls go through the records in order, the

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-
-	"github.com/golang-jwt/jwt/v5"
 )
 
 // parseFlags reads the named flags (each required) of one subcommand.
@@ -66,31 +64,36 @@ func errorWithoutPath(err error) error {
 	return err
 }
 
-// signingInputs reads the flags --alg, --key and --payload: the signing method, its key
-// parsed once, the claims.
-func signingInputs(command string, args []string) (jwt.SigningMethod, any, jwt.MapClaims, error) {
+// signingInputs reads the flags --alg, --key and --payload: the algorithm, its signer (the
+// key parsed once), the claims in the library's form.
+func signingInputs(command string, args []string) (string, signer, any, error) {
 	flags, err := parseFlags(command, args, "alg", "key", "payload")
 	if err != nil {
-		return nil, nil, nil, err
+		return "", nil, nil, err
 	}
-	method, err := lookupMethod(flags["alg"])
+	signer, err := loadSigner(flags["alg"], flags["key"])
 	if err != nil {
-		return nil, nil, nil, err
+		return "", nil, nil, err
 	}
-	key, err := loadSigningKey(method, flags["key"])
+	claims, err := readSignable(flags["payload"])
+	return flags["alg"], signer, claims, err
+}
+
+// readSignable reads a claims file into the library's form of claims.
+func readSignable(path string) (any, error) {
+	claims, _, err := readClaims(path)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	claims, _, err := readClaims(flags["payload"])
-	return method, key, claims, err
+	return signable(claims, path)
 }
 
 func signCommand(args []string) error {
-	method, key, claims, err := signingInputs("sign", args)
+	_, signer, claims, err := signingInputs("sign", args)
 	if err != nil {
 		return err
 	}
-	token, err := signClaims(method, key, claims)
+	token, err := signer.sign(claims)
 	if err != nil {
 		return err
 	}
@@ -107,11 +110,7 @@ func verifyCommand(args []string) error {
 	if err != nil {
 		return err
 	}
-	method, err := lookupMethod(flags["alg"])
-	if err != nil {
-		return err
-	}
-	key, _, err := loadVerifyingKey(method, flags["key"])
+	verifier, _, err := loadVerifier(flags["alg"], flags["key"])
 	if err != nil {
 		return err
 	}
@@ -121,18 +120,21 @@ func verifyCommand(args []string) error {
 	}
 	token := strings.TrimSpace(string(raw))
 	if switches["signature-only"] {
-		payload, err := verifySignature(method, key, token)
+		payload, err := guardedSignature(verifier, token)
+		if _, panicked := err.(*panicError); panicked {
+			return verdictError(err) // exit 4, one line
+		}
 		if err != nil {
 			return fmt.Errorf("%w: %v", errInvalidToken, err)
 		}
 		_, err = os.Stdout.Write(payload) // exactly the bytes signed, no newline
 		return err
 	}
-	claims, _, err := guardedVerify(newVerifier(method, key), token)
+	claims, _, err := guardedVerify(verifier, token)
 	if err != nil {
 		return verdictError(err)
 	}
-	return json.NewEncoder(os.Stdout).Encode(claims)
+	return json.NewEncoder(os.Stdout).Encode(library.claimsMap(claims))
 }
 
 // coldstartCommand is suite coldstart's whole-process work: an HS256 and an RS256 token.
@@ -141,20 +143,16 @@ func coldstartCommand(args []string) error {
 	if err != nil {
 		return err
 	}
-	claims, _, err := readClaims(flags["payload"])
+	claims, err := readSignable(flags["payload"])
 	if err != nil {
 		return err
 	}
 	for _, job := range []struct{ alg, key string }{{"HS256", flags["hmac"]}, {"RS256", flags["rsa"]}} {
-		method, err := lookupMethod(job.alg)
+		signer, err := loadSigner(job.alg, job.key)
 		if err != nil {
 			return err
 		}
-		key, err := loadSigningKey(method, job.key)
-		if err != nil {
-			return err
-		}
-		token, err := signClaims(method, key, claims)
+		token, err := signer.sign(claims)
 		if err != nil {
 			return err
 		}

@@ -1,5 +1,6 @@
 // Command jwtbench-go is jwtbench's Go driver: golang-jwt/jwt/v5 on the standard
-// library's crypto, behind the driver contract of workflow/scripts/README.md.
+// library's crypto, behind the driver contract of workflow/scripts/README.md; with
+// JWTBENCH_LIBRARY set, another JWT library (library.go) behind the same harness.
 package main
 
 import (
@@ -71,7 +72,10 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "error: unknown command %q\n%s\n", args[0], usage)
 		return exitUsage
 	}
-	err := command(args[1:])
+	err := selectLibrary()
+	if err == nil {
+		err = command(args[1:])
+	}
 	var usageErr *usageError
 	var failure *libraryFailure
 	switch {

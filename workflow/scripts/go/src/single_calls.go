@@ -110,7 +110,7 @@ func benchTokensize(spec *benchSpec, out *rowWriter) error {
 		start := time.Now()
 		timedOut := false
 		nextReport := count / 10
-		for i, claims := range p.input.claims {
+		for i, claims := range p.input.native {
 			began := time.Now()
 			token, err := p.keys.sign(claims)
 			took := time.Since(began)

@@ -354,5 +354,5 @@ func implementationFor(suite string) string {
 	case "hash", "primitive", "keygen":
 		return stdlibCrypto
 	}
-	return "golang-jwt"
+	return library.name()
 }

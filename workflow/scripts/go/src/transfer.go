@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/golang-jwt/jwt/v5"
 )
 
 // Suite transfer: seed 000's loopback request-response with net/http. The server verifies
@@ -62,11 +60,17 @@ func (s *receiptServer) receive(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid token", http.StatusUnauthorized)
 		return
 	}
-	records, _ := claims["records"].([]any)
-	receipt, err := s.keys.sign(jwt.MapClaims{
-		"dataset": claims["dataset"], "records": len(records),
+	fields := library.claimsMap(claims)
+	records, _ := fields["records"].([]any)
+	receiptClaims, err := library.claims(map[string]any{
+		"dataset": fields["dataset"], "records": len(records),
 		"received_bytes": len(body), "verify_ns": max(int64(verifyNS), 1),
 	})
+	if err != nil {
+		http.Error(w, "cannot sign the receipt", http.StatusInternalServerError)
+		return
+	}
+	receipt, err := s.keys.sign(receiptClaims)
 	if err != nil {
 		http.Error(w, "cannot sign the receipt", http.StatusInternalServerError)
 		return
@@ -94,7 +98,7 @@ type transferTrial struct {
 
 // trial signs the body, posts it, verifies the receipt and checks it; timed on the client
 // from before signing to after the check.
-func trial(client *http.Client, server *receiptServer, keys *jwsKeys, body jwt.MapClaims, records int) (transferTrial, error) {
+func trial(client *http.Client, server *receiptServer, keys *jwsKeys, body any, records int) (transferTrial, error) {
 	start := time.Now()
 	token, err := keys.sign(body)
 	signed := time.Since(start)
@@ -108,10 +112,11 @@ func trial(client *http.Client, server *receiptServer, keys *jwsKeys, body jwt.M
 	if status != http.StatusOK {
 		return transferTrial{}, fmt.Errorf("the server answered %d", status)
 	}
-	receipt, err := keys.verifier.verify(answer)
+	verified, err := keys.verifier.verify(answer)
 	if err != nil {
 		return transferTrial{}, fmt.Errorf("the receipt does not verify: %v", err)
 	}
+	receipt := library.claimsMap(verified)
 	if fmt.Sprint(receipt["records"]) != fmt.Sprint(records) || fmt.Sprint(receipt["received_bytes"]) != fmt.Sprint(len(token)) {
 		return transferTrial{}, fmt.Errorf("the receipt says %v records, %v bytes", receipt["records"], receipt["received_bytes"])
 	}
@@ -189,8 +194,8 @@ func transferCell(p *preparedJWT, settings *transferConfig, limit time.Duration,
 		progress("%s: server check failed: %v", describe(p.label), err)
 		return "failed", nil
 	}
-	body := jwt.MapClaims(p.input.claims[0])
-	records, _ := body["records"].([]any)
+	body := p.input.native[0]
+	records, _ := p.input.claims[0]["records"].([]any)
 	var trials []transferTrial
 	start := time.Now()
 	timedOut := false

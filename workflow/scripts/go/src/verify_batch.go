@@ -10,32 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/golang-jwt/jwt/v5"
 )
-
-// libraryErrors are golang-jwt's documented errors, most specific first: the first one an
-// error wraps names it. verdict: whether it is the library's verdict on the token (exit 1).
-// Parser.ParseWithClaims wraps every error it returns in one of the last four; the key
-// errors come from the signing method and concern the key, never the token (exit 4).
-var libraryErrors = []struct {
-	err     error
-	name    string
-	verdict bool
-}{
-	{jwt.ErrInvalidKey, "jwt.ErrInvalidKey", false},
-	{jwt.ErrInvalidKeyType, "jwt.ErrInvalidKeyType", false},
-	{jwt.ErrHashUnavailable, "jwt.ErrHashUnavailable", false},
-	{jwt.ErrTokenExpired, "jwt.ErrTokenExpired", true},
-	{jwt.ErrTokenNotValidYet, "jwt.ErrTokenNotValidYet", true},
-	{jwt.ErrTokenUsedBeforeIssued, "jwt.ErrTokenUsedBeforeIssued", true},
-	{jwt.ErrTokenRequiredClaimMissing, "jwt.ErrTokenRequiredClaimMissing", true},
-	{jwt.ErrInvalidType, "jwt.ErrInvalidType", true},
-	{jwt.ErrTokenSignatureInvalid, "jwt.ErrTokenSignatureInvalid", true},
-	{jwt.ErrTokenUnverifiable, "jwt.ErrTokenUnverifiable", true},
-	{jwt.ErrTokenMalformed, "jwt.ErrTokenMalformed", true},
-	{jwt.ErrTokenInvalidClaims, "jwt.ErrTokenInvalidClaims", true},
-}
 
 // maxReason is the longest reason verify-batch writes, in characters.
 const maxReason = 300
@@ -47,7 +22,7 @@ func (e *panicError) Error() string { return fmt.Sprint(e.value) }
 
 // guardedVerify times one call of the verify function (monotonic clock); a panic in it
 // becomes a panicError, so nothing ends the process and no stack trace is printed.
-func guardedVerify(v *verifier, token string) (claims jwt.MapClaims, elapsed time.Duration, err error) {
+func guardedVerify(v verifier, token string) (claims any, elapsed time.Duration, err error) {
 	began := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
@@ -58,19 +33,25 @@ func guardedVerify(v *verifier, token string) (claims jwt.MapClaims, elapsed tim
 	return claims, time.Since(began), err
 }
 
+// guardedSignature is verifier.verifySignature with a panic in it a panicError.
+func guardedSignature(v verifier, token string) (payload []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			payload, err = nil, &panicError{r}
+		}
+	}()
+	return v.verifySignature(token)
+}
+
 // errorReason names an error "Type: message" on one line of at most maxReason characters,
-// and says whether it is the library's verdict on the token.
+// and says whether it is the library's verdict on the token (the library's documented
+// errors, jwsLibrary.classify).
 func errorReason(err error) (reason string, verdict bool) {
 	name := fmt.Sprintf("%T", err)
 	if p, ok := err.(*panicError); ok {
 		name = fmt.Sprintf("panic %T", p.value)
-	} else {
-		for _, known := range libraryErrors {
-			if errors.Is(err, known.err) {
-				name, verdict = known.name, known.verdict
-				break
-			}
-		}
+	} else if known, isVerdict, ok := library.classify(err); ok {
+		name, verdict = known, isVerdict
 	}
 	return oneLine(name + ": " + err.Error()), verdict
 }
@@ -112,7 +93,7 @@ type caseLine struct {
 	Reason    string `json:"reason"`
 	// Claims are the verified claims, encoded as `verify` prints them (json.Number keeps
 	// every number's literal); nil, so left out, unless the case asked and was accepted.
-	Claims jwt.MapClaims `json:"claims,omitzero"`
+	Claims map[string]any `json:"claims,omitzero"`
 }
 
 // verifyBatchCommand runs the verify function on every case of --cases in this process and
@@ -158,7 +139,7 @@ func readCases(path string) ([]batchCase, error) {
 		if c.ID == "" || c.Alg == "" || c.Key == "" || c.Token == "" {
 			return nil, usagef("--cases %s: case %d lacks id, alg, key or token", path, i+1)
 		}
-		if _, err := lookupMethod(c.Alg); err != nil && !errors.Is(err, errUnsupported) {
+		if err := checkAlgorithm(c.Alg); err != nil && !errors.Is(err, errUnsupported) {
 			return nil, usagef("--cases %s: case %q: %v", path, c.ID, err)
 		}
 	}
@@ -178,11 +159,10 @@ func runCase(c batchCase) (line caseLine) {
 			line = fail(exitFailure, "error", fmt.Sprintf("panic %T: %v", r, r))
 		}
 	}()
-	method, err := lookupMethod(c.Alg)
-	if err != nil {
+	if err := checkAlgorithm(c.Alg); err != nil {
 		return fail(exitUnsupported, "unsupported", err.Error()) // "unsupported: ..."
 	}
-	key, _, err := loadVerifyingKey(method, c.Key)
+	v, _, err := loadVerifier(c.Alg, c.Key)
 	if err != nil {
 		return fail(exitFailure, "error", "KeyFileError: "+err.Error()) // names the file, never its bytes
 	}
@@ -191,7 +171,6 @@ func runCase(c batchCase) (line caseLine) {
 		return fail(exitFailure, "error", "TokenFileError: "+err.Error())
 	}
 	token := strings.TrimSpace(string(raw))
-	v := newVerifier(method, key)
 	debug.FreeOSMemory() // the last case's garbage does not count in this one's peak
 	resetPeakRSS()
 	claims, elapsed, err := guardedVerify(v, token)
@@ -199,7 +178,7 @@ func runCase(c batchCase) (line caseLine) {
 	if err == nil {
 		line.Exit, line.Outcome = exitOK, "accept"
 		if c.Claims {
-			line.Claims = claims
+			line.Claims = library.claimsMap(claims)
 		}
 	} else if reason, verdict := errorReason(err); verdict {
 		line.Exit, line.Outcome, line.Reason = exitInvalid, "reject", reason

@@ -9,8 +9,6 @@ import (
 	"strings"
 )
 
-const jwtModule = "github.com/golang-jwt/jwt/v5"
-
 // stdlibCrypto names the implementation of suites hash, primitive and keygen: the
 // standard library's crypto packages, at the Go release that compiled the driver.
 const stdlibCrypto = "go-crypto"
@@ -26,13 +24,6 @@ func moduleVersions() map[string]string {
 	return found
 }
 
-func jwtVersion() string {
-	if version, ok := moduleVersions()[jwtModule]; ok {
-		return version
-	}
-	return "unknown"
-}
-
 func goVersion() string { return runtime.Version() }
 
 // goVersionNumber is the Go release without its "go" prefix, as the CSV's versions read.
@@ -42,15 +33,15 @@ func versionsCommand(args []string) error {
 	if _, err := parseFlags("versions", args); err != nil {
 		return err
 	}
-	libraries := moduleVersions()
+	libraries := libraryModules()
 	libraries[stdlibCrypto] = goVersionNumber()
 	libraries["net/http"] = goVersionNumber()
 	info := map[string]any{
 		"language":               "go",
 		"runtime":                "go",
 		"runtime_version":        goVersionNumber(),
-		"implementation":         "golang-jwt",
-		"implementation_version": jwtVersion(),
+		"implementation":         library.name(),
+		"implementation_version": libraryVersion(),
 		// fips140.Version() is "latest" unless built with GOFIPS140 set to a frozen module.
 		"crypto_backend":  "Go standard library crypto (" + goVersion() + "; Go Cryptographic Module " + fips140.Version() + ")",
 		"fips140_enabled": fips140.Enabled(),
