@@ -16,10 +16,10 @@ const {
   InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
   loadKey, keyBitsOf, specNumber, NON_NEGATIVE, POSITIVE, COUNT,
 } = require('./inputs');
-const { jwt, signOptions, verifyToken } = require('./jwt_ops');
+const { DRIVER, library } = require('./library');
 const stopping = require('./stopping');
 const {
-  LANGUAGE, IMPLEMENTATION, openCsv, stderr, label, grouped, median,
+  openCsv, stderr, label, grouped, median,
 } = require('./output');
 
 const SPEC_FORMAT = 'jwtbench-spec/1';
@@ -36,6 +36,8 @@ const SUITES = {
   keygen: { operations: keygen.OPERATIONS, rounds: true },
 };
 const MAX_BATCH = 1e9;
+// Suites that time node:crypto itself, not the JWT library (every library runs them).
+const CRYPTO_SUITES = ['hash', 'primitive', 'keygen'];
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -123,11 +125,17 @@ function loadSpec(file) {
   const fail = (msg) => { throw new InputError(`--spec ${file}: ${msg}`); };
 
   if (spec.format !== SPEC_FORMAT) fail(`"format" must be "${SPEC_FORMAT}"`);
-  if (spec.language !== undefined && spec.language !== LANGUAGE) {
-    fail(`"language" is "${spec.language}", this is the ${LANGUAGE} driver`);
+  if (spec.language !== undefined && spec.language !== 'node') {
+    fail(`"language" is "${spec.language}", this is the ${DRIVER} driver (language node)`);
   }
   if (typeof spec.suite !== 'string' || !Object.hasOwn(SUITES, spec.suite)) {
     fail(`"suite" must be one of ${Object.keys(SUITES).join(', ')}`);
+  }
+  // Suites hash, primitive and keygen time node:crypto (their cells name it), whatever the
+  // library; the JWT suites only those the library's adapter runs.
+  const { name, suites } = library();
+  if (!CRYPTO_SUITES.includes(spec.suite) && !suites.includes(spec.suite)) {
+    fail(`suite ${spec.suite} is not run with ${name} (its suites: ${[...suites, ...CRYPTO_SUITES].join(', ')})`);
   }
   const timing = loadTiming(spec, fail);
   const transfer = spec.suite === 'transfer' ? loadTransfer(spec, fail) : undefined;
@@ -208,9 +216,50 @@ function prepareAll(spec, specFile) {
   });
 }
 
+/**
+ * The JWT cells' keys as the library's own key objects (library.js `nativeKey`), made once
+ * per role, algorithm and key file before anything is timed; a cell whose algorithm the
+ * library's key import refuses gets `unsupported` (its reason), one whose key it refuses
+ * otherwise `failed` (the checks then write its row). Hash, primitive and keygen cells keep
+ * their node:crypto keys.
+ */
+async function nativeKeys(cells) {
+  const lib = library();
+  const made = new Map();
+  const native = async (role, alg, keyObject, file) => {
+    const id = `${role}\0${alg}\0${file}`;
+    if (!made.has(id)) {
+      try {
+        made.set(id, { key: await lib.nativeKey(role, alg, keyObject) });
+      } catch (err) {
+        made.set(id, lib.isUnsupportedAlgorithmError(err)
+          ? { unsupported: `${lib.name} rejects algorithm ${alg}: ${err.message}` }
+          : { failed: `${lib.name} refused the ${role} key ${file} for ${alg}: ${err.message}` });
+      }
+    }
+    return made.get(id);
+  };
+  const prepared = [];
+  for (const cell of cells) {
+    if (CRYPTO_SUITES.includes(cell.suite)) {
+      prepared.push(cell);
+      continue;
+    }
+    const signing = await native('private', cell.algorithm, cell.signingKey, cell.private_key);
+    const verification = await native('public', cell.algorithm, cell.verificationKey, cell.public_key);
+    const unsupported = signing.unsupported ?? verification.unsupported;
+    const failed = signing.failed ?? verification.failed;
+    prepared.push({ ...cell, signingKey: signing.key, verificationKey: verification.key, unsupported, failed });
+  }
+  return prepared;
+}
+
 // ---------------------------------------------------------------------------------------
-// Timing. One batch function per operation, each calling jsonwebtoken directly; every
-// result is folded into the returned value, which goes into `sink` (printed at the end).
+// Timing. One batch function per operation, each calling the library (its adapter's signer,
+// verifier or decoder, built before anything is timed); every result is folded into the
+// returned value, which goes into `sink` (printed at the end). A library whose calls return
+// promises (library().async) has its own sign and verify batches, which await each call in
+// turn: a batch times what a caller of the library pays, promise resolution included.
 
 let sink = 0;
 
@@ -219,11 +268,24 @@ let sink = 0;
 // input; a records cell one per record.
 
 function signBatch(n, s) {
-  const { claims, options, key } = s;
+  const { claims, signers } = s;
   let i = s.position;
   let acc = 0;
   for (let k = 0; k < n; k++) {
-    const token = jwt.sign(claims[i], key, options[i]);
+    const token = signers[i](claims[i]);
+    acc = (acc + token.length) | 0;
+    if (++i === claims.length) i = 0;
+  }
+  s.position = i;
+  return acc;
+}
+
+async function signBatchAwaited(n, s) {
+  const { claims, signers } = s;
+  let i = s.position;
+  let acc = 0;
+  for (let k = 0; k < n; k++) {
+    const token = await signers[i](claims[i]);
     acc = (acc + token.length) | 0;
     if (++i === claims.length) i = 0;
   }
@@ -232,11 +294,24 @@ function signBatch(n, s) {
 }
 
 function verifyBatch(n, s) {
-  const { tokens, key, alg } = s;
+  const { tokens, verify } = s;
   let i = s.position;
   let acc = 0;
   for (let k = 0; k < n; k++) {
-    const claims = verifyToken(tokens[i], alg, key);
+    const claims = verify(tokens[i]);
+    acc = (acc + (typeof claims === 'object' && claims !== null ? 1 : 0)) | 0;
+    if (++i === tokens.length) i = 0;
+  }
+  s.position = i;
+  return acc;
+}
+
+async function verifyBatchAwaited(n, s) {
+  const { tokens, verify } = s;
+  let i = s.position;
+  let acc = 0;
+  for (let k = 0; k < n; k++) {
+    const claims = await verify(tokens[i]);
     acc = (acc + (typeof claims === 'object' && claims !== null ? 1 : 0)) | 0;
     if (++i === tokens.length) i = 0;
   }
@@ -245,11 +320,11 @@ function verifyBatch(n, s) {
 }
 
 function decodeBatch(n, s) {
-  const { tokens } = s;
+  const { tokens, decode } = s;
   let i = s.position;
   let acc = 0;
   for (let k = 0; k < n; k++) {
-    const claims = jwt.decode(tokens[i]);
+    const claims = decode(tokens[i]);
     acc = (acc + (typeof claims === 'object' && claims !== null ? 1 : 0)) | 0;
     if (++i === tokens.length) i = 0;
   }
@@ -257,10 +332,24 @@ function decodeBatch(n, s) {
   return acc;
 }
 
-/** Runs one batch of n calls; returns its monotonic-clock duration in ns (a BigInt). */
+/**
+ * Runs one batch of n calls; returns its monotonic-clock duration in ns (a BigInt). A
+ * batch that awaits its calls (AWAITED) is awaited between the two clock reads.
+ */
 function timeBatch(batch, n, state) {
+  if (AWAITED.has(batch)) return timeAwaitedBatch(batch, n, state);
   const t0 = process.hrtime.bigint();
   const folded = batch(n, state);
+  const t1 = process.hrtime.bigint();
+  sink = (sink + folded) | 0;
+  return t1 - t0;
+}
+
+const AWAITED = new Set([signBatchAwaited, verifyBatchAwaited]);
+
+async function timeAwaitedBatch(batch, n, state) {
+  const t0 = process.hrtime.bigint();
+  const folded = await batch(n, state);
   const t1 = process.hrtime.bigint();
   sink = (sink + folded) | 0;
   return t1 - t0;
@@ -293,7 +382,7 @@ let processWarmedUp = false;
  * left, the clock's budget left and target_sample_seconds. Returns {n, nsPerOp, usedUp}
  * of the last batch, usedUp when it ended with the clock's budget used up.
  */
-function warmUp(cell, timing, clock) {
+async function warmUp(cell, timing, clock) {
   const { batch, state } = cell;
   const warmupSeconds = processWarmedUp ? timing.warmup_seconds
     : Math.max(timing.warmup_seconds, timing.process_warmup_seconds);
@@ -302,7 +391,7 @@ function warmUp(cell, timing, clock) {
   const targetNs = timing.target_sample_seconds * 1e9;
   let chunk = 1;
   for (;;) {
-    const nsPerOp = Math.max(1, Number(timeBatch(batch, chunk, state))) / chunk;
+    const nsPerOp = Math.max(1, Number(await timeBatch(batch, chunk, state))) / chunk;
     const elapsed = clock.spent();
     const left = clock.left(elapsed);
     if (left <= 0) return { n: chunk, nsPerOp, usedUp: true };
@@ -318,11 +407,11 @@ function warmUp(cell, timing, clock) {
  * target_sample_seconds. Returns {n, nsPerOp, usedUp}; when max_cell_seconds ran out, n is
  * the batch just timed, else the batch size it leads to (through `fit`).
  */
-function calibrate(cell, n, timing, clock) {
+async function calibrate(cell, n, timing, clock) {
   const targetNs = timing.target_sample_seconds * 1e9;
   let nsPerOp;
   for (let round = 0; round < 5; round++) {
-    const elapsed = Math.max(1, Number(timeBatch(cell.batch, n, cell.state)));
+    const elapsed = Math.max(1, Number(await timeBatch(cell.batch, n, cell.state)));
     if (clock.usedUp()) return { n, nsPerOp: elapsed / n, usedUp: true };
     nsPerOp = elapsed / n;
     const ratio = targetNs / elapsed;
@@ -339,7 +428,7 @@ function calibrate(cell, n, timing, clock) {
  * (from its warm-up on) reaches warmup_max_seconds; a window cut short by that is not
  * compared. Returns {steady, seconds, change (of the last two windows, or undefined), usedUp}.
  */
-function warmUntilSteady(cell, n, timing, clock) {
+async function warmUntilSteady(cell, n, timing, clock) {
   const budgetNs = BigInt(Math.round(timing.warmup_max_seconds * 1e9));
   const result = (steady, change, usedUp = false) => ({ steady, seconds: Number(clock.spent()) / 1e9, change, usedUp });
   let previous;
@@ -348,7 +437,7 @@ function warmUntilSteady(cell, n, timing, clock) {
     const window = [];
     while (window.length < timing.steady_window) {
       if (clock.spent() >= budgetNs) return result(false, change);
-      window.push(Number(timeBatch(cell.batch, n, cell.state)) / n);
+      window.push(Number(await timeBatch(cell.batch, n, cell.state)) / n);
       if (clock.usedUp()) return result(false, change, true);
     }
     const current = median(window);
@@ -380,7 +469,7 @@ function steadinessNote({ steady, seconds, change, usedUp }) {
  * left of max_cell_seconds (or when the phases before already used it up, in which case
  * n is what they had reached).
  */
-function warmUpAndCalibrate(cell, timing) {
+async function warmUpAndCalibrate(cell, timing) {
   const { batch, state, fit } = cell;
   const clock = cellClock(timing);
   const { limitNs, spent } = clock;
@@ -391,16 +480,16 @@ function warmUpAndCalibrate(cell, timing) {
     batch, state, n: fit(n), spentNs: spent(), limitNs, wanted, timeout, steadiness, samples: [],
   });
 
-  const warm = warmUp(cell, timing, clock);
+  const warm = await warmUp(cell, timing, clock);
   if (warm.usedUp) return timer(warm.n, true);
 
   // Calibrate: the batch size whose run lasts about target_sample_seconds; after warm-up
   // until steady, again, since the steady code may be faster.
-  let calibrated = calibrate(cell, clampBatch(targetNs / warm.nsPerOp), timing, clock);
+  let calibrated = await calibrate(cell, clampBatch(targetNs / warm.nsPerOp), timing, clock);
   if (!calibrated.usedUp && timing.warmup_max_seconds > 0) {
-    steadiness = warmUntilSteady(cell, calibrated.n, timing, clock);
+    steadiness = await warmUntilSteady(cell, calibrated.n, timing, clock);
     if (steadiness.usedUp) return timer(calibrated.n, true);
-    calibrated = calibrate(cell, calibrated.n, timing, clock);
+    calibrated = await calibrate(cell, calibrated.n, timing, clock);
   }
   if (calibrated.usedUp) return timer(calibrated.n, true);
 
@@ -413,8 +502,8 @@ function warmUpAndCalibrate(cell, timing) {
 const timeCapped = (timer) => timer.spentNs >= timer.limitNs;
 
 /** Times one batch of the cell's n calls; returns its duration in ns (a BigInt). */
-function takeSample(timer) {
-  const elapsedNs = timeBatch(timer.batch, timer.n, timer.state);
+async function takeSample(timer) {
+  const elapsedNs = await timeBatch(timer.batch, timer.n, timer.state);
   timer.samples.push({ iterations: timer.n, elapsedNs });
   timer.spentNs += elapsedNs;
   return elapsedNs;
@@ -433,21 +522,23 @@ function wholePasses(n, count) {
  * claims, the pool for records); outputBytes is their mean size.
  */
 function batchState(cell, tokens) {
+  const lib = library();
   const outputBytes = roundedMean(tokens.map((t) => Buffer.byteLength(t)));
   const position = 0;
   switch (cell.operation) {
     case 'sign': {
+      // One signer per input (the library's signer built once, with the options its claims need).
       const claims = cell.records ? cell.records.map((r) => r.claims) : [cell.claims];
-      const options = claims.map((c) => signOptions(cell.algorithm, c));
-      return { batch: signBatch, state: { claims, options, key: cell.signingKey, position, outputBytes } };
+      const signers = claims.map((c) => lib.signer(cell.algorithm, cell.signingKey, c));
+      return { batch: lib.async ? signBatchAwaited : signBatch, state: { claims, signers, position, outputBytes } };
     }
     case 'verify':
       return {
-        batch: verifyBatch,
-        state: { tokens, key: cell.verificationKey, alg: cell.algorithm, position, outputBytes },
+        batch: lib.async ? verifyBatchAwaited : verifyBatch,
+        state: { tokens, verify: lib.verifier(cell.algorithm, cell.verificationKey), position, outputBytes },
       };
     case 'decode':
-      return { batch: decodeBatch, state: { tokens, position, outputBytes } };
+      return { batch: decodeBatch, state: { tokens, decode: lib.decoder, position, outputBytes } };
     default:
       throw new Error(`no batch for operation ${cell.operation}`);
   }
@@ -474,14 +565,16 @@ const medianNsPerOp = (samples) => median(samples.map((s) => Number(s.elapsedNs)
  * records, the token pool too; hash.js's for a hash cell. {status, reason} or
  * {status: 'ok'[, token[, tokens]]}.
  */
-function checkCell(cell) {
+async function checkCell(cell) {
   if (cell.suite === 'hash') return hash.checkHashCell(cell);
   if (cell.suite === 'primitive' || cell.suite === 'keygen') return primitive.checkPrimitiveCell(cell);
-  const check = checkAlgorithm({ alg: cell.algorithm, ...cell });
+  if (cell.unsupported) return { status: 'unsupported', reason: cell.unsupported };
+  if (cell.failed) return { status: 'failed', reason: cell.failed };
+  const check = await checkAlgorithm({ alg: cell.algorithm, ...cell });
   // A transfer body's token can be tens of MB: the cell signs its own when it runs.
   if (check.status === 'ok' && cell.suite === 'transfer') return { status: 'ok' };
   if (check.status !== 'ok' || cell.suite !== 'jwt' || !cell.records) return check;
-  const pool = signAndCheckPool({ alg: cell.algorithm, ...cell });
+  const pool = await signAndCheckPool({ alg: cell.algorithm, ...cell });
   return pool.status === 'ok' ? { ...check, tokens: pool.tokens } : pool;
 }
 
@@ -490,14 +583,17 @@ function checkCell(cell) {
  * own message), before anything is timed; a cell that does not pass gets its untimed row
  * now. Returns [{cell, check}] of the cells that passed.
  */
-function checkCells(cells, run) {
+async function checkCells(cells, run) {
   const checked = new Map();
   const passed = [];
   for (const cell of cells) {
     const checkId = ['hash', 'primitive', 'keygen'].includes(cell.suite) ? cell.index
       : JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
-    if (!checked.has(checkId)) checked.set(checkId, checkCell(cell));
-    const check = checked.get(checkId);
+    if (!checked.has(checkId)) checked.set(checkId, await checkCell(cell));
+    let check = checked.get(checkId);
+    if (check.status === 'ok' && cell.operation === 'decode' && library().decoder === null) {
+      check = { status: 'unsupported', reason: `${library().name} has no API that decodes a token without verifying it` };
+    }
     if (check.status === 'ok') {
       passed.push({ cell, check });
     } else {
@@ -523,25 +619,25 @@ const STOPPED_BY = {
  * code (no warm-up until steady), on a clock of its own with no budget: it is no cell and
  * counts against no cell's max_cell_seconds. Returns the cell with its batch size `n`.
  */
-function calibrateReference(run) {
+async function calibrateReference(run) {
   const { timing } = run;
   const reference = { ...hash.referenceCell(run.suite), fit: (n) => n };
   const clock = budgetClock();
-  const warm = warmUp(reference, timing, clock);
-  const { n } = calibrate(reference, clampBatch(timing.target_sample_seconds * 1e9 / warm.nsPerOp), timing, clock);
+  const warm = await warmUp(reference, timing, clock);
+  const { n } = await calibrate(reference, clampBatch(timing.target_sample_seconds * 1e9 / warm.nsPerOp), timing, clock);
   stderr(`drift reference: ${reference.algorithm} of ${reference.inputBytes} bytes (${reference.implementation}), batch of ${n}`);
   return { ...reference, n };
 }
 
 /** One sample of the reference, written at once as its row `sample` = round. */
-function sampleReference(reference, round, out) {
-  const elapsedNs = timeBatch(reference.batch, reference.n, reference.state);
+async function sampleReference(reference, round, out) {
+  const elapsedNs = await timeBatch(reference.batch, reference.n, reference.state);
   out.writeRow(reference, {
     sample: round, iterations: reference.n, elapsedNs, outputBytes: reference.state.outputBytes, status: 'ok',
   });
 }
 
-function timeInRounds(passed, run) {
+async function timeInRounds(passed, run) {
   const { timing, out } = run;
 
   // Warm-up and calibration (and warm-up until steady), cell by cell.
@@ -549,7 +645,7 @@ function timeInRounds(passed, run) {
   for (const { cell, check } of passed) {
     let timer;
     try {
-      timer = warmUpAndCalibrate(timedCall(cell, check), timing);
+      timer = await warmUpAndCalibrate(timedCall(cell, check), timing);
     } catch (err) {
       run.finish(cell, 'failed', `failed while timing (${err.message})`);
       continue;
@@ -572,7 +668,7 @@ function timeInRounds(passed, run) {
 
   // The drift reference (rule 5b), warmed up and calibrated after every cell, if any cell
   // is timed in rounds.
-  const reference = timed.length > 0 ? calibrateReference(run) : undefined;
+  const reference = timed.length > 0 ? await calibrateReference(run) : undefined;
 
   // Sampling in interleaved rounds: round k first stops the cells whose own time is used
   // up (time cap; a cell's time grows only by its own samples, so this is what it would be
@@ -584,13 +680,13 @@ function timeInRounds(passed, run) {
     for (const { cell, timer } of timed) {
       if (rounds.sampling(cell.index) && timeCapped(timer)) rounds.stop(cell.index, stopping.TIME_CAP);
     }
-    if (rounds.anySampling()) sampleReference(reference, k, out);
+    if (rounds.anySampling()) await sampleReference(reference, k, out);
     for (const entry of timed) {
       const { cell, timer } = entry;
       if (!rounds.sampling(cell.index)) continue;
       let elapsedNs;
       try {
-        elapsedNs = takeSample(timer);
+        elapsedNs = await takeSample(timer);
       } catch (err) {
         if (timer.samples.length > 0) {
           // Its rows so far are written with status ok/timeout; a cell cannot mix statuses.
@@ -635,7 +731,7 @@ function timeInRounds(passed, run) {
  * which counts the cell's status, logs the note and, if `untimed`, writes its untimed row.
  */
 function startRun(spec, cells, outFile) {
-  const out = openCsv(outFile, dependencyVersion(IMPLEMENTATION));
+  const out = openCsv(outFile, dependencyVersion(library().name));
   const counts = { ok: 0, unsupported: 0, failed: 0, timeout: 0 };
   const head = (cell) => `[${cell.index + 1}/${cells.length}] ${cell.operation} ${label(cell)}`;
   return {
@@ -656,23 +752,23 @@ function startRun(spec, cells, outFile) {
 
 async function runBench(specFile, outFile) {
   const spec = loadSpec(specFile);
-  const cells = prepareAll(spec, specFile);
+  const cells = await nativeKeys(prepareAll(spec, specFile));
   const run = startRun(spec, cells, outFile);
   if (spec.suite === 'keygen') {
     // Per-key checks and the per-iteration cells (in child processes) first; then the
     // sign and verify cells of the keys that passed, timed as suite primitive's.
     const signVerify = await keygen.runKeygen(cells, spec.keygen, run);
-    timeInRounds(checkCells(signVerify, run), run);
+    await timeInRounds(await checkCells(signVerify, run), run);
   } else if (SUITES[spec.suite].rounds) {
-    timeInRounds(checkCells(cells, run), run);
+    await timeInRounds(await checkCells(cells, run), run);
   } else if (spec.suite === 'percall') {
-    const passed = checkCells(cells, run);
+    const passed = await checkCells(cells, run);
     const cellsToCall = passed.map(({ cell, check }) => ({ cell, ...timedCall(cell, check) }));
     sink = (sink + require('./percall').runPercall(cellsToCall, spec.percall, run)) | 0;
   } else if (spec.suite === 'tokensize') {
-    sink = (sink + require('./tokensize').runTokensize(checkCells(cells, run), run)) | 0;
+    sink = (sink + require('./tokensize').runTokensize(await checkCells(cells, run), run)) | 0;
   } else {
-    await require('./transfer').runTransfer(checkCells(cells, run), spec.transfer, run);
+    await require('./transfer').runTransfer(await checkCells(cells, run), spec.transfer, run);
   }
   run.out.close();
   const counts = Object.entries(run.counts).map(([k, v]) => `${k} ${v}`).join(', ');

@@ -2,10 +2,11 @@
 // The driver's command line: versions, sign, verify, verify-batch, bench, stopping, coldstart
 // (workflow/scripts/README.md).
 // Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
-// 4 verify failed with an error that is not jsonwebtoken's verdict on the token.
+// 4 verify failed with an error that is not the library's verdict on the token.
 
 const fs = require('node:fs');
 const { MissingDependency } = require('./deps');
+const { UnknownLibrary, describeError, library, verdictOf } = require('./library');
 const { InputError, JWS_ALGORITHMS, readJsonObject, readToken, loadSigningKey, loadVerificationKey } =
   require('./inputs');
 
@@ -78,55 +79,78 @@ function err(text) {
 
 function versions() {
   const { dependencyVersion, loadedPackages } = require('./deps');
-  require('./jwt_ops'); // load the libraries exactly as sign/verify/bench do
-  require('./transfer'); // express, for suite transfer
+  const lib = library(); // loads the library exactly as sign/verify/bench do
+  if (lib.suites.includes('transfer')) require('./transfer'); // express, for suite transfer
   const loaded = loadedPackages();
-  const version = dependencyVersion('jsonwebtoken');
+  const version = dependencyVersion(lib.name);
   const shared = process.config.variables.node_shared_openssl;
-  const libraries = { jsonwebtoken: version };
-  for (const [name, v] of Object.entries(loaded)) if (name !== 'jsonwebtoken') libraries[name] = v;
+  const libraries = { [lib.name]: version };
+  for (const [name, v] of Object.entries(loaded)) if (name !== lib.name) libraries[name] = v;
   out(`${JSON.stringify({
     language: 'node',
     runtime: 'node',
     runtime_version: process.versions.node,
-    implementation: 'jsonwebtoken',
+    implementation: lib.name,
     implementation_version: version,
-    crypto_backend: `OpenSSL ${process.versions.openssl} (${shared ? 'shared system library' : 'bundled with node'})`,
+    crypto_backend: lib.cryptoBackend(`OpenSSL ${process.versions.openssl} (${shared ? 'shared system library' : 'bundled with node'})`),
     libraries,
   })}\n`);
   return EXIT.ok;
 }
 
-function sign({ alg, key, payload }) {
-  const { jwt, signOptions, isUnsupportedAlgorithmError } = require('./jwt_ops');
+async function sign({ alg, key, payload }) {
+  const lib = library();
   const privateKey = loadSigningKey(alg, key, '--key');
   const { value: claims } = readJsonObject(payload, '--payload');
   let token;
   try {
-    token = jwt.sign(claims, privateKey, signOptions(alg, claims));
+    token = await lib.signer(alg, await lib.nativeKey('private', alg, privateKey), claims)(claims);
   } catch (e) {
-    if (isUnsupportedAlgorithmError(e)) {
-      err(`sign: jsonwebtoken does not support ${alg} (${e.message})`);
+    if (lib.isUnsupportedAlgorithmError(e)) {
+      err(`sign: ${lib.name} does not support ${alg} (${e.message})`);
       return EXIT.unsupported;
     }
-    throw new InputError(`sign: jsonwebtoken refused --key ${key} / --payload ${payload}: ${e.message}`);
+    throw new InputError(`sign: ${lib.name} refused --key ${key} / --payload ${payload}: ${e.message}`);
   }
   out(`${token}\n`);
   return EXIT.ok;
 }
 
-function verify({ alg, key, token, 'signature-only': signatureOnly }) {
-  const { verifyToken, verdictOf, libraryLacksAlgorithm, verifySignatureOnly } = require('./jwt_ops');
+/**
+ * The library's own key for `verify` and each case of `verify-batch` (untimed), or
+ * {unsupported: message} when the library lacks the algorithm (its probe, or its key import
+ * refusing the algorithm).
+ */
+async function verificationKey(lib, alg, publicKey) {
+  if (await lib.lacksAlgorithm(alg)) return { unsupported: `${lib.name} does not support ${alg}` };
+  try {
+    return { key: await lib.nativeKey('public', alg, publicKey) };
+  } catch (e) {
+    if (lib.isUnsupportedAlgorithmError(e)) return { unsupported: `${lib.name} does not support ${alg} (${e.message})` };
+    throw e;
+  }
+}
+
+async function verify({ alg, key, token, 'signature-only': signatureOnly }) {
+  const lib = library();
   const publicKey = loadVerificationKey(alg, key, '--key');
   const compact = readToken(token, '--token');
-  if (libraryLacksAlgorithm(alg)) {
-    err(`verify: jsonwebtoken does not support ${alg}`);
+  let native;
+  let verifyClaims;
+  try {
+    native = await verificationKey(lib, alg, publicKey);
+    if (!native.unsupported && !signatureOnly) verifyClaims = lib.verifier(alg, native.key);
+  } catch (e) {
+    throw new InputError(`verify: ${lib.name} refused --key ${key}: ${e.message}`);
+  }
+  if (native.unsupported) {
+    err(`verify: ${native.unsupported}`);
     return EXIT.unsupported;
   }
   if (signatureOnly) {
     let payload;
     try {
-      payload = verifySignatureOnly(compact, alg, publicKey);
+      payload = await lib.verifySignatureOnly(compact, alg, native.key);
     } catch (e) {
       err(`verify: invalid JWS ${token}: ${e.message}`);
       return EXIT.invalid;
@@ -136,7 +160,7 @@ function verify({ alg, key, token, 'signature-only': signatureOnly }) {
   }
   let claims;
   try {
-    claims = verifyToken(compact, alg, publicKey);
+    claims = await verifyClaims(compact);
   } catch (e) {
     const { exit, reason } = verdictOf(e);
     err(exit === EXIT.invalid ? `invalid token: ${reason}` : `error: verify threw ${reason}`);
@@ -161,31 +185,32 @@ function claimsJson(claims, compact) {
  * untimed, the peak RSS reset, one timed call of verifyToken (what `verify` calls), one JSON
  * line per case, with the claims (untimed) when the case asks. Nothing a case does ends the process.
  */
-function verifyBatch({ cases: file }) {
-  const { verifyToken, verdictOf, describeError, libraryLacksAlgorithm } = require('./jwt_ops');
+async function verifyBatch({ cases: file }) {
+  const lib = library();
   const cases = readCases(file);
-  const lacks = new Map(); // alg -> whether jsonwebtoken lacks it (probed once)
   for (const c of cases) {
     const line = { id: c.id, exit: EXIT.ok, outcome: 'accept', elapsed_ns: 0, peak_rss_kb: 0, reason: '' };
-    let key;
+    let verify;
     let compact;
     let claims;
     try {
-      key = loadVerificationKey(c.alg, c.key, `case ${c.id} key`);
+      const publicKey = loadVerificationKey(c.alg, c.key, `case ${c.id} key`);
       compact = readToken(c.token, `case ${c.id} token`);
-      if (!lacks.has(c.alg)) lacks.set(c.alg, libraryLacksAlgorithm(c.alg));
+      const native = await caseKey(lib, c.alg, publicKey);
+      if (native.unsupported) {
+        Object.assign(line, { exit: EXIT.unsupported, outcome: 'unsupported', reason: `UnsupportedAlgorithm: ${native.unsupported}` });
+      } else {
+        verify = lib.verifier(c.alg, native.key);
+      }
     } catch (e) {
       Object.assign(line, { exit: EXIT.error, outcome: 'error', reason: describeError(e) });
-    }
-    if (line.exit === EXIT.ok && lacks.get(c.alg)) {
-      Object.assign(line, { exit: EXIT.unsupported, outcome: 'unsupported', reason: `UnsupportedAlgorithm: jsonwebtoken does not support ${c.alg}` });
     }
     if (line.exit === EXIT.ok) {
       resetPeakRss();
       let thrown = null;
       const t0 = process.hrtime.bigint();
       try {
-        claims = verifyToken(compact, c.alg, key);
+        claims = lib.async ? await verify(compact) : verify(compact);
       } catch (e) {
         thrown = e;
       }
@@ -198,6 +223,21 @@ function verifyBatch({ cases: file }) {
     out(c.claims && line.exit === EXIT.ok ? `${text.slice(0, -1)},"claims":${claimsJson(claims, compact)}}\n` : `${text}\n`);
   }
   return EXIT.ok;
+}
+
+// Whether the library lacks an algorithm, asked once per algorithm of a verify-batch run.
+const lacking = new Map();
+
+/** A case's key as the library's own key object (untimed), or {unsupported: message}. */
+async function caseKey(lib, alg, publicKey) {
+  if (!lacking.has(alg)) lacking.set(alg, await lib.lacksAlgorithm(alg));
+  if (lacking.get(alg)) return { unsupported: `${lib.name} does not support ${alg}` };
+  try {
+    return { key: await lib.nativeKey('public', alg, publicKey) };
+  } catch (e) {
+    if (lib.isUnsupportedAlgorithmError(e)) return { unsupported: `${lib.name} does not support ${alg} (${e.message})` };
+    throw e;
+  }
 }
 
 /** The cases of a verify-batch FILE: [{id, alg, key, token, claims}], or an InputError naming FILE. */
@@ -253,11 +293,14 @@ function stopping({ series: file }) {
 
 /** One whole process's work for the coldstart suite: an HS256 and an RS256 token, each
  * written on its own line, so the harness can tell the work was done. */
-function coldstart({ hmac, rsa, payload }) {
-  const { jwt, signOptions } = require('./jwt_ops');
+async function coldstart({ hmac, rsa, payload }) {
+  const lib = library();
   const { value: claims } = readJsonObject(payload, '--payload');
-  const tokens = [['HS256', hmac], ['RS256', rsa]].map(
-    ([alg, file]) => jwt.sign(claims, loadSigningKey(alg, file, `--${alg === 'HS256' ? 'hmac' : 'rsa'}`), signOptions(alg, claims)));
+  const tokens = [];
+  for (const [alg, file] of [['HS256', hmac], ['RS256', rsa]]) {
+    const key = await lib.nativeKey('private', alg, loadSigningKey(alg, file, `--${alg === 'HS256' ? 'hmac' : 'rsa'}`));
+    tokens.push(await lib.signer(alg, key, claims)(claims));
+  }
   out(`${tokens.join('\n')}\n`);
   return EXIT.ok;
 }
@@ -272,7 +315,7 @@ async function main(argv) {
     if (!Object.hasOwn(COMMANDS, command)) throw new InputError(`unknown subcommand "${command}"\n${USAGE}`);
     return await COMMANDS[command].run(parseFlags(command, args));
   } catch (e) {
-    if (e instanceof InputError || e instanceof MissingDependency) {
+    if (e instanceof InputError || e instanceof MissingDependency || e instanceof UnknownLibrary) {
       err(`error: ${e.message}`);
       return EXIT.usage;
     }

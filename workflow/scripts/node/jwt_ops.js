@@ -2,12 +2,14 @@
 // The library under test, jsonwebtoken, called as its ordinary API is:
 //   jwt.sign(claims, keyObject, {algorithm[, noTimestamp]}),
 //   jwt.verify(token, keyObject, verifyOptions(alg)) (the verify policy), jwt.decode(token)
-// plus how we tell "jsonwebtoken lacks this algorithm" from any other error, and how a
-// verify failure maps to the contract's exit statuses.
+// plus how we tell "jsonwebtoken lacks this algorithm" from any other error, and which of
+// its errors are verdicts on a token; `adapter` hands all this to the harness (library.js),
+// as the driver's own library (JWTBENCH_LIBRARY unset or jsonwebtoken).
 
 const crypto = require('node:crypto');
 const path = require('node:path');
 const { requireDependency, resolveDependency } = require('./deps');
+const { InvalidPayload, InvalidSignature, objectClaims } = require('./library');
 
 const jwt = requireDependency('jsonwebtoken');
 // jsonwebtoken's own JWS layer (its `jws` dependency, resolved from jsonwebtoken's folder so
@@ -56,45 +58,14 @@ function verifyOptions(alg) {
   return options;
 }
 
-/** The policy's "the payload must be a JSON object": jsonwebtoken returns any JSON value. */
-class InvalidPayload extends Error {}
-InvalidPayload.prototype.name = 'InvalidPayload';
-
 /**
  * The one verify of the driver (CLI `verify`, `verify-batch`, the timed verify cells, the
  * checks, suite transfer): jwt.verify under the policy, then the payload must be an object.
  * Throws what jwt.verify throws, or InvalidPayload.
  */
 function verifyToken(compact, alg, key) {
-  const claims = jwt.verify(compact, key, verifyOptions(alg));
-  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) {
-    throw new InvalidPayload('the payload is not a JSON object');
-  }
-  return claims;
-}
-
-/** "Type: message" of anything thrown, on one line of at most 300 characters. */
-function describeError(e) {
-  const type = e instanceof Error ? (e.constructor?.name || e.name || 'Error') : typeof e;
-  let message;
-  try {
-    message = e instanceof Error ? String(e.message) : String(e);
-  } catch (_) {
-    message = '(no message)';
-  }
-  return `${type}: ${message}`.replace(/[\r\n]+/g, ' ').slice(0, 300);
-}
-
-/**
- * What `verify` answers for what verifyToken threw: jsonwebtoken's documented verify errors
- * (JsonWebTokenError and its subclasses TokenExpiredError and NotBeforeError) and the
- * policy's InvalidPayload are the verdict "invalid" (exit 1); anything else (a TypeError
- * from jwa, a SyntaxError from JSON.parse, a RangeError from a stack overflow) is an
- * error (exit 4).
- */
-function verdictOf(e) {
-  const invalid = e instanceof jwt.JsonWebTokenError || e instanceof InvalidPayload;
-  return { exit: invalid ? 1 : 4, outcome: invalid ? 'reject' : 'error', reason: describeError(e) };
+  // The policy's "the payload must be a JSON object": jsonwebtoken returns any JSON value.
+  return objectClaims(jwt.verify(compact, key, verifyOptions(alg)));
 }
 
 /**
@@ -119,8 +90,6 @@ function libraryLacksAlgorithm(alg) {
   return false;
 }
 
-class InvalidSignature extends Error {}
-
 /**
  * The payload bytes of a compact JWS whose header names exactly `alg` and whose signature
  * verifies with `key` through jws.verify; no claim is parsed, so no `exp` is checked.
@@ -143,8 +112,36 @@ function verifySignatureOnly(compact, alg, key) {
   return Buffer.from(payload, 'base64url');
 }
 
+/** A signer of exactly `claims` (the sign options decided once, outside any timed call). */
+function signer(alg, key, claims) {
+  const options = signOptions(alg, claims);
+  return (c) => jwt.sign(c, key, options);
+}
+
+/**
+ * jsonwebtoken as the harness's adapter (library.js): synchronous; the key is the
+ * node:crypto KeyObject itself; its documented verify errors (JsonWebTokenError and its
+ * subclasses TokenExpiredError and NotBeforeError) are its verdicts on a token, anything
+ * else it throws (a TypeError from jwa, a SyntaxError from JSON.parse, a RangeError from a
+ * stack overflow) an error.
+ */
+const adapter = {
+  name: 'jsonwebtoken',
+  suites: ['jwt', 'tokensize', 'transfer', 'percall'],
+  async: false,
+  cryptoBackend: (openssl) => openssl,
+  nativeKey: (role, alg, keyObject) => keyObject,
+  signer,
+  verifier: (alg, key) => (compact) => verifyToken(compact, alg, key),
+  decoder: jwt.decode,
+  verifySignatureOnly,
+  lacksAlgorithm: libraryLacksAlgorithm,
+  isUnsupportedAlgorithmError,
+  isVerdict: (e) => e instanceof jwt.JsonWebTokenError,
+};
+
 module.exports = {
-  jwt, jws, signOptions, verifyOptions, verifyToken, verdictOf, describeError, InvalidPayload,
+  jwt, jws, signOptions, verifyOptions, verifyToken, InvalidPayload,
   isUnsupportedAlgorithmError, libraryLacksAlgorithm, verifySignatureOnly, InvalidSignature,
-  UNSUPPORTED_ALGORITHM_MESSAGE,
+  UNSUPPORTED_ALGORITHM_MESSAGE, adapter,
 };

@@ -3,10 +3,14 @@
 
 const fs = require('node:fs');
 const { InputError } = require('./inputs');
+const { LIBRARY } = require('./library');
 
+// The `language` column: the language, whichever of its libraries the driver times (the
+// library is the `implementation`).
 const LANGUAGE = 'node';
-// The implementation columns' default; hash, primitive and keygen cells name their own.
-const IMPLEMENTATION = 'jsonwebtoken';
+// The implementation columns' default, the library under test; hash, primitive and keygen
+// cells name their own.
+const IMPLEMENTATION = LIBRARY;
 const CSV_COLUMNS = [
   'language', 'implementation', 'implementation_version', 'suite', 'operation', 'algorithm',
   'key_bits', 'input', 'input_bytes', 'sample', 'iterations', 'elapsed_ns', 'output_bytes',
@@ -39,7 +43,7 @@ function csvRow(cell, version, fields) {
 }
 
 /**
- * Opens --out and writes the header; `version` is jsonwebtoken's, for the rows of the
+ * Opens --out and writes the header; `version` is the library's, for the rows of the
  * cells that do not name their implementation. Every row goes straight to the file (no buffering in
  * this process), so a crash loses nothing already written.
  */
