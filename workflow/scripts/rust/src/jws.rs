@@ -1,162 +1,124 @@
-//! JWS through the `jsonwebtoken` crate's ordinary API (`encode`, `decode`,
-//! `dangerous::insecure_decode`), the keys parsed once into its `EncodingKey` /
-//! `DecodingKey`, and the forgery checks of the contract's rule 2.
+//! The JWS side of the harness, whichever library `JWTBENCH_LIBRARY` picked
+//! (`libraries`): the algorithm names, the keys parsed once through the library's adapter,
+//! the commands sign / verify / verify --signature-only / coldstart, and the forgery checks
+//! of the contract's rule 2.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use serde_json::{Map, Value};
+use hmac::{Hmac, Mac};
+use serde_json::Value;
+use sha2::{Sha256, Sha384};
 
-use crate::failure::{Failure, catch_panic, one_line, read_file};
+use crate::failure::{Failure, catch_panic, read_file};
+use crate::libraries::{self, SignJws, VerifyJws};
 
-/// The JWS algorithms jsonwebtoken 11 cannot do, with the reason (driver.yaml lists the same).
-const UNSUPPORTED: &[(&str, &str)] = &[(
-    "ES512",
-    "jsonwebtoken 11 has no ES512: its Algorithm enum has no P-521 (ES256 and ES384 only)",
-)];
+/// The contract's JWS algorithms (workflow/scripts/README.md, `ALG`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Alg {
+    HS256,
+    HS384,
+    HS512,
+    RS256,
+    RS384,
+    RS512,
+    PS256,
+    PS384,
+    PS512,
+    ES256,
+    ES384,
+    ES512,
+    EdDSA,
+}
 
-pub fn algorithm(name: &str) -> Result<Algorithm, Failure> {
-    if let Some((_, reason)) = UNSUPPORTED.iter().find(|(alg, _)| *alg == name) {
-        return Err(Failure::Unsupported(format!("{name}: {reason}")));
+impl Alg {
+    const ALL: [Alg; 13] = [
+        Alg::HS256,
+        Alg::HS384,
+        Alg::HS512,
+        Alg::RS256,
+        Alg::RS384,
+        Alg::RS512,
+        Alg::PS256,
+        Alg::PS384,
+        Alg::PS512,
+        Alg::ES256,
+        Alg::ES384,
+        Alg::ES512,
+        Alg::EdDSA,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Alg::HS256 => "HS256",
+            Alg::HS384 => "HS384",
+            Alg::HS512 => "HS512",
+            Alg::RS256 => "RS256",
+            Alg::RS384 => "RS384",
+            Alg::RS512 => "RS512",
+            Alg::PS256 => "PS256",
+            Alg::PS384 => "PS384",
+            Alg::PS512 => "PS512",
+            Alg::ES256 => "ES256",
+            Alg::ES384 => "ES384",
+            Alg::ES512 => "ES512",
+            Alg::EdDSA => "EdDSA",
+        }
     }
-    Ok(match name {
-        "HS256" => Algorithm::HS256,
-        "HS384" => Algorithm::HS384,
-        "HS512" => Algorithm::HS512,
-        "RS256" => Algorithm::RS256,
-        "RS384" => Algorithm::RS384,
-        "RS512" => Algorithm::RS512,
-        "PS256" => Algorithm::PS256,
-        "PS384" => Algorithm::PS384,
-        "PS512" => Algorithm::PS512,
-        "ES256" => Algorithm::ES256,
-        "ES384" => Algorithm::ES384,
-        "EdDSA" => Algorithm::EdDSA,
-        other => return Err(Failure::Input(format!("unknown JWS algorithm {other:?}"))),
-    })
 }
 
-fn is_hmac(alg: Algorithm) -> bool {
-    matches!(alg, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512)
-}
-
-fn encoding_key(alg: Algorithm, path: &str) -> Result<EncodingKey, Failure> {
-    let bytes = read_file(path)?;
-    let parsed = match alg {
-        Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512 => return Ok(EncodingKey::from_secret(&bytes)),
-        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(&bytes),
-        Algorithm::EdDSA => EncodingKey::from_ed_pem(&bytes),
-        _ => EncodingKey::from_rsa_pem(&bytes),
+/// ALG as the selected library takes it: unsupported (exit 3) when the library lacks it
+/// (its driver.yaml lists the same), an input error (exit 2) when it is no JWS algorithm.
+pub fn algorithm(name: &str) -> Result<Alg, Failure> {
+    let Some(alg) = Alg::ALL.into_iter().find(|alg| alg.name() == name) else {
+        return Err(Failure::Input(format!("unknown JWS algorithm {name:?}")));
     };
-    parsed.map_err(|e| Failure::Input(format!("{path}: not a private key for {alg:?}: {e}")))
-}
-
-fn decoding_key(alg: Algorithm, bytes: &[u8], path: &str) -> Result<DecodingKey, Failure> {
-    let parsed = match alg {
-        Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512 => return Ok(DecodingKey::from_secret(bytes)),
-        Algorithm::ES256 | Algorithm::ES384 => DecodingKey::from_ec_pem(bytes),
-        Algorithm::EdDSA => DecodingKey::from_ed_pem(bytes),
-        _ => DecodingKey::from_rsa_pem(bytes),
-    };
-    parsed.map_err(|e| Failure::Input(format!("{path}: not a public key for {alg:?}: {e}")))
-}
-
-/// The verify policy (workflow/scripts/README.md), every item set explicitly rather than
-/// trusting `Validation::new`'s defaults (which require `exp`, allow 60 s of leeway and
-/// leave `nbf` unchecked). jsonwebtoken 11 has no `iat` check at all: driver.yaml declares
-/// it under `verify.lacks`.
-pub fn pinned_validation(alg: Algorithm) -> Validation {
-    let mut validation = Validation::new(alg);
-    validation.algorithms = vec![alg]; // alg: the header must name ALG, nothing else
-    validation.validate_exp = true; // exp: rejected once now > exp
-    validation.validate_nbf = true; // nbf: rejected while now < nbf (default off)
-    validation.leeway = 0; // leeway: 0 s (default 60)
-    validation.reject_tokens_expiring_in_less_than = 0;
-    validation.required_spec_claims.clear(); // required_claims: none (default {"exp"})
-    validation.validate_aud = false; // not in the policy: no audience, issuer or subject
-    validation.aud = None;
-    validation.iss = None;
-    validation.sub = None;
-    validation
-}
-
-/// The library's error as a `Failure`: the kinds it documents for an invalid token are its
-/// verdict (exit 1); any other kind (a key the backend cannot use, a provider error) is not
-/// (exit 4). The message is one line, `Kind: message`.
-fn verdict(error: jsonwebtoken::errors::Error) -> Failure {
-    use jsonwebtoken::errors::ErrorKind as K;
-    let debug = format!("{:?}", error.kind());
-    let kind = debug.split(['(', ' ', '{']).next().unwrap_or("Error");
-    let reason = one_line(&format!("{kind}: {error}"));
-    match error.kind() {
-        K::InvalidToken
-        | K::InvalidSignature
-        | K::InvalidAlgorithm
-        | K::Base64(_)
-        | K::Json(_)
-        | K::Utf8(_)
-        | K::ExpiredSignature
-        | K::ImmatureSignature
-        | K::InvalidClaimFormat(_)
-        | K::MissingRequiredClaim(_)
-        | K::InvalidIssuer
-        | K::InvalidAudience
-        | K::InvalidSubject => Failure::Invalid(reason),
-        _ => Failure::Error(reason),
+    match libraries::current().unsupported(alg) {
+        Some(reason) => Err(Failure::Unsupported(format!("{name}: {reason}"))),
+        None => Ok(alg),
     }
 }
 
 /// A JWS algorithm with its key pair, parsed once.
 pub struct Signer {
-    pub alg: Algorithm,
-    header: Header,
-    encoding: EncodingKey,
+    pub alg: Alg,
+    signing: Box<dyn SignJws>,
     pub verifier: Verifier,
 }
 
 pub struct Verifier {
-    decoding: DecodingKey,
-    validation: Validation,
+    verifying: Box<dyn VerifyJws>,
     /// The verifying key file's bytes: the HMAC key of the key-confusion forgery.
     key_bytes: Vec<u8>,
 }
 
 impl Verifier {
-    pub fn load(alg: Algorithm, path: &str) -> Result<Verifier, Failure> {
+    pub fn load(alg: Alg, path: &str) -> Result<Verifier, Failure> {
         let key_bytes = read_file(path)?;
-        let decoding = decoding_key(alg, &key_bytes, path)?;
-        Ok(Verifier {
-            decoding,
-            validation: pinned_validation(alg),
-            key_bytes,
-        })
+        let verifying = libraries::current().verifier(alg, &key_bytes, path)?;
+        Ok(Verifier { verifying, key_bytes })
     }
 
     /// The one verify of this driver (`verify`, `verify-batch`, the timed `verify` cells,
-    /// transfer): jsonwebtoken's `decode` under `pinned_validation`. The claims type is a
-    /// JSON object, so any other payload is invalid. A panic in the library is caught
+    /// transfer): the library's verify under the verify policy, as its adapter configures
+    /// it. The payload must be a JSON object. A panic in the library is caught
     /// (`Failure::Error`).
     pub fn verify(&self, token: impl AsRef<[u8]>) -> Result<Value, Failure> {
-        catch_panic(|| {
-            jsonwebtoken::decode::<Map<String, Value>>(token, &self.decoding, &self.validation)
-                .map(|data| Value::Object(data.claims))
-                .map_err(verdict)
-        })
+        catch_panic(|| self.verifying.verify(token.as_ref()))
     }
 }
 
 impl Signer {
-    pub fn load(alg: Algorithm, private_path: &str, public_path: &str) -> Result<Signer, Failure> {
+    pub fn load(alg: Alg, private_path: &str, public_path: &str) -> Result<Signer, Failure> {
         Ok(Signer {
             alg,
-            header: Header::new(alg),
-            encoding: encoding_key(alg, private_path)?,
+            signing: libraries::current().signer(alg, &read_file(private_path)?, private_path)?,
             verifier: Verifier::load(alg, public_path)?,
         })
     }
 
     pub fn sign(&self, claims: &Value) -> Result<String, Failure> {
-        jsonwebtoken::encode(&self.header, claims, &self.encoding)
+        self.signing
+            .sign(claims)
             .map_err(|e| Failure::Invalid(format!("signing with {:?} failed: {e}", self.alg)))
     }
 
@@ -164,7 +126,8 @@ impl Signer {
         self.verifier.verify(token)
     }
 
-    /// Rule 2 of the contract on one signed token of `claims`.
+    /// Rule 2 of the contract on one signed token of `claims` (the decode check where the
+    /// library has a decode).
     pub fn check(&self, claims: &Value, token: &str) -> Result<(), Failure> {
         let fail = |what: &str| Err(Failure::Invalid(format!("{:?} check failed: {what}", self.alg)));
         match self.verify(token) {
@@ -181,6 +144,9 @@ impl Signer {
         if self.verify(&self.other_algorithm_twin(claims)?).is_ok() {
             return fail("a token naming another algorithm verifies");
         }
+        let Ok(decode) = libraries::current().decoder() else {
+            return Ok(());
+        };
         match decode(token) {
             Ok(decoded) if &decoded == claims => Ok(()),
             _ => fail("decode does not yield the input claims"),
@@ -189,29 +155,35 @@ impl Signer {
 
     /// The same claims validly HMAC'd under another algorithm: HS384 (for HS256) or HS256
     /// with the same secret, or for public-key algorithms HS256 keyed with the public PEM
-    /// (the key-confusion attack).
+    /// (the key-confusion attack). Made here (the hmac crate), not by the library timed.
     fn other_algorithm_twin(&self, claims: &Value) -> Result<String, Failure> {
-        let other = if self.alg == Algorithm::HS256 {
-            Algorithm::HS384
-        } else {
-            Algorithm::HS256
-        };
-        let key = EncodingKey::from_secret(&self.verifier.key_bytes);
-        debug_assert!(is_hmac(other));
-        jsonwebtoken::encode(&Header::new(other), claims, &key)
-            .map_err(|e| Failure::Invalid(format!("cannot build the {other:?} twin: {e}")))
+        let other = if self.alg == Alg::HS256 { Alg::HS384 } else { Alg::HS256 };
+        let header = format!(r#"{{"typ":"JWT","alg":"{}"}}"#, other.name());
+        let payload =
+            serde_json::to_vec(claims).map_err(|e| Failure::Invalid(format!("cannot build the twin: {e}")))?;
+        let signing_input = format!("{}.{}", URL_SAFE_NO_PAD.encode(header), URL_SAFE_NO_PAD.encode(payload));
+        let key = &self.verifier.key_bytes;
+        let tag = match other {
+            Alg::HS384 => Hmac::<Sha384>::new_from_slice(key)
+                .map(|m| m.chain_update(&signing_input).finalize().into_bytes().to_vec()),
+            _ => Hmac::<Sha256>::new_from_slice(key)
+                .map(|m| m.chain_update(&signing_input).finalize().into_bytes().to_vec()),
+        }
+        .map_err(|e| Failure::Invalid(format!("cannot build the {other:?} twin: {e}")))?;
+        Ok(format!("{signing_input}.{}", URL_SAFE_NO_PAD.encode(tag)))
     }
 }
 
-/// The claims of a compact JWS without checking its signature (jsonwebtoken's
-/// `dangerous::insecure_decode`).
+/// The claims of a compact JWS without checking its signature, through the library's
+/// documented decode (an error naming why when it has none).
 pub fn decode(token: &str) -> Result<Value, Failure> {
-    jsonwebtoken::dangerous::insecure_decode::<Value>(token)
-        .map(|data| data.claims)
-        .map_err(|e| Failure::Invalid(format!("cannot decode the token: {e}")))
+    let decode = libraries::current()
+        .decoder()
+        .map_err(|why| Failure::Unsupported(why.to_string()))?;
+    decode(token)
 }
 
-fn split(token: &str) -> Result<(&str, &str, &str), Failure> {
+pub fn split(token: &str) -> Result<(&str, &str, &str), Failure> {
     let mut parts = token.split('.');
     match (parts.next(), parts.next(), parts.next(), parts.next()) {
         (Some(h), Some(p), Some(s), None) => Ok((h, p, s)),
@@ -249,11 +221,18 @@ pub fn read_claims(path: &str) -> Result<Value, Failure> {
     Ok(claims)
 }
 
+/// A token file as text, surrounding whitespace dropped (`verify --signature-only`).
+pub fn read_token_text(path: &str) -> Result<String, Failure> {
+    let text = String::from_utf8(read_file(path)?).map_err(|_| Failure::Invalid(format!("{path}: not UTF-8")))?;
+    Ok(text.trim().to_string())
+}
+
 pub fn sign_command(alg: &str, key: &str, payload: &str) -> Result<String, Failure> {
     let alg = algorithm(alg)?;
     let claims = read_claims(payload)?;
-    let encoding = encoding_key(alg, key)?;
-    jsonwebtoken::encode(&Header::new(alg), &claims, &encoding)
+    let signer = libraries::current().signer(alg, &read_file(key)?, key)?;
+    signer
+        .sign(&claims)
         .map_err(|e| Failure::Input(format!("{key}: cannot sign with {alg:?}: {e}")))
 }
 
@@ -263,35 +242,12 @@ pub fn verify_command(alg: &str, key: &str, token: &str) -> Result<String, Failu
     Ok(verifier.verify(read_file(token)?.trim_ascii())?.to_string())
 }
 
-/// `verify --signature-only`: the JWS alone, through jsonwebtoken's own JWS layer
-/// (`decode_header`, then `crypto::verify` over the signing input): the header must name
-/// ALG and the signature must verify; no claims are parsed, no `exp` checked. Returns the
-/// payload segment's bytes as signed.
+/// `verify --signature-only`: the JWS alone, through the library's own JWS layer (its
+/// adapter says how): the header must name ALG and the signature must verify; no claims are
+/// parsed, no `exp` checked. Returns the payload segment's bytes as signed.
 pub fn verify_signature_only(alg: &str, key: &str, token: &str) -> Result<Vec<u8>, Failure> {
     let alg = algorithm(alg)?;
-    let decoding = decoding_key(alg, &read_file(key)?, key)?;
-    let text = String::from_utf8(read_file(token)?).map_err(|_| Failure::Invalid(format!("{token}: not UTF-8")))?;
-    let text = text.trim();
-    let (header, payload, signature) = split(text)?;
-    match jsonwebtoken::decode_header(text) {
-        Ok(parsed) if parsed.alg == alg => {}
-        Ok(parsed) => {
-            return Err(Failure::Invalid(format!(
-                "the header names {:?}, not {alg:?}",
-                parsed.alg
-            )));
-        }
-        Err(e) => return Err(Failure::Invalid(format!("bad header: {e}"))),
-    }
-    let signing_input = format!("{header}.{payload}");
-    match jsonwebtoken::crypto::verify(signature, signing_input.as_bytes(), &decoding, alg) {
-        Ok(true) => {}
-        Ok(false) => return Err(Failure::Invalid("the signature does not verify".into())),
-        Err(e) => return Err(Failure::Invalid(format!("the signature cannot be checked: {e}"))),
-    }
-    URL_SAFE_NO_PAD
-        .decode(payload)
-        .map_err(|e| Failure::Invalid(format!("payload is not base64url: {e}")))
+    libraries::current().verify_signature_only(alg, &read_file(key)?, key, token)
 }
 
 /// One cold process's work: an HS256 token and an RS256 token of the payload.

@@ -1,6 +1,7 @@
 //! jwtbench's Rust driver: the `jsonwebtoken` crate on its RustCrypto backend, behind the
 //! driver contract of workflow/scripts/README.md (versions, sign, verify, verify-batch,
-//! bench, coldstart, stopping).
+//! bench, coldstart, stopping); with JWTBENCH_LIBRARY=jwt-simple or josekit, the same
+//! harness times that library instead (src/libraries/).
 
 mod args;
 mod failure;
@@ -8,6 +9,7 @@ mod hashing;
 mod http;
 mod jws;
 mod keygen;
+mod libraries;
 mod percall;
 mod primitive;
 mod raw_samples;
@@ -50,6 +52,7 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
     let Some((command, rest)) = argv.split_first() else {
         return Err(Failure::Input(USAGE.into()));
     };
+    libraries::select()?; // JWTBENCH_LIBRARY: the JWS library this process times
     match command.as_str() {
         "versions" => {
             args::Flags::parse(rest, &[])?;

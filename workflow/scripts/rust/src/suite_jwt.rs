@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use crate::failure::{Failure, read_file};
 use crate::jws::{self, Signer};
+use crate::libraries;
 use crate::raw_samples::{RawSamples, RowIdentity, Status};
 use crate::spec::{Cell, Spec};
 use crate::timing::{self, TimedCell};
-use crate::versions::{IMPLEMENTATION, IMPLEMENTATION_VERSION};
 
 /// A cell's claims: the claims file (one object) or a dataset's records (one per line).
 pub struct Inputs {
@@ -172,8 +172,10 @@ impl Cases {
     }
 }
 
+/// The rows' identity: `implementation` is the library timed (JWTBENCH_LIBRARY's).
 pub fn identity(spec: &Spec, cell: &Cell, input_bytes: u64) -> RowIdentity {
-    RowIdentity::new(&spec.suite, cell, IMPLEMENTATION, IMPLEMENTATION_VERSION, input_bytes)
+    let library = libraries::current();
+    RowIdentity::new(&spec.suite, cell, library.name(), library.version(), input_bytes)
 }
 
 /// input_bytes of a cell that could not be prepared: its input file's size where readable.
@@ -185,6 +187,15 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     let mut cases = Cases::default();
     let mut timed = Vec::new();
     for (index, cell) in spec.cells.iter().enumerate() {
+        // A library without a documented decode has no decode cells (status unsupported).
+        if let ("decode", Err(why)) = (cell.operation.as_str(), libraries::current().decoder()) {
+            out.untimed(
+                &identity(spec, cell, untimed_input_bytes(cell)),
+                Status::Unsupported,
+                why,
+            )?;
+            continue;
+        }
         match cases.get(cell)? {
             Err((status, reason)) => {
                 out.untimed(&identity(spec, cell, untimed_input_bytes(cell)), status, &reason)?;

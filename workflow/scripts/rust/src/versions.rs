@@ -2,8 +2,6 @@
 
 use serde_json::json;
 
-pub const IMPLEMENTATION: &str = "jsonwebtoken";
-pub const IMPLEMENTATION_VERSION: &str = env!("JWTBENCH_CRATE_JSONWEBTOKEN");
 /// The name suites hash, primitive and keygen write for the raw primitives: the RustCrypto
 /// crates, the very ones jsonwebtoken's `rust_crypto` backend signs with.
 pub const RUSTCRYPTO: &str = "RustCrypto";
@@ -26,24 +24,10 @@ pub const P521: &str = crate_version!("p521", "JWTBENCH_CRATE_P521");
 pub const ED25519: &str = crate_version!("ed25519-dalek", "JWTBENCH_CRATE_ED25519_DALEK");
 pub const UUID: &str = crate_version!("uuid", "JWTBENCH_CRATE_UUID");
 
+/// `versions` of the selected library (JWTBENCH_LIBRARY): its name and version are the
+/// rows' `implementation` columns; `libraries` lists every crate the driver loads for it.
 pub fn report() -> String {
-    let libraries = json!({
-        "jsonwebtoken": env!("JWTBENCH_CRATE_JSONWEBTOKEN"),
-        "serde_json": env!("JWTBENCH_CRATE_SERDE_JSON"),
-        "base64": env!("JWTBENCH_CRATE_BASE64"),
-        "sha2": env!("JWTBENCH_CRATE_SHA2"),
-        "sha1": env!("JWTBENCH_CRATE_SHA1"),
-        "md-5": env!("JWTBENCH_CRATE_MD_5"),
-        "hmac": env!("JWTBENCH_CRATE_HMAC"),
-        "aes-gcm": env!("JWTBENCH_CRATE_AES_GCM"),
-        "rsa": env!("JWTBENCH_CRATE_RSA"),
-        "p256": env!("JWTBENCH_CRATE_P256"),
-        "p384": env!("JWTBENCH_CRATE_P384"),
-        "p521": env!("JWTBENCH_CRATE_P521"),
-        "ed25519-dalek": env!("JWTBENCH_CRATE_ED25519_DALEK"),
-        "rand": env!("JWTBENCH_CRATE_RAND"),
-        "uuid": env!("JWTBENCH_CRATE_UUID"),
-    });
+    let library = crate::libraries::current();
     let rustc = env!("JWTBENCH_RUSTC_VERSION");
     let runtime_version = rustc.split_whitespace().nth(1).unwrap_or("unknown");
     json!({
@@ -52,12 +36,10 @@ pub fn report() -> String {
         "runtime_version": runtime_version,
         "compiler": rustc,
         "build_profile": if cfg!(debug_assertions) { "debug" } else { "release" },
-        "implementation": IMPLEMENTATION,
-        "implementation_version": IMPLEMENTATION_VERSION,
-        "crypto_backend": format!(
-            "RustCrypto (jsonwebtoken feature rust_crypto): {RSA}, {P256}, {P384}, {ED25519}, {HMAC}, {SHA2}"
-        ),
-        "libraries": libraries,
+        "implementation": library.name(),
+        "implementation_version": library.version(),
+        "crypto_backend": library.crypto_backend(),
+        "libraries": library.libraries(),
     })
     .to_string()
 }
