@@ -1,6 +1,5 @@
 package jwtbench;
 
-import io.fusionauth.jwt.domain.JWT;
 import java.security.Key;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +47,7 @@ final class Checks {
     } catch (UnsupportedAlgorithm e) {
       return new NotPassed("unsupported", e.getMessage());
     } catch (RuntimeException e) {
-      return failed("fusionauth-jwt refused the key: " + describe(e));
+      return failed(JwsLibrary.current().name() + " refused the key: " + describe(e));
     }
     if (input.refused != null) {
       return failed(input.refused);
@@ -56,11 +55,11 @@ final class Checks {
     Input.Item first = input.first();
     String token;
     try {
-      token = jws.sign(first.jwt());
+      token = jws.sign(first.claims());
     } catch (RuntimeException e) {
       return failed("sign threw " + describe(e));
     }
-    JWT verified;
+    Object verified;
     try {
       verified = jws.verify(token);
     } catch (RuntimeException e) {
@@ -78,12 +77,14 @@ final class Checks {
     if (!rejects(jws, Forgeries.otherAlgorithm(token, alg, verifyingKeyBytes))) {
       return failed("a token naming another algorithm was accepted");
     }
-    try {
-      if (!Claims.same(Jws.decode(token), first.tree())) {
-        return failed("decode did not yield the input claims");
+    if (JwsLibrary.current().noDecode() == null) { // a library without decode: its decode cells are unsupported
+      try {
+        if (!Claims.same(Jws.decode(token), first.tree())) {
+          return failed("decode did not yield the input claims");
+        }
+      } catch (RuntimeException e) {
+        return failed("decode threw " + describe(e));
       }
-    } catch (RuntimeException e) {
-      return failed("decode threw " + describe(e));
     }
     return pool ? signPool(jws, token, input) : new Passed(jws, token, List.of(token));
   }
@@ -99,9 +100,9 @@ final class Checks {
       Input.Item item = input.items.get(i);
       String what = "record " + (i + 1);
       String token;
-      JWT verified;
+      Object verified;
       try {
-        token = jws.sign(item.jwt());
+        token = jws.sign(item.claims());
       } catch (RuntimeException e) {
         return failed("sign of " + what + " threw " + describe(e));
       }

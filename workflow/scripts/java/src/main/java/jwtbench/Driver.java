@@ -1,6 +1,5 @@
 package jwtbench;
 
-import io.fusionauth.jwt.domain.JWT;
 import java.nio.charset.StandardCharsets;
 import java.security.Key;
 import java.util.LinkedHashMap;
@@ -8,8 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * jwtbench's java driver: fusionauth-jwt on the JDK's JCA providers. The command line of the
- * driver contract (workflow/scripts/README.md):
+ * jwtbench's java driver: fusionauth-jwt on the JDK's JCA providers, or the further library
+ * JWTBENCH_LIBRARY names ({@link JwsLibrary}: nimbus-jose-jwt, jjwt), each a driver of its own
+ * with this same harness. The command line of the driver contract (workflow/scripts/README.md):
  *
  * <pre>
  *   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
@@ -24,6 +24,12 @@ import java.util.Map;
  */
 public final class Driver {
   static final String LANGUAGE = "java";
+  /**
+   * The driver's name: the language for its own library, "java/<library>" for a further one
+   * (workflow/scripts/java/<library>/); the raw samples' language column and the spec's.
+   */
+  static final String NAME = LANGUAGE
+      + (JwsLibrary.requested().equals(JwsLibrary.DEFAULT) ? "" : "/" + JwsLibrary.requested());
   static final int EXIT_OK = 0;
   static final int EXIT_INVALID = 1;
   static final int EXIT_USAGE = 2;
@@ -76,6 +82,11 @@ public final class Driver {
   private static int run(String[] args) throws UnsupportedAlgorithm {
     if (args.length == 0) {
       throw new InputError("missing subcommand\n" + USAGE);
+    }
+    String library = JwsLibrary.requested();
+    if (!JwsLibrary.NAMES.contains(library)) {
+      throw new InputError("JWTBENCH_LIBRARY=" + library + " is not a library of this driver ("
+          + String.join(", ", JwsLibrary.NAMES) + ")");
     }
     String command = args[0];
     if (!COMMANDS.containsKey(command)) {
@@ -150,12 +161,12 @@ public final class Driver {
     return values;
   }
 
-  private static JWT payload(String file) {
+  private static Object payload(String file) {
     Input input = Input.claims(file, "--payload");
     if (input.refused != null) {
       throw new InputError("--payload " + file + ": " + input.refused);
     }
-    return input.first().jwt();
+    return input.first().claims();
   }
 
   /** The library bound to one key; the library refusing the key is an input error. */
@@ -163,14 +174,14 @@ public final class Driver {
     try {
       return Jws.of(alg, signingKey, verifyingKey);
     } catch (RuntimeException e) {
-      throw new InputError("fusionauth-jwt refused --key " + file + " for " + alg + ": " + e.getMessage());
+      throw new InputError(JwsLibrary.current().name() + " refused --key " + file + " for " + alg + ": " + e.getMessage());
     }
   }
 
   private static int sign(Map<String, String> flags) throws UnsupportedAlgorithm {
     String alg = flags.get("alg");
     Key key = Keys.load(alg, Keys.Role.SIGNING, flags.get("key"), "--key");
-    JWT claims = payload(flags.get("payload"));
+    Object claims = payload(flags.get("payload"));
     Progress.stdout(bind(alg, key, null, flags.get("key")).sign(claims));
     return EXIT_OK;
   }
@@ -183,7 +194,7 @@ public final class Driver {
     if (flags.containsKey("signature-only")) {
       return verifySignatureOnly(jws, alg, token, flags.get("token"));
     }
-    JWT claims;
+    Object claims;
     try {
       claims = jws.verify(token);
     } catch (Throwable e) { // every Throwable: a hostile token may cause an Error too
@@ -206,7 +217,8 @@ public final class Driver {
    * de-serialized. (cause: StreamConstraintsException)". The cause's message is left out: it
    * may quote the token (Jackson's locations do).
    */
-  static String reason(Throwable e) {
+  static String reason(Throwable thrown) {
+    Throwable e = LibraryException.unwrap(thrown);
     String text = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
         + (e.getCause() == null ? "" : " (cause: " + e.getCause().getClass().getSimpleName() + ")");
     text = text.replaceAll("\\s+", " ").strip();
@@ -221,7 +233,8 @@ public final class Driver {
     byte[] payload;
     try {
       payload = jws.verifySignatureOnly(alg, token);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException thrown) {
+      Throwable e = LibraryException.unwrap(thrown);
       Progress.line("verify: invalid JWS " + file + ": " + e.getClass().getSimpleName()
           + (e.getMessage() == null ? "" : ": " + e.getMessage()));
       return EXIT_INVALID;
@@ -235,7 +248,7 @@ public final class Driver {
    * RS256 token (an RSA PKCS#8 PEM), one per line.
    */
   private static int coldstart(Map<String, String> flags) throws UnsupportedAlgorithm {
-    JWT claims = payload(flags.get("payload"));
+    Object claims = payload(flags.get("payload"));
     Key hmac = Keys.load("HS256", Keys.Role.SIGNING, flags.get("hmac"), "--hmac");
     Key rsa = Keys.load("RS256", Keys.Role.SIGNING, flags.get("rsa"), "--rsa");
     String hs256 = bind("HS256", hmac, null, flags.get("hmac")).sign(claims);

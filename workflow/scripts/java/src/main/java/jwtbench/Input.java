@@ -1,27 +1,26 @@
 package jwtbench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fusionauth.jwt.domain.JWT;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A cell's input file, read and parsed before anything is timed (README "Inputs: claims and
  * records"): one claims object, or JSON Lines records, each parsed into Java's object (a Map)
- * and then into fusionauth-jwt's {@link JWT}, the object its encoder signs.
+ * and then into the library's claims object ({@link JwsLibrary#claims}), the object it signs.
  */
 final class Input {
   /**
    * One claims object: its size in bytes, its JSON tree (what a verified or decoded token must
-   * give back) and the library's JWT built from it, or null when the library refused it.
+   * give back) and the library's claims object built from it, or null when the library refused it.
    */
-  record Item(int bytes, JsonNode tree, JWT jwt) {}
+  record Item(int bytes, JsonNode tree, Object claims) {}
 
   final String file;
   final List<Item> items;
   /** The file's size (claims), or the records' mean size rounded halves up (records). */
   final long inputBytes;
-  /** Why fusionauth-jwt would not take the claims (the cells then fail their checks), or null. */
+  /** Why the library would not take the claims (the cells then fail their checks), or null. */
   final String refused;
 
   private Input(String file, List<Item> items, long inputBytes, String refused) {
@@ -92,14 +91,14 @@ final class Input {
 
   /** Appends the item; returns why the library refused its claims, or null. */
   private static String add(List<Item> items, int bytes, JsonNode tree, String what) {
-    JWT jwt = null;
+    Object claims = null;
     String refused = null;
     try {
-      jwt = Claims.toJwt(Json.toMap(tree));
+      claims = Claims.toLibrary(Json.toMap(tree));
     } catch (IllegalArgumentException e) {
-      refused = "fusionauth-jwt refused " + what + ": " + e.getMessage();
+      refused = JwsLibrary.current().name() + " refused " + what + ": " + e.getMessage();
     }
-    items.add(new Item(bytes, tree, jwt));
+    items.add(new Item(bytes, tree, claims));
     return refused;
   }
 }

@@ -1,250 +1,56 @@
 package jwtbench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.fusionauth.jwt.InvalidJWTException;
-import io.fusionauth.jwt.JWTDecoder;
-import io.fusionauth.jwt.JWTEncoder;
-import io.fusionauth.jwt.JWTException;
-import io.fusionauth.jwt.JWTUtils;
-import io.fusionauth.jwt.Signer;
-import io.fusionauth.jwt.Verifier;
-import io.fusionauth.jwt.domain.Algorithm;
-import io.fusionauth.jwt.domain.JWT;
-import io.fusionauth.jwt.ec.ECSigner;
-import io.fusionauth.jwt.ec.ECVerifier;
-import io.fusionauth.jwt.ed.EdDSASigner;
-import io.fusionauth.jwt.ed.EdDSAVerifier;
-import io.fusionauth.jwt.hmac.HMACSigner;
-import io.fusionauth.jwt.hmac.HMACVerifier;
-import io.fusionauth.jwt.rsa.RSAPSSSigner;
-import io.fusionauth.jwt.rsa.RSAPSSVerifier;
-import io.fusionauth.jwt.rsa.RSASigner;
-import io.fusionauth.jwt.rsa.RSAVerifier;
 import java.security.Key;
-import java.security.PrivateKey;
-import java.security.PublicKey;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
-import java.util.stream.Collectors;
-import javax.crypto.SecretKey;
 
 /**
- * fusionauth-jwt's calls, all in one place: one algorithm with its keys made into the library's
- * Signer and Verifier once, then {@link #sign}, {@link #verify} and {@link #decode} per call.
- *
- * <p>Either end may be null (the CLI's sign has no verifying key, its verify no signing key).
+ * One algorithm of the process's JWS library ({@link JwsLibrary#current}) bound to its keys
+ * once: {@link #sign}, {@link #verify} and {@link #verifySignatureOnly} per call. Either key may
+ * be null (the CLI's sign has no verifying key, its verify no signing key). The static members
+ * are what the harness asks of the library without a key.
  */
-final class Jws {
+interface Jws {
   /** The JWS algorithm names of the driver contract (workflow/scripts/README.md). */
-  static final List<String> CONTRACT_ALGORITHMS = List.of(
+  List<String> CONTRACT_ALGORITHMS = List.of(
       "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
       "ES256", "ES384", "ES512", "EdDSA");
-
-  private static final JWTEncoder ENCODER = JWT.getEncoder();
-  /**
-   * The verify policy's decoder (workflow/scripts/README.md), every item set here or by the
-   * library's fixed behaviour: leeway 0 set explicitly (withClockSkew(0), the library's default
-   * too); exp (JWTExpiredException) and nbf (JWTUnavailableForProcessingException) are always
-   * checked when present and never required. fusionauth-jwt 6.0.0 has no iat check at all
-   * (driver.yaml declares it under verify.lacks). The signature and the pinned alg are
-   * {@link PinnedVerifier}'s.
-   */
-  private static final JWTDecoder DECODER = JWT.getDecoder().withClockSkew(0);
-
-  final Algorithm algorithm;
-  private final Signer signer;
-  private final Verifier verifier;
-
-  private Jws(Algorithm algorithm, Signer signer, Verifier verifier) {
-    this.algorithm = algorithm;
-    this.signer = signer;
-    this.verifier = verifier;
-  }
 
   static boolean isHmac(String alg) {
     return alg.startsWith("HS");
   }
 
-  /**
-   * The library's algorithm for a JWS name. fusionauth-jwt reads and writes a header's "alg" as
-   * the name of its {@link Algorithm} constant, so a name with no constant is one the library
-   * can neither sign nor verify: unsupported. No list of ours decides that.
-   */
-  static Algorithm algorithm(String alg) throws UnsupportedAlgorithm {
-    if (alg.equals("EdDSA")) {
-      // The contract's EdDSA is Ed25519 (RFC 8037); fusionauth-jwt has no constant "EdDSA"
-      // and writes Ed25519 signatures under the fully-specified name "Ed25519" (RFC 9864).
-      return Algorithm.Ed25519;
-    }
-    for (Algorithm candidate : Algorithm.values()) {
-      if (candidate != Algorithm.none && candidate.name().equals(alg)) {
-        return candidate;
-      }
-    }
-    String known = Arrays.stream(Algorithm.values())
-        .filter(a -> a != Algorithm.none)
-        .map(Algorithm::name)
-        .collect(Collectors.joining(", "));
-    throw new UnsupportedAlgorithm("fusionauth-jwt " + Versions.implementationVersion()
-        + " has no JWS algorithm \"" + alg + "\"; the header alg names it signs and verifies are "
-        + known);
-  }
-
-  /**
-   * Signer and (pinned) verifier for `alg`; either key may be null. The library's own
-   * exceptions (a key of the wrong type, an RSA key under 2048 bits) pass through.
-   */
+  /** The current library's signer and (pinned) verifier for `alg`; either key may be null. */
   static Jws of(String alg, Key signingKey, Key verifyingKey) throws UnsupportedAlgorithm {
-    Algorithm algorithm = algorithm(alg);
-    Signer signer = signingKey == null ? null : signer(algorithm, signingKey);
-    Verifier verifier = verifyingKey == null ? null
-        : new PinnedVerifier(algorithm, verifier(algorithm, verifyingKey));
-    return new Jws(algorithm, signer, verifier);
+    return JwsLibrary.current().bind(alg, signingKey, verifyingKey);
   }
 
-  /** The compact JWS of the claims: JWTEncoder.encode, header {"alg": ..., "typ": "JWT"}. */
-  String sign(JWT claims) {
-    return ENCODER.encode(claims, signer);
+  /** The claims without checking the signature (the library's decode). */
+  static Object decode(String token) {
+    return JwsLibrary.current().decode(token);
   }
 
-  /**
-   * The one verify of the driver (the CLI's verify, every timed verify cell, the checks,
-   * suites transfer and percall, verify-batch): the claims of a token whose header names the
-   * pinned algorithm, whose signature verifies with the key and whose exp and nbf hold, with
-   * leeway 0 and no claim required ({@link #DECODER}). The payload must be a JSON object: the
-   * library's mapper reads it into its JWT class. Otherwise the library throws; {@link
-   * #isInvalidToken} tells its verdicts from its failures.
-   */
-  JWT verify(String token) {
-    return DECODER.decode(token, verifier);
-  }
-
-  /**
-   * Whether something thrown by {@link #verify} is the library's verdict that the token is
-   * invalid (exit 1): a JWTException, the base of every exception fusionauth-jwt throws on
-   * purpose (malformed token, header or payload its mapper cannot read into its classes, alg
-   * none or not the pinned one, bad signature, exp, nbf; JWTVerifierException too: a JCA
-   * SignatureException on a signature of the wrong length, wrapped by the library). Anything
-   * else (an unchecked exception it does not wrap, such as its NullPointerException on a
-   * header without alg or a payload `null`, or an Error) is a failure of the library (exit 4).
-   */
+  /** Whether something {@link #verify} threw is the library's verdict on the token (exit 1). */
   static boolean isInvalidToken(Throwable thrown) {
-    return thrown instanceof JWTException;
+    return JwsLibrary.current().isInvalidToken(thrown);
   }
+
+  /** The compact JWS of the library's claims object, signed as its ordinary API does. */
+  String sign(Object claims);
+
+  /**
+   * The one verify of the driver (the CLI's verify, every timed verify cell, the checks, suites
+   * transfer and percall, verify-batch): the claims of a token whose header names the pinned
+   * algorithm, whose signature verifies with the key and whose claims pass the verify policy
+   * (workflow/scripts/README.md), as far as the library checks it (driver.yaml's verify).
+   * Otherwise the library throws; {@link #isInvalidToken} tells its verdicts from its failures.
+   */
+  Object verify(String token);
 
   /**
    * `verify --signature-only`: the payload bytes of a compact JWS whose header names this
-   * algorithm and whose signature over the signing input verifies, checked by the library's
-   * Verifier alone (no JWTDecoder, so no claims and no exp). The header is read with Jackson
-   * rather than the library's Header, whose Algorithm enum cannot hold RFC 8037's "EdDSA";
-   * {@link #headerNames} says which names pin this algorithm. InvalidJWTException when the
-   * token is malformed or names another algorithm (none included); the Verifier's
-   * InvalidJWTSignatureException when the signature does not verify.
+   * algorithm (contract name `contractAlg`) and whose signature over the signing input verifies,
+   * through the library's own JWS layer: no claims parsed, no exp checked. Throws a
+   * RuntimeException when the token is not such a JWS.
    */
-  byte[] verifySignatureOnly(String contractAlg, String token) {
-    String[] parts = token.split("\\.", -1);
-    if (parts.length != 3) {
-      throw new InvalidJWTException("not a compact JWS (" + parts.length + " segments)");
-    }
-    Base64.Decoder base64url = Base64.getUrlDecoder();
-    JsonNode named;
-    try {
-      named = Json.MAPPER.readTree(base64url.decode(parts[0])).get("alg");
-    } catch (IllegalArgumentException | java.io.IOException e) {
-      throw new InvalidJWTException("unreadable header", e);
-    }
-    if (named == null || !named.isTextual() || !headerNames(contractAlg).contains(named.asText())) {
-      throw new InvalidJWTException("header alg " + named + " is not " + contractAlg);
-    }
-    byte[] signingInput = (parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII);
-    byte[] payload;
-    byte[] signature;
-    try {
-      payload = base64url.decode(parts[1]);
-      signature = base64url.decode(parts[2]);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidJWTException("a segment is not base64url", e);
-    }
-    verifier.verify(algorithm, signingInput, signature);
-    return payload;
-  }
-
-  /**
-   * Header alg names that pin a contract algorithm when only the JWS is checked: its own
-   * name, and for EdDSA also "Ed25519", the name this library writes for it (RFC 9864), so
-   * both RFC 8037's tokens and the driver's own verify with an Ed25519 key.
-   */
-  static List<String> headerNames(String contractAlg) {
-    return contractAlg.equals("EdDSA") ? List.of("EdDSA", "Ed25519") : List.of(contractAlg);
-  }
-
-  /**
-   * The claims without checking the signature: JWTUtils.decodePayload, the library's decode
-   * without verification (JWTDecoder itself always verifies, and reads only alg none unsigned).
-   */
-  static JWT decode(String token) {
-    return JWTUtils.decodePayload(token);
-  }
-
-  private static Signer signer(Algorithm algorithm, Key key) {
-    return switch (algorithm) {
-      case HS256 -> HMACSigner.newSHA256Signer(secret(key));
-      case HS384 -> HMACSigner.newSHA384Signer(secret(key));
-      case HS512 -> HMACSigner.newSHA512Signer(secret(key));
-      case RS256 -> RSASigner.newSHA256Signer(privateKey(key));
-      case RS384 -> RSASigner.newSHA384Signer(privateKey(key));
-      case RS512 -> RSASigner.newSHA512Signer(privateKey(key));
-      case PS256 -> RSAPSSSigner.newSHA256Signer(privateKey(key));
-      case PS384 -> RSAPSSSigner.newSHA384Signer(privateKey(key));
-      case PS512 -> RSAPSSSigner.newSHA512Signer(privateKey(key));
-      case ES256 -> ECSigner.newSHA256Signer(privateKey(key));
-      case ES384 -> ECSigner.newSHA384Signer(privateKey(key));
-      case ES512 -> ECSigner.newSHA512Signer(privateKey(key));
-      case Ed25519, Ed448 -> EdDSASigner.newSigner(privateKey(key));
-      case none -> throw new IllegalArgumentException("alg none has no signer");
-    };
-  }
-
-  private static Verifier verifier(Algorithm algorithm, Key key) {
-    return switch (algorithm) {
-      case HS256, HS384, HS512 -> HMACVerifier.newVerifier(secret(key));
-      case RS256, RS384, RS512 -> RSAVerifier.newVerifier(publicKey(key));
-      case PS256, PS384, PS512 -> RSAPSSVerifier.newVerifier(publicKey(key));
-      case ES256, ES384, ES512 -> ECVerifier.newVerifier(publicKey(key));
-      case Ed25519, Ed448 -> EdDSAVerifier.newVerifier(publicKey(key));
-      case none -> throw new IllegalArgumentException("alg none has no verifier");
-    };
-  }
-
-  private static byte[] secret(Key key) {
-    return ((SecretKey) key).getEncoded();
-  }
-
-  private static PrivateKey privateKey(Key key) {
-    return (PrivateKey) key;
-  }
-
-  private static PublicKey publicKey(Key key) {
-    return (PublicKey) key;
-  }
-
-  /**
-   * The algorithm pin. A fusionauth-jwt verifier accepts its whole family (HMACVerifier any
-   * HS*, RSAVerifier any RS*, ECVerifier any ES*), and JWTDecoder picks the verifier by
-   * asking canVerify about the header's alg; this one says yes to exactly one alg, so a token
-   * naming any other (none included) finds no verifier and is rejected by the library.
-   */
-  private record PinnedVerifier(Algorithm pinned, Verifier delegate) implements Verifier {
-    @Override
-    public boolean canVerify(Algorithm algorithm) {
-      return algorithm == pinned && delegate.canVerify(algorithm);
-    }
-
-    @Override
-    public void verify(Algorithm algorithm, byte[] message, byte[] signature) {
-      delegate.verify(algorithm, message, signature);
-    }
-  }
+  byte[] verifySignatureOnly(String contractAlg, String token);
 }

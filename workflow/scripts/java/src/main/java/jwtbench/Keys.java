@@ -1,6 +1,5 @@
 package jwtbench;
 
-import io.fusionauth.pem.domain.PEM;
 import java.nio.charset.StandardCharsets;
 import java.security.Key;
 import java.security.interfaces.ECKey;
@@ -12,8 +11,9 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Key files into JCA key objects, once, before anything is timed: the raw HMAC secret (HS*)
- * as a SecretKeySpec; a PKCS#8 private or SPKI public key PEM through fusionauth-jwt's own
- * PEM decoder (which hands back java.security keys from the JDK's KeyFactory).
+ * as a SecretKeySpec; a PKCS#8 private or SPKI public key PEM through the library's PEM reader
+ * ({@link JwsLibrary#pem}: fusionauth-jwt's own, else the JDK's KeyFactory). The library makes
+ * its own key objects from these when it is bound ({@link JwsLibrary#bind}), also untimed.
  */
 final class Keys {
   enum Role {
@@ -44,17 +44,7 @@ final class Keys {
     if (!text.contains("-----BEGIN " + role.label + "-----")) {
       throw new InputError(where + " is not " + role.what + " (no BEGIN " + role.label + " line)");
     }
-    PEM pem;
-    try {
-      pem = PEM.decode(text);
-    } catch (RuntimeException e) {
-      throw new InputError(where + " is not " + role.what + " (" + e.getClass().getSimpleName() + ")");
-    }
-    Key key = role == Role.SIGNING ? pem.privateKey : pem.publicKey;
-    if (key == null) {
-      throw new InputError(where + " is not " + role.what);
-    }
-    return key;
+    return JwsLibrary.current().pem(bytes, role, alg, where);
   }
 
   static Key load(String alg, Role role, String file, String origin) {

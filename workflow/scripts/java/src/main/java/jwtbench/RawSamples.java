@@ -22,8 +22,11 @@ final class RawSamples implements AutoCloseable {
   static final List<String> TRANSFER_OPERATIONS = List.of("request-response", "sign", "verify");
 
   private final OutputStream out;
+  /** The language column: the spec's (java, or a further library's driver name java/<library>). */
+  private final String language;
 
-  RawSamples(String file) {
+  RawSamples(String file, String language) {
+    this.language = language;
     try {
       this.out = Files.newOutputStream(Path.of(file));
     } catch (IOException | RuntimeException e) {
@@ -52,7 +55,7 @@ final class RawSamples implements AutoCloseable {
     StringBuilder line = new StringBuilder(160);
     Versions.Implementation implementation = Versions.implementationOf(cell);
     Object[] values = {
-      Driver.LANGUAGE, implementation.name(), implementation.version(), cell.suite(), operation, cell.algorithm(),
+      language, implementation.name(), implementation.version(), cell.suite(), operation, cell.algorithm(),
       cell.keyBits(), cell.input(), inputBytes, sample, iterations, elapsedNs, outputBytes, status,
     };
     for (Object value : values) {

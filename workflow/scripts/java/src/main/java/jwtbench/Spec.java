@@ -10,7 +10,7 @@ import java.util.TreeSet;
  * A bench spec (README "bench --spec FILE --out FILE"), checked against the contract; every
  * problem is an {@link InputError} naming the spec file and the field.
  */
-record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Keygen keygen, List<Cell> cells,
+record Spec(String language, String suite, Timing timing, Transfer transfer, Percall percall, Keygen keygen, List<Cell> cells,
     List<StoppingRule.Pair> pairs) {
   static final String FORMAT = "jwtbench-spec/1";
 
@@ -216,8 +216,11 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
     if (!FORMAT.equals(spec.path("format").asText(null))) {
       throw r.fail("\"format\" must be \"" + FORMAT + "\"");
     }
-    if (spec.has("language") && !Driver.LANGUAGE.equals(spec.get("language").asText(null))) {
-      throw r.fail("\"language\" is " + spec.get("language") + ", this is the " + Driver.LANGUAGE + " driver");
+    // The language (the workflow's specs name it), or this driver's own name, java/<library>
+    // for a further library; the rows' language column says the same.
+    String language = spec.has("language") ? spec.get("language").asText(null) : Driver.LANGUAGE;
+    if (!Driver.LANGUAGE.equals(language) && !Driver.NAME.equals(language)) {
+      throw r.fail("\"language\" is " + spec.get("language") + ", this is the " + Driver.NAME + " driver");
     }
     String suite = spec.path("suite").asText("");
     if (!SUITES.containsKey(suite)) {
@@ -269,7 +272,7 @@ record Spec(String suite, Timing timing, Transfer transfer, Percall percall, Key
           r.integer(x, "max_iterations", "keygen.max_iterations", iterations, true, 0),
           r.number(x, "max_cell_seconds", "keygen.max_cell_seconds", 0, false, true));
     }
-    return new Spec(suite, timing, transfer, percall, keygen, List.copyOf(parsed), pairs(r, spec, parsed.size(), "cells"));
+    return new Spec(language, suite, timing, transfer, percall, keygen, List.copyOf(parsed), pairs(r, spec, parsed.size(), "cells"));
   }
 
   /**

@@ -2,7 +2,6 @@ package jwtbench;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.fusionauth.jwt.domain.JWT;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,7 +15,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -32,6 +33,7 @@ import java.util.concurrent.Executors;
  */
 final class TransferSuite {
   private static final String JWT_TYPE = "application/jwt";
+  private static final JwsLibrary LIBRARY = JwsLibrary.current();
 
   private TransferSuite() {}
 
@@ -97,7 +99,7 @@ final class TransferSuite {
           body = in.readAllBytes();
         }
         String token = new String(body, StandardCharsets.ISO_8859_1); // a compact JWS is ASCII
-        JWT claims;
+        Object claims;
         long t0 = System.nanoTime();
         try {
           claims = jws.verify(token);
@@ -106,13 +108,13 @@ final class TransferSuite {
           return;
         }
         long verifyNs = System.nanoTime() - t0;
-        List<Object> records = claims.getList("records");
-        JWT receipt = new JWT()
-            .addClaim("dataset", claims.getString("dataset"))
-            .addClaim("records", records == null ? null : records.size())
-            .addClaim("received_bytes", body.length)
-            .addClaim("verify_ns", verifyNs);
-        answer(exchange, 200, jws.sign(receipt).getBytes(StandardCharsets.US_ASCII));
+        Object records = LIBRARY.claim(claims, "records");
+        Map<String, Object> receipt = new LinkedHashMap<>();
+        receipt.put("dataset", (String) LIBRARY.claim(claims, "dataset"));
+        receipt.put("records", records instanceof List<?> list ? (Object) list.size() : null);
+        receipt.put("received_bytes", body.length);
+        receipt.put("verify_ns", verifyNs);
+        answer(exchange, 200, jws.sign(LIBRARY.claims(receipt)).getBytes(StandardCharsets.US_ASCII));
       } catch (RuntimeException e) {
         Progress.line("receipt server: " + e);
         answer(exchange, 500, null);
@@ -163,16 +165,18 @@ final class TransferSuite {
     }
   }
 
-  private static long integerClaim(JWT receipt, String name) throws TransferFailed {
-    Object value = receipt.getObject(name);
-    if (!(value instanceof BigInteger number) || number.signum() < 0 || number.bitLength() > 63) {
+  private static long integerClaim(Object receipt, String name) throws TransferFailed {
+    Object value = LIBRARY.claim(receipt, name);
+    BigInteger number = value instanceof BigInteger big ? big
+        : value instanceof Long || value instanceof Integer ? BigInteger.valueOf(((Number) value).longValue()) : null;
+    if (number == null || number.signum() < 0 || number.bitLength() > 63) {
       throw new TransferFailed("the receipt's " + name + " is " + value + ", not a count");
     }
     return number.longValue();
   }
 
   /** The receipt's claims once its status, type, signature, records and received_bytes check. */
-  private static JWT checkReceipt(HttpResponse<byte[]> response, Jws jws, int records, int sentBytes)
+  private static Object checkReceipt(HttpResponse<byte[]> response, Jws jws, int records, int sentBytes)
       throws TransferFailed {
     if (response.statusCode() != 200) {
       throw new TransferFailed("the server answered " + response.statusCode());
@@ -181,17 +185,17 @@ final class TransferSuite {
     if (!type.split(";", 2)[0].trim().equalsIgnoreCase(JWT_TYPE)) {
       throw new TransferFailed("the receipt's Content-Type is \"" + type + "\"");
     }
-    JWT receipt;
+    Object receipt;
     try {
       receipt = jws.verify(new String(response.body(), StandardCharsets.ISO_8859_1));
     } catch (RuntimeException e) {
       throw new TransferFailed("the receipt does not verify: " + e);
     }
     if (integerClaim(receipt, "records") != records) {
-      throw new TransferFailed("the receipt says " + receipt.getObject("records") + " records, the body has " + records);
+      throw new TransferFailed("the receipt says " + LIBRARY.claim(receipt, "records") + " records, the body has " + records);
     }
     if (integerClaim(receipt, "received_bytes") != sentBytes) {
-      throw new TransferFailed("the receipt says " + receipt.getObject("received_bytes") + " bytes received, "
+      throw new TransferFailed("the receipt says " + LIBRARY.claim(receipt, "received_bytes") + " bytes received, "
           + sentBytes + " were sent");
     }
     integerClaim(receipt, "verify_ns");
@@ -217,10 +221,10 @@ final class TransferSuite {
       throws TransferFailed {
     Jws jws = ready.checks().jws();
     long t0 = System.nanoTime();
-    String token = jws.sign(ready.input().first().jwt());
+    String token = jws.sign(ready.input().first().claims());
     long t1 = System.nanoTime();
     byte[] sent = token.getBytes(StandardCharsets.US_ASCII);
-    JWT receipt = checkReceipt(post(client, uri, sent, timeout), jws, records, sent.length);
+    Object receipt = checkReceipt(post(client, uri, sent, timeout), jws, records, sent.length);
     long t2 = System.nanoTime();
     return new Trial(t2 - t0, t1 - t0, integerClaim(receipt, "verify_ns"), sent.length);
   }

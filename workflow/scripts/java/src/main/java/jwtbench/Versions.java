@@ -1,7 +1,5 @@
 package jwtbench;
 
-import io.fusionauth.jwt.domain.Algorithm;
-import io.fusionauth.jwt.domain.JWT;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -14,6 +12,7 @@ import java.security.Provider;
 import java.security.Signature;
 import java.util.Enumeration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -28,10 +27,9 @@ import javax.crypto.Mac;
 /**
  * `versions`: what this process runs on, read at run time: the JVM, the libraries on the class
  * path (from the META-INF/maven/.../pom.properties each Maven-built jar carries) and the JCA
- * providers that serve fusionauth-jwt's signature and MAC algorithms.
+ * providers that serve the JWS library's signature and MAC algorithms ({@link JwsLibrary}).
  */
 final class Versions {
-  static final String IMPLEMENTATION = "fusionauth-jwt";
   private static final String DRIVER_GROUP = "jwtbench";
   private static final Map<String, String> JAR_VERSIONS = new HashMap<>();
 
@@ -60,23 +58,34 @@ final class Versions {
     });
   }
 
-  /** fusionauth-jwt's version, from its jar. */
+  /** The JWS library's version, from its jar. */
   static String implementationVersion() {
-    return jarVersion(JWT.class, "io.fusionauth", IMPLEMENTATION);
+    return JwsLibrary.current().version();
   }
 
-  /** The implementation a cell's rows name: its hash implementation (suite hash), else fusionauth-jwt. */
+  /** The implementation a cell's rows name: its hash implementation (suite hash), else the JWS library. */
   static Implementation implementationOf(Spec.Cell cell) {
     if (cell.crypto() != null) {
       return new Implementation(Jca.NAME, Jca.version()); // the only implementation of primitive and keygen
     }
     return cell.hash() != null ? Hashing.implementation(cell.hash().implementation())
-        : new Implementation(IMPLEMENTATION, implementationVersion());
+        : new Implementation(JwsLibrary.current().name(), implementationVersion());
   }
 
-  /** artifactId -> version of every Maven-built jar on the class path but the driver's own. */
+  /**
+   * artifactId -> version of every Maven-built jar on the class path but the driver's own and
+   * those only another JWS library brings (the jars are shared by every library's driver).
+   */
   static Map<String, String> libraries() {
-    Map<String, String> found = new TreeMap<>();
+    JwsLibrary current = JwsLibrary.current();
+    Set<String> others = new HashSet<>();
+    JwsLibrary.ARTIFACTS.forEach((name, artifacts) -> {
+      if (!name.equals(current.name())) {
+        others.addAll(artifacts);
+      }
+    });
+    others.removeAll(JwsLibrary.ARTIFACTS.get(current.name()));
+    Map<String, String> found = new TreeMap<>(current.unlistedLibraries());
     try {
       Enumeration<URL> manifests = ClassLoader.getSystemClassLoader().getResources("META-INF/MANIFEST.MF");
       while (manifests.hasMoreElements()) {
@@ -96,7 +105,8 @@ final class Versions {
             try (InputStream in = jar.getInputStream(entry)) {
               properties.load(in);
             }
-            if (!DRIVER_GROUP.equals(properties.getProperty("groupId"))) {
+            if (!DRIVER_GROUP.equals(properties.getProperty("groupId"))
+                && !others.contains(properties.getProperty("artifactId"))) {
               found.put(properties.getProperty("artifactId"), properties.getProperty("version"));
             }
           }
@@ -106,26 +116,21 @@ final class Versions {
       throw new UncheckedIOException("cannot read the class path's jars", e);
     }
     Map<String, String> libraries = new LinkedHashMap<>();
-    libraries.put(IMPLEMENTATION, implementationVersion());
+    libraries.put(current.name(), implementationVersion());
     found.forEach(libraries::putIfAbsent);
     return libraries;
   }
 
   /**
-   * The JCA provider of every algorithm fusionauth-jwt uses for the contract's algorithms, as
-   * the JDK picks it (the first provider in java.security's order that has it): "SunJCE 17
-   * (HmacSHA256, ...); SunRsaSign 17 (...); SunEC 17 (...)".
+   * The JCA provider of each JCA service a library uses for the contract's algorithms ({contract
+   * alg: service}, HmacSHA* for HS*), as the JDK picks it (the first provider in java.security's
+   * order that has it): "SunJCE 17 (HmacSHA256, ...); SunRsaSign 17 (...); SunEC 17 (...)".
    */
-  static String cryptoBackend() {
+  static String jcaProviders(Map<String, String> services) {
     Map<String, Set<String>> byProvider = new LinkedHashMap<>();
-    for (String alg : Jws.CONTRACT_ALGORITHMS) {
-      Algorithm algorithm;
-      try {
-        algorithm = Jws.algorithm(alg);
-      } catch (UnsupportedAlgorithm e) {
-        continue;
-      }
-      String service = alg.startsWith("PS") ? "RSASSA-PSS" : algorithm.getName(); // as RSAPSSSigner asks
+    for (Map.Entry<String, String> entry : services.entrySet()) {
+      String alg = entry.getKey();
+      String service = entry.getValue();
       Provider provider;
       try {
         provider = Jws.isHmac(alg) ? Mac.getInstance(service).getProvider() : Signature.getInstance(service).getProvider();
@@ -146,9 +151,9 @@ final class Versions {
     info.put("language", Driver.LANGUAGE);
     info.put("runtime", "java");
     info.put("runtime_version", Runtime.version().toString());
-    info.put("implementation", IMPLEMENTATION);
+    info.put("implementation", JwsLibrary.current().name());
     info.put("implementation_version", implementationVersion());
-    info.put("crypto_backend", cryptoBackend());
+    info.put("crypto_backend", JwsLibrary.current().cryptoBackend());
     info.put("libraries", libraries());
     info.put("hash_implementations", Hashing.versions());
     info.put("crypto_implementations", Map.of(Jca.NAME, Jca.versions()));
