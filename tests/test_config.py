@@ -11,7 +11,7 @@ KNOWN = config_validation.driver_languages(SCRIPTS)
 
 
 def validate(config):
-    return config_validation.validate(config, SCHEMA, KNOWN)
+    return config_validation.validate(config, SCHEMA, KNOWN, config_validation.library_drivers(SCRIPTS))
 
 
 def load(name):
@@ -120,7 +120,7 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
     assert manifest == {"library": "openssl", "jws": False, "suites": ["primitive"], "unsupported": {},
                         "unsupported_operations": {}, "verify": {"validates": [], "lacks": {}}}
-    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\nunsupported_operations: {sign: no}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\nunsupported_operations: {sign: it cannot}\n")
     with pytest.raises(config_validation.ConfigError, match=r"only decode may be missing"):
         config_validation.driver_manifest(tmp_path, "lang")
     # A JWS driver says what its verify checks: every item of the verify policy, validated or lacking.

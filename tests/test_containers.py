@@ -266,7 +266,7 @@ def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypat
     partial = "python,pyjwt,9,jwt,sign,HS256,256,claims,12,1,10,1000,100,ok"
     driver = fake_driver(tmp_path, f'out=$5\nprintf "%s\\n%s\\n" "{header}" "{partial}" > "$out"\nexit 1\n')
     job = SimpleNamespace(
-        wildcards=SimpleNamespace(language="python", suite="jwt", input="claims"),
+        wildcards=SimpleNamespace(driver="python", suite="jwt", input="claims"),
         input=SimpleNamespace(spec="spec.json", versions="versions.json", key_manifest="keys/manifest.json"),
         output=SimpleNamespace(samples="results/raw/python/jwt/claims.csv", metadata="results/raw/python/jwt/claims.json"),
         params=SimpleNamespace(driver=driver, cpus=""), log=[str(tmp_path / "bench.log")],

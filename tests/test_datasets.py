@@ -21,7 +21,8 @@ FAKE_KEY = "c4n4ry0f4k3k4gg13k3y5ecret0123456789"
 
 def default_datasets():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    filled = config_validation.validate(config, SCHEMA, config_validation.driver_languages(SCRIPTS))
+    filled = config_validation.validate(config, SCHEMA, config_validation.driver_languages(SCRIPTS),
+                                         config_validation.library_drivers(SCRIPTS))
     return {d["name"]: d for d in filled["datasets"]}
 
 

@@ -184,7 +184,8 @@ def test_interop_matrix_is_all_green(smoke):
     assert signers == set(JWS_DRIVERS)
     assert any(r["signer"] != r["verifier"] for r in rows)
     assert [r for r in rows if r["ok"] == "false"] == []
-    renamed = {(r["signer"], r["verifier"], r["variant"]) for r in rows if r["check"] == "valid" and r["expected"] == "reject"}
+    renamed = {(r["signer"], r["verifier"], r["variant"]) for r in rows
+               if r["check"] == "valid" and r["expected"] in ("reject", "either")}  # fmt: skip
     # The EdDSA header each driver writes (its self-check token), where its library has EdDSA.
     eddsa_name = {}
     for name in JWS_DRIVERS:
@@ -236,7 +237,9 @@ def test_deterministic_tokens_of_identical_bytes_are_identical(smoke):
     for row in rows:
         assert row["outcome"] != "identical" or row["signatures"] == "1"
     # Every language's deterministic signature is pyca/cryptography's over the same bytes.
-    assert {r["reference"] for r in rows} == {"same"}
+    assert {r["reference"] for r in rows if r["outcome"] != "hedged"} == {"same"}
+    # rust/jwt-simple adds randomness to Ed25519 signatures (valid, not RFC 8032's): apart.
+    assert {(r["variant"], r["languages"]) for r in rows if r["outcome"] == "hedged"} <= {("EdDSA", "rust/jwt-simple")}
     assert {driver for r in rows for driver in r["languages"].split()} == set(JWS_DRIVERS)
 
 
@@ -247,7 +250,7 @@ def test_provenance_records_the_run(smoke):
     assert provenance["run"]["overlapping_benchmarks"] == []
     jobs = sorted(provenance["jobs"], key=lambda job: job["started"])
     assert all(a["ended"] <= b["started"] for a, b in zip(jobs, jobs[1:])), "benchmarks overlapped"
-    assert set(provenance["languages"]) == set(LANGUAGES)
+    assert set(provenance["languages"]) == set(LANGUAGES) | set(LIBRARIES)  # every driver's versions
     assert set(provenance["host"]["cpu_flags"]) >= {"sha_ni", "avx2", "aes"}
     assert provenance["run"]["git"]["commit"]
     assert len(provenance["run"]["config_sha256"]) == 64
@@ -366,13 +369,15 @@ def test_every_process_that_samples_in_rounds_has_its_drift_reference(smoke):
     its rounds with a reference row, drift.csv has them all, and the report states the drift."""
     with open(smoke / "results/drift.csv", newline="") as handle:
         drift = list(csv.DictReader(handle))
-    rounds = {(r["language"], r["suite"], r["input"], int(r["round"])) for r in drift}
+    rounds = {(r["driver"], r["suite"], r["input"], int(r["round"])) for r in drift}
     assert len(rounds) == len(drift)
     expected = set()
-    for path in (smoke / "results/raw").glob("*/*/*.csv"):
-        language, suite = path.parts[-3], path.parts[-2]
-        if suite not in ("jwt", "hash", "primitive", "keygen") or language == "openssl":
+    raw_dir = smoke / "results/raw"
+    for path in raw_dir.rglob("*.csv"):
+        name, suite = "/".join(path.relative_to(raw_dir).parts[:-2]), path.parts[-2]
+        if suite not in ("jwt", "hash", "primitive", "keygen") or name == "openssl":
             continue
+        language = name if "/" in name else OWN_DRIVER[name]  # drift.csv's driver: language/library
         with open(path, newline="") as handle:
             rows = list(csv.DictReader(handle))
         sampled = {int(r["sample"]) for r in rows if r["operation"] != "reference" and int(r["sample"]) > 0

@@ -35,7 +35,7 @@ classify_interop <- function(rows, cells, langs, variants, cross_variants = vari
                            fifelse(ok, "ok", fifelse(explained, "unsupported", "failed")))]
   # A valid token the verifier had to reject: its header names the algorithm otherwise than
   # the verifier's library (java's fusionauth-jwt writes RFC 9864's Ed25519 for EdDSA).
-  out[outcome == "ok" & check == "valid" & expected == "reject", outcome := "other alg name"]
+  out[outcome == "ok" & check == "valid" & expected %in% c("reject", "either"), outcome := "other alg name"]
   out[, `:=`(
     outcome = factor(outcome, levels = interop_outcomes),
     check = factor(check, levels = union(interop_checks, unique(check))),

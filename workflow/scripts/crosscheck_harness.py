@@ -151,6 +151,7 @@ def main(argv=None):
         yaml.safe_load(Path(args.config).read_text()) or {},
         REPO / "config" / "schemas" / "config.schema.yaml",
         config_validation.driver_languages(SCRIPTS),
+        config_validation.library_drivers(SCRIPTS),
     )
     check = config["crosscheck"]
     job = SimpleNamespace(
