@@ -122,9 +122,11 @@ interop_by_family <- function(outcomes) {
 
 plot_interop <- function(outcomes) {
   if (!nrow(outcomes)) return(placeholder_plot("verify/matrix.csv has no rows and no language to expect."))
+  # Smaller counts in smaller tiles: with a dozen drivers and more, 2.4 overlaps its neighbours.
+  label_size <- min(2.4, 26 / max(1, uniqueN(outcomes$signer)))
   ggplot(interop_by_family(outcomes), aes(verifier, signer, fill = outcome)) +
     geom_tile(colour = "grey55", linewidth = 0.3) +
-    geom_text(aes(label = label), size = 2.4) +
+    geom_text(aes(label = label), size = label_size) +
     facet_wrap(~family, ncol = 3) +
     scale_fill_manual(values = interop_colours, drop = FALSE, name = "outcome") +
     scale_y_discrete(limits = rev) +
