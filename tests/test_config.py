@@ -138,6 +138,11 @@ def test_a_further_library_is_a_driver_of_its_language(tmp_path):
     assert config_validation.driver_languages(tmp_path) == {"lang"}  # orphan has no driver of its own
     assert config_validation.library_drivers(tmp_path) == {"lang/other"}
     assert config_validation.language_of("lang/other") == "lang"
+    # Per-driver outputs name their driver by their path (results/versions/<driver>.json, ...).
+    assert config_validation.driver_of("results/versions/node/jose.json", config_validation.VERSIONS_DIR) == "node/jose"
+    assert config_validation.driver_of("results/versions/go.json", config_validation.VERSIONS_DIR) == "go"
+    assert config_validation.signed_tokens_driver("results/verify/tokens/node/jose/signed") == "node/jose"
+    assert config_validation.signed_tokens_driver("results/verify/tokens/python/signed") == "python"
     policy = "verify: {validates: [signature, alg, exp, nbf, iat, leeway, required_claims]}\n"
     (tmp_path / "lang" / "other" / "driver.yaml").write_text("library: another\njws: true\nsuites: [jwt]\n" + policy)
     with pytest.raises(config_validation.ConfigError, match=r"lang/other/driver.yaml: key 'library' must be 'other'"):

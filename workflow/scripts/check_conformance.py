@@ -36,8 +36,6 @@ import config_validation  # noqa: E402
 import driver_runner  # noqa: E402
 
 KNOWN_DEVIATIONS = Path(__file__).resolve().parents[2] / "data" / "conformance" / "known-deviations.csv"
-# Where the workflow writes each driver's `versions` (results/versions/<driver>.json).
-VERSIONS_DIR = "results/versions"
 COLUMNS = [
     "language", "implementation", "implementation_version", "case", "group", "alg", "expected",
     "observed", "exit", "verdict", "elapsed_ns", "peak_rss_kb", "reason", "clause", "requirement",
@@ -280,7 +278,7 @@ def policy_rows(policy, versions):
 def run_job(snake):
     cases = conformance_cases.load_cases(snake.input.cases)
     versions = {
-        config_validation.driver_of(path, VERSIONS_DIR): json.loads(Path(path).read_text())
+        config_validation.driver_of(path, config_validation.VERSIONS_DIR): json.loads(Path(path).read_text())
         for path in snake.input.versions
     }
     key_dir = Path(snake.input.key_manifest).parent

@@ -140,7 +140,7 @@ def run_job(snake):
     wall = datetime.datetime.fromisoformat(ended) - datetime.datetime.fromisoformat(started)
     # Each driver's versions, by driver name (a language, or "<language>/<library>").
     languages = {
-        config_validation.driver_of(p, "results/versions"): json.loads(Path(p).read_text())
+        config_validation.driver_of(p, config_validation.VERSIONS_DIR): json.loads(Path(p).read_text())
         for p in snake.input.versions
     }
     provenance = {

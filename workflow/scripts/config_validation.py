@@ -172,6 +172,18 @@ def language_of(driver):
     return driver.split("/", 1)[0]
 
 
+# Per-driver outputs of the workflow (rules record_versions and check_driver), named by the
+# driver ("node", "node/jose"): its `versions` JSON, and the folder of the tokens it signed.
+VERSIONS_DIR = "results/versions"
+TOKENS_DIR = "results/verify/tokens"
+
+
+def signed_tokens_driver(folder):
+    """The driver whose self-check signed the tokens in `folder`
+    (results/verify/tokens/<driver>/signed)."""
+    return driver_of(Path(folder).parent, TOKENS_DIR)
+
+
 def driver_of(path, root):
     """The driver a per-driver file or folder under `root` belongs to: "node/jose" of
     results/versions/node/jose.json (root results/versions), "go" of results/raw/go (root

@@ -38,8 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import config_validation  # noqa: E402
 import variants  # noqa: E402
 
-# Where rule check_driver keeps each driver's own tokens (results/verify/tokens/<driver>/signed/).
-TOKENS_DIR = "results/verify/tokens"
 from jwk_keys import b64url_decode as decode  # noqa: E402
 
 COLUMNS = ["variant", "languages", "header", "payload_sha256", "signatures", "reference", "outcome"]
@@ -139,7 +137,7 @@ def check(token_dirs, variant_names, key_dir):
 
 
 def run_job(snake):
-    token_dirs = {config_validation.driver_of(Path(path).parent, TOKENS_DIR): path for path in snake.input.tokens}
+    token_dirs = {config_validation.signed_tokens_driver(path): path for path in snake.input.tokens}
     rows = check(token_dirs, snake.params.variants, Path(snake.input.key_manifest).parent)
     with open(snake.output[0], "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")

@@ -46,8 +46,6 @@ SAME_ALGORITHM = {"EdDSA", "Ed25519"}
 def file_name(text):
     """A scratch file's name from driver names, which may hold a slash ("node/jose")."""
     return text.replace("/", "~")
-# Where rule check_driver keeps each driver's own tokens (results/verify/tokens/<driver>/signed/).
-TOKENS_DIR = "results/verify/tokens"
 COLUMNS = ["signer", "verifier", "variant", "check", "expected", "observed", "ok"]
 CHECKS = {"valid": "accept", "tampered": "reject", "alg_none": "reject"}
 # The known-answer rows (variant: the vector's algorithm variant, as in summary.csv).
@@ -364,7 +362,7 @@ def run_job(snake):
         Path(scratch).chmod(0o755)  # a container's user reads the tokens in it
         with Checker(snake.params.drivers, key_dir, snake.params.payload, scratch, log) as checker:
             if hasattr(snake.output, "matrix"):
-                token_dirs = {config_validation.driver_of(Path(d).parent, TOKENS_DIR): d for d in snake.input.tokens}
+                token_dirs = {config_validation.signed_tokens_driver(d): d for d in snake.input.tokens}
                 interop(checker, variant_list, token_dirs, snake.input.tables, snake.output.matrix, snake.threads)
             else:
                 language = snake.wildcards.driver
