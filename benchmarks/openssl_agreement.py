@@ -48,13 +48,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow" / "scripts" / "openssl"))
 sys.path.insert(0, str(REPO / "workflow" / "scripts"))
 
-import container_engine  # noqa: E402
-import driver_runner  # noqa: E402
-import machine_lock  # noqa: E402
+from jwtbench import container_engine, driver_runner, machine_lock  # noqa: E402
 import numpy as np  # noqa: E402
-import sample_statistics  # noqa: E402
+from jwtbench import sample_statistics  # noqa: E402
 import speed_output  # noqa: E402
-import verdict_rules  # noqa: E402
+from seeds import verdict_rules  # noqa: E402
 from speed_cells import Unsupported, target_for  # noqa: E402
 
 # What seed 003 ran: `openssl speed sha256 rsa2048 aes-256-gcm` (as two runs: -evp is its own switch).

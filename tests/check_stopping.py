@@ -12,7 +12,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "workflow" / "scripts"))
 
-import stopping_rule  # noqa: E402
+from jwtbench import stopping_rule  # noqa: E402
 import stopping_series  # noqa: E402
 
 

@@ -23,7 +23,7 @@ FIXTURE = REPO / "data" / "fixtures" / "claims-001.json"
 
 sys.path.insert(0, str(SCRIPTS))
 
-import config_validation  # noqa: E402
+from jwtbench import config_validation  # noqa: E402
 
 LANGUAGES = sorted(config_validation.driver_languages(SCRIPTS))
 # Languages with a JWS library (driver.yaml `jws: true`): the gate, interop, cold start.

@@ -1,4 +1,4 @@
-"""Result bundles (workflow/scripts/bundles.py), the host-id, and the guard that keeps
+"""Result bundles (workflow/scripts/rules/bundles.py), the host-id, and the guard that keeps
 aggregation from pooling samples of different hosts or images. Synthetic results trees
 only: no pipeline run."""
 
@@ -14,10 +14,8 @@ import tarfile
 import pytest
 from conftest import REPO, SCRIPTS
 
-import aggregate_samples
-import bundles
-import host_identity
-import raw_samples
+from jwtbench import cell_samples, host_identity, raw_samples
+from rules import aggregate_samples, bundles
 
 HEADER = ",".join(raw_samples.COLUMNS)
 FACTS = {"cpu_model": "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", "cores": 8, "memory_gib": 31,
@@ -71,7 +69,7 @@ def written(tmp_path):
 
 def rerun_main(*args):
     """The CLI without site-packages (-S): checking a bundle needs only the standard library."""
-    return subprocess.run([sys.executable, "-S", str(SCRIPTS / "bundles.py"), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-S", str(SCRIPTS / "rules" / "bundles.py"), *args], capture_output=True, text=True)
 
 
 # ---- host-id ----------------------------------------------------------------------------
@@ -256,9 +254,9 @@ def raw_with_metadata(directory, name, host=FACTS, image="native", operation="si
 def test_aggregation_refuses_samples_of_two_hosts(tmp_path):
     ours = raw_with_metadata(tmp_path / "a", "claims-001")
     theirs = raw_with_metadata(tmp_path / "b", "claims-001", host=OTHER_HOST, operation="verify")
-    with pytest.raises(aggregate_samples.MixedOriginError, match=rf"{theirs} comes from host .*-4c-.* but {ours} from host .*-8c-"):
-        aggregate_samples.group_cells([ours, theirs])
-    with open(tmp_path / "log", "w") as log, pytest.raises(aggregate_samples.MixedOriginError):
+    with pytest.raises(cell_samples.MixedOriginError, match=rf"{theirs} comes from host .*-4c-.* but {ours} from host .*-8c-"):
+        cell_samples.group_cells([ours, theirs])
+    with open(tmp_path / "log", "w") as log, pytest.raises(cell_samples.MixedOriginError):
         aggregate_samples.main([ours, theirs], {"seed": 1, "confidence": 0.95, "bootstrap_resamples": 50},
                                tmp_path / "s.csv", tmp_path / "r.csv", log)  # fmt: skip
     assert not (tmp_path / "s.csv").exists()
@@ -267,21 +265,21 @@ def test_aggregation_refuses_samples_of_two_hosts(tmp_path):
 def test_aggregation_refuses_one_cell_from_two_images(tmp_path):
     first = raw_with_metadata(tmp_path / "a", "claims-001", image="sha256:aaaa")
     second = raw_with_metadata(tmp_path / "b", "claims-001", image="sha256:bbbb")
-    with pytest.raises(aggregate_samples.MixedOriginError,
+    with pytest.raises(cell_samples.MixedOriginError,
                        match=rf"{second} has samples from image sha256:bbbb and {first} from image sha256:aaaa"):  # fmt: skip
-        aggregate_samples.group_cells([first, second])
+        cell_samples.group_cells([first, second])
     # Different images for different cells (each language its own image) are fine.
     other = raw_with_metadata(tmp_path / "c", "claims-001", image="sha256:bbbb", operation="verify")
-    assert len(aggregate_samples.group_cells([first, other])) == 2
+    assert len(cell_samples.group_cells([first, other])) == 2
     # The same file twice (seed003 reads suite jwt's files in both roles) is one origin.
-    assert len(aggregate_samples.group_cells([first, first])) == 1
+    assert len(cell_samples.group_cells([first, first])) == 1
 
 
 def test_metadata_without_origin_is_refused(tmp_path):
     raw = raw_with_metadata(tmp_path, "claims-001")
     (tmp_path / "claims-001.json").write_text(json.dumps({"language": "python"}))
-    with pytest.raises(aggregate_samples.MixedOriginError, match=r"claims-001\.json: no host_id or image_id"):
-        aggregate_samples.group_cells([raw])
+    with pytest.raises(cell_samples.MixedOriginError, match=r"claims-001\.json: no host_id or image_id"):
+        cell_samples.group_cells([raw])
 
 
 def test_the_docs_document_the_cli():

@@ -17,11 +17,8 @@ import pytest
 import yaml
 from conftest import REPO, SNAKEFILE, SNAKEMAKE
 
-import aggregate_samples
-import bundles
-import compare_runs
-import merge_hosts
-import raw_samples
+from jwtbench import raw_samples
+from rules import aggregate_samples, bundles, compare_runs, merge_hosts
 
 CPU = "AMD EPYC 7B13"
 OTHER_CPU = "Intel Xeon Platinum 8375C"

@@ -14,11 +14,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, utils
 
-import check_conformance
-import config_validation
-import conformance_cases
-import container_engine
-import generate_keys
+from jwtbench import config_validation, conformance_cases, container_engine
+from rules import check_conformance, generate_keys
 
 CASES = conformance_cases.load_cases()
 BY_ID = {case["id"]: case for case in CASES}

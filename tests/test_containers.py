@@ -17,11 +17,8 @@ from types import SimpleNamespace
 import pytest
 from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, smoke_env, snakemake
 
-import build_image
-import container_engine
-import driver_runner
-import raw_samples
-import run_benchmark
+from jwtbench import container_engine, driver_runner, raw_samples
+from rules import build_image, run_benchmark
 
 
 def read_json(path):
@@ -67,12 +64,14 @@ def test_provenance_lists_engine_and_images(smoke):
     provenance = container_provenance(smoke)
     assert provenance["engine"]["version"]
     images = provenance["images"]
-    assert set(images) == {*LANGUAGES, "report", "base"}
+    assert set(images) == {*LANGUAGES, "report", "base", "runtime"}
     base = images["base"]
     assert base["how"] in ("present", "pulled", "debootstrap", "debootstrap (built earlier)") and base["id"]
-    for name in [*LANGUAGES, "report"]:
+    for name in [*LANGUAGES, "report", "runtime"]:
         assert images[name]["id"] and images[name]["base"] == base["image"], name
         assert images[name]["tag"].startswith(f"localhost/jwtbench-{name}:")
+    # Every driver image's final stage is the one shared runtime image (containers/runtime/).
+    assert {images[language]["runtime"] for language in LANGUAGES} == {images["runtime"]["tag"]}
     for language in LANGUAGES:
         assert provenance["languages"][language]["runner"].startswith(provenance["engine"]["name"])
 
@@ -88,7 +87,8 @@ def test_rebuilding_an_unchanged_image_builds_nothing(smoke, engine, tmp_path):
     before = read_json(smoke / "results/images/python.json")
     job = SimpleNamespace(
         wildcards=SimpleNamespace(image="python"),
-        input=SimpleNamespace(base=str(smoke / "results/images/base.json")),
+        input=SimpleNamespace(base=str(smoke / "results/images/base.json"),
+                              runtime=[str(smoke / "results/images/runtime.json")]),
         output=[str(tmp_path / "python.json")], log=[str(tmp_path / "build.log")],
         params=SimpleNamespace(engine=engine.as_dict(), repo=str(REPO), ca_bundle="none", build_args={}),
     )  # fmt: skip
@@ -122,8 +122,8 @@ def test_image_inputs_cover_only_their_language():
 def test_a_failed_build_names_the_image_and_its_log(engine, tmp_path):
     log_path = tmp_path / "build.log"
     with open(log_path, "w") as log, pytest.raises(build_image.BuildError) as error:
-        build_image.build(engine, "python", "localhost/jwtbench-test:broken", "localhost/jwtbench-no-such-base:0",
-                          REPO, None, {}, log)  # fmt: skip
+        build_image.build(engine, "python", "localhost/jwtbench-test:broken",
+                          {"RUNTIME_IMAGE": "localhost/jwtbench-no-such-runtime:0"}, REPO, None, {}, log)  # fmt: skip
     assert "building image 'python' failed" in str(error.value) and str(log_path) in str(error.value)
 
 
@@ -222,7 +222,7 @@ def test_the_report_image_renders_the_same_html_as_the_host(smoke, tmp_path):
     """The smoke run rendered in the report image; rendered natively from the same
     results, the HTML is byte-for-byte the same (same R, knitr, pandoc from Debian)."""
     native = tmp_path / "report.html"
-    script = REPO / "workflow/scripts/render_report.sh"
+    script = REPO / "workflow/scripts/rules/render_report.sh"
     result = subprocess.run([str(script), str(smoke / "results"), str(native), "rmarkdown"],
                             capture_output=True, text=True, timeout=600)  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
@@ -238,6 +238,31 @@ def test_no_secret_or_build_credential_is_left_in_an_image(smoke, engine):
         listing = engine.run("run", "--rm", "--network", "none", "--entrypoint", "sh", tag, "-c",
                              "ls -A /run/secrets 2>/dev/null; ls /usr/local/share/ca-certificates 2>/dev/null; true")  # fmt: skip
         assert listing.returncode == 0 and listing.stdout.strip() == "", (name, listing.stdout)
+
+
+def test_each_image_starts_its_driver_and_any_of_its_libraries_by_name(smoke, engine):
+    """`podman run IMAGE versions` runs the image's own driver (the shared runtime image's
+    entrypoint, containers/runtime/start-driver), JWTBENCH_DRIVER=<language>/<library> a
+    further library of it, and every image carries the OCI labels the build sets."""
+    libraries = {language: sorted(p.parent.name for p in (REPO / "workflow/scripts" / language).glob("*/driver.yaml"))
+                 for language in LANGUAGES}  # fmt: skip
+    for language in LANGUAGES:
+        record = read_json(smoke / f"results/images/{language}.json")
+        labels = json.loads(engine.run("image", "inspect", "--format", "{{json .Config.Labels}}", record["tag"],
+                                       check=True).stdout)  # fmt: skip
+        assert labels["org.opencontainers.image.title"] == f"jwtbench-{language}"
+        assert labels["org.opencontainers.image.base.name"] == record["base"]
+        assert labels["org.opencontainers.image.description"].startswith("jwtbench")
+        own = engine.run("run", "--rm", "--network", "none", record["tag"], "versions", timeout=120)
+        assert own.returncode == 0 and json.loads(own.stdout)["language"] == language, (language, own.stderr)
+        for library in libraries[language][:1]:
+            other = engine.run("run", "--rm", "--network", "none", "-e", f"JWTBENCH_DRIVER={language}/{library}",
+                               record["tag"], "versions", timeout=120)  # fmt: skip
+            assert other.returncode == 0, (language, library, other.stderr)
+            assert json.loads(other.stdout)["implementation"] == library, (language, library, other.stdout)
+        missing = engine.run("run", "--rm", "--network", "none", "-e", "JWTBENCH_DRIVER=no-such", record["tag"],
+                             "versions", timeout=120)  # fmt: skip
+        assert missing.returncode == 2 and "no driver 'no-such'" in missing.stderr
 
 
 def fake_driver(tmp_path, script):

@@ -26,13 +26,10 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa,
 from conftest import FIXTURE, REPO, SCRIPTS, run_driver
 
 import check_stopping
-import config_validation
-import container_engine
-import jwk_keys
-import raw_samples
+from jwtbench import config_validation, container_engine, jwk_keys, raw_samples
 import stopping_series
-import variants
-import verify_tokens
+from jwtbench import variants
+from rules import verify_tokens
 
 CONFIG_LANGUAGES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["languages"]
 # Every driver of those languages: each language's own and its further libraries.

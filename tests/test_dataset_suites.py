@@ -7,11 +7,8 @@ from collections import Counter, defaultdict
 import pytest
 from conftest import JWS_LANGUAGES, run_driver
 
-import prepare_dataset
-import raw_samples
-import synthetic_datasets
-import variants
-import write_bench_spec
+from jwtbench import raw_samples, synthetic_datasets, variants
+from rules import prepare_dataset, write_bench_spec
 
 TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 30,
           "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip

@@ -10,9 +10,8 @@ import pytest
 import yaml
 from conftest import REPO, SCRIPTS
 
-import config_validation
-import prepare_dataset
-import synthetic_datasets
+from jwtbench import config_validation, synthetic_datasets
+from rules import prepare_dataset
 
 SCHEMA = REPO / "config" / "schemas" / "config.schema.yaml"
 PAPER_MB = {"amazon-prime-users": 1.4, "credit-score-users": 8.2, "netflix-titles": 6.3}
@@ -244,8 +243,8 @@ def test_a_dropped_file_is_used_as_is(tmp_path, no_kaggle):
 
 
 def test_drivers_never_see_kaggle_credentials(monkeypatch):
-    import container_engine
-    import driver_runner
+    from jwtbench import container_engine
+    from jwtbench import driver_runner
 
     monkeypatch.setenv("KAGGLE_USERNAME", "canary-user")
     monkeypatch.setenv("KAGGLE_KEY", FAKE_KEY)

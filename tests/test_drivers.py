@@ -11,9 +11,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from conftest import FIXTURE, JWS_DRIVERS, SCRIPTS, run_driver
 
-import config_validation
-import raw_samples
-import variants
+from jwtbench import config_validation, raw_samples, variants
 
 CLAIMS = json.loads(FIXTURE.read_bytes())
 VARIANTS = [variants.parse(name) for name in variants.ALL_VARIANTS]

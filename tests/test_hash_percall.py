@@ -5,10 +5,8 @@ import json
 import pytest
 from conftest import FIXTURE, JWS_LANGUAGES, REPO, run_driver
 
-import config_validation
-import raw_samples
-import variants
-import write_bench_spec
+from jwtbench import config_validation, raw_samples, variants
+from rules import write_bench_spec
 
 TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
           "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip

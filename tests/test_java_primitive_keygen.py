@@ -9,7 +9,7 @@ import time
 import pytest
 from conftest import REPO, run_driver
 
-import raw_samples
+from jwtbench import raw_samples
 
 TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
           "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip

@@ -8,12 +8,12 @@ import threading
 
 from conftest import SCRIPTS
 
-import machine_lock
+from jwtbench import machine_lock
 
 HOLD = """
 import sys, time
 sys.path.insert(0, {scripts!r})
-import machine_lock
+from jwtbench import machine_lock
 with machine_lock.{kind}(sys.stderr, {path!r}):
     print("held", flush=True)
     time.sleep(1.0)

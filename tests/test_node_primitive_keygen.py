@@ -10,8 +10,8 @@ import time
 import pytest
 from conftest import REPO, run_driver
 
-import generate_keys
-import raw_samples
+from jwtbench import raw_samples
+from rules import generate_keys
 
 LANGUAGE = "node"
 TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,

@@ -11,7 +11,7 @@ import sys
 import pytest
 from conftest import REPO, SCRIPTS
 
-import raw_samples
+from jwtbench import raw_samples
 
 sys.path.insert(0, str(SCRIPTS / "openssl"))
 

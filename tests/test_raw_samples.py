@@ -8,8 +8,8 @@ import pytest
 import yaml
 from conftest import REPO
 
-import aggregate_samples
-import raw_samples
+from jwtbench import cell_samples, raw_samples
+from rules import aggregate_samples
 
 HEADER = ",".join(raw_samples.COLUMNS)
 PREFIX = "node,jsonwebtoken,9.0.3,jwt"
@@ -153,7 +153,7 @@ def test_the_drift_reference_is_not_a_cell_and_goes_to_drift_csv(tmp_path):
     before = [sum(per_round[:k]) / 1e9 for k in range(6)]
     assert [float(r["seconds_before"]) for r in rows] == pytest.approx(before, rel=1e-5)
     assert [float(r["rounds_seconds"]) for r in rows] == pytest.approx([sum(per_round) / 1e9] * 6, rel=1e-5)
-    assert aggregate_samples.drift_range(aggregate_samples.drift([raw])) == pytest.approx((2 / 3, 4 / 3))
+    assert cell_samples.drift_range(cell_samples.drift([raw])) == pytest.approx((2 / 3, 4 / 3))
 
 
 def test_verdict_ratios_pair_cells_of_one_process_by_round_and_widen_the_others_by_the_drift(tmp_path):
@@ -161,7 +161,7 @@ def test_verdict_ratios_pair_cells_of_one_process_by_round_and_widen_the_others_
     slows by 30% from round 11 (sign stopped after round 10): their ratio is paired by round
     and stays at 2. A cell of another process (slower machine then) is compared by medians
     with its CI widened by the drift between the two processes' reference times."""
-    import verdict_rules
+    from seeds import verdict_rules
 
     def reference(k, ns):
         return f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{ns * 10},32,ok"
@@ -179,14 +179,14 @@ def test_verdict_ratios_pair_cells_of_one_process_by_round_and_widen_the_others_
     def key_of(row):
         return row["operation"], row["input"]
 
-    samples, _ = aggregate_samples.samples_by(paths, key_of)
+    samples, _ = cell_samples.samples_by(paths, key_of)
     cells = verdict_rules.round_paired_cells(paths, key_of, samples, SETTINGS, "test")
     ratio, low, high = cells.ratio(("verify", "claims-001"), ("sign", "claims-001"))
     assert (ratio, low, high) == (2, 2, 2)
     unpaired = statistics.median(samples["verify", "claims-001"]) / statistics.median(samples["sign", "claims-001"])
     assert unpaired == pytest.approx(2 * 1.15), "the medians alone carry the slowdown"
     # Process speeds: 1.0 (median of 10x1.0 and 10x1.3 over the language's median) and 1.2.
-    speeds = aggregate_samples.process_speeds(aggregate_samples.drift(paths))
+    speeds = cell_samples.process_speeds(cell_samples.drift(paths))
     assert cells.process_drift == pytest.approx(max(speeds.values()) / min(speeds.values()), rel=0.1)
     ratio, low, high = cells.ratio(("sign", "other"), ("sign", "claims-001"))
     assert ratio == pytest.approx(3) and low == pytest.approx(3 / cells.process_drift)
@@ -200,10 +200,10 @@ def test_process_drift_needs_two_processes_of_a_language():
         return [{"language": language, "suite": "jwt", "input": input_name, "relative": r} for r in relative]
 
     alone = rows("node", "a", [1.0, 1.2]) + rows("go", "a", [0.8, 0.9])
-    assert aggregate_samples.process_drift(alone) == 1.0
+    assert cell_samples.process_drift(alone) == 1.0
     two = alone + rows("go", "b", [1.1, 1.2])
-    speeds = aggregate_samples.process_speeds(two)
-    assert aggregate_samples.process_drift(two) == pytest.approx(
+    speeds = cell_samples.process_speeds(two)
+    assert cell_samples.process_drift(two) == pytest.approx(
         (speeds["go", "go", "jwt", "a"] + 0.95 * (speeds["go", "go", "jwt", "b"] - speeds["go", "go", "jwt", "a"]))
         / (speeds["go", "go", "jwt", "a"] + 0.05 * (speeds["go", "go", "jwt", "b"] - speeds["go", "go", "jwt", "a"])))
 
@@ -218,18 +218,18 @@ def test_the_runs_drift_is_the_median_over_languages():
     steady = [1.0 + k / 1000 for k in range(-20, 21)]  # 0.98 to 1.02
     go, rust = rows("go", "a", steady) + rows("go", "b", steady), rows("rust", "a", steady) + rows("rust", "b", steady)
     node = rows("node", "a", [0.8 * r for r in steady]) + rows("node", "b", [1.25 * r for r in steady])
-    low, high = aggregate_samples.drift_range(go + rust + node)
+    low, high = cell_samples.drift_range(go + rust + node)
     assert (low, high) == pytest.approx((0.982, 1.018))
-    assert aggregate_samples.process_drift(go + rust + node) == pytest.approx(1.0)
+    assert cell_samples.process_drift(go + rust + node) == pytest.approx(1.0)
     slow = rows("go", "c", [1.3 * r for r in steady]) + rows("rust", "c", [1.3 * r for r in steady])
-    assert aggregate_samples.process_drift(go + rust + node + slow) > 1.25, "a slow spell in every language shows"
+    assert cell_samples.process_drift(go + rust + node + slow) > 1.25, "a slow spell in every language shows"
 
 
 
 def test_every_verdict_ci_is_widened_by_the_spread_between_processes(tmp_path):
     """statistics.process_spread_pct: a CI from one process's rounds covers that process
     only; verdicts judge it widened by that many percent each way, paired or not."""
-    import verdict_rules
+    from seeds import verdict_rules
 
     rows = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,1000,32,ok" for k in range(1, 11)]
     rows += [f"{PREFIX},sign,HS512,512,claims-001,185,{k},100,{1000 * 100},371,ok" for k in range(1, 11)]
@@ -239,7 +239,7 @@ def test_every_verdict_ci_is_widened_by_the_spread_between_processes(tmp_path):
     def key_of(row):
         return row["operation"], row["input"]
 
-    samples, _ = aggregate_samples.samples_by(paths, key_of)
+    samples, _ = cell_samples.samples_by(paths, key_of)
     keys = ("verify", "claims-001"), ("sign", "claims-001")
     assert verdict_rules.round_paired_cells(paths, key_of, samples, SETTINGS, "test").ratio(*keys) == (2, 2, 2)
     widened = verdict_rules.round_paired_cells(paths, key_of, samples, {**SETTINGS, "process_spread_pct": 3}, "test")

@@ -5,8 +5,8 @@ import subprocess
 import pytest
 from conftest import REPO, SCRIPTS
 
-import config_validation
-import scaffold_language
+from jwtbench import config_validation
+from rules import scaffold_language
 
 
 def test_scaffold_writes_the_three_folders_and_they_fail_until_written(tmp_path):

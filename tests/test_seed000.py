@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import JWS_LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, link_test_envs
 
-import seed000
+from seeds import seed000
 
 DATASETS = tuple(dataset["name"] for dataset in yaml.safe_load(SMOKE_CONFIG.read_text())["datasets"])
 CLAIMS = ("sign_speed", "verify_speed", "decode_similar", "token_size", "transfer_rate")

@@ -7,13 +7,10 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-import cycle_counter
-import raw_samples
-import seed001
-import seed002
-import variants
-import verdict_rules
-from verdict_rules import FAILS, HOLDS, OPEN, about, above, combine, similar
+from jwtbench import raw_samples, variants
+from rules import cycle_counter
+from seeds import seed001, seed002, verdict_rules
+from seeds.verdict_rules import FAILS, HOLDS, OPEN, about, above, combine, similar
 
 PUBLISHED = REPO / "report" / "published"
 SETTINGS = {"seed": 7, "confidence": 0.95, "bootstrap_resamples": 400}

@@ -8,10 +8,10 @@ import pytest
 from conftest import REPO
 from test_seeds_001_002 import SETTINGS, read_csv, write_raw
 
-import seed003
-import seed004
-import write_bench_spec
-from verdict_rules import FAILS, HOLDS, OPEN, orders
+from jwtbench import raw_samples
+from rules import write_bench_spec
+from seeds import seed003, seed004
+from seeds.verdict_rules import FAILS, HOLDS, OPEN, orders
 
 PUBLISHED = REPO / "report" / "published"
 
@@ -122,7 +122,7 @@ def test_seed004_keeps_a_timeout_cell_with_its_time(tmp_path):
              120_000_000_000, 0, "timeout"]]  # fmt: skip
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(seed004.aggregate_samples.raw_samples.COLUMNS)
+        writer.writerow(raw_samples.COLUMNS)
         writer.writerows(rows)
     outputs = {name: tmp_path / f"{name}.csv" for name in seed004.COLUMNS}
     with open(tmp_path / "log", "w") as log:

@@ -35,7 +35,7 @@ import yaml
 from conftest import JWS_LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, snakemake
 from slurm_cluster import SlurmClusterError, missing_daemons, slurm_cluster, wait_for
 
-import bundles
+from rules import bundles
 
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 SLURM_CONFIG = REPO / "tests" / "data" / "slurm-tiny.yaml"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from conftest import SCRIPTS  # noqa: F401  (puts workflow/scripts on sys.path)
 
-import sample_statistics as stats
+from jwtbench import sample_statistics as stats
 
 
 def test_median_mad_cv_known_values():

@@ -19,9 +19,8 @@ import pytest
 import yaml
 from conftest import REPO, SCRIPTS, run_driver
 
-import check_conformance
-import config_validation
-import conformance_cases
+from jwtbench import config_validation, conformance_cases
+from rules import check_conformance
 
 LANGUAGES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["languages"]
 # Every driver of those languages: each language's own and its further libraries.

@@ -1,4 +1,4 @@
-"""Where a run's wall time went (workflow/scripts/wall_times.py): Snakemake's benchmark
+"""Where a run's wall time went (workflow/scripts/rules/wall_times.py): Snakemake's benchmark
 records of every job, collected into results/wall_times.csv for the report."""
 
 import os
@@ -8,7 +8,7 @@ import sys
 import pytest
 from conftest import SCRIPTS
 
-import wall_times
+from rules import wall_times
 
 
 def write_record(folder, relative, seconds, end):
@@ -67,7 +67,7 @@ def test_a_record_without_wall_time_is_named(tmp_path):
     path.write_text("max_rss\n12\n")
     with pytest.raises(wall_times.WallTimeError, match=r"python\.tsv: no wall time in seconds"):
         wall_times.collect(tmp_path / "logs/wall_times")
-    result = subprocess.run([sys.executable, str(SCRIPTS / "wall_times.py"), str(tmp_path)],
+    result = subprocess.run([sys.executable, str(SCRIPTS / "rules" / "wall_times.py"), str(tmp_path)],
                             capture_output=True, text=True)  # fmt: skip
     assert result.returncode == 1 and "python.tsv" in result.stderr and "Traceback" not in result.stderr
 

@@ -13,8 +13,7 @@ import pytest
 import yaml
 from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SCRIPTS, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, snakemake
 
-import config_validation
-import variants
+from jwtbench import config_validation, variants
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
 FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop", "fig-coldstart",
@@ -61,9 +60,10 @@ def test_dry_run_lists_every_job(tmp_path):
 
 
 def test_dry_run_in_containers_adds_the_images(tmp_path):
-    """Under podman: the base, one image per language plus the report's, and the
-    container/native comparison; native environments stay for cold start and comparisons."""
-    images = {"build_base_image": 1, "build_image": len(LANGUAGES) + 1, "compare_native": 1,
+    """Under podman: the base, the shared runtime image, one image per language plus the
+    report's, and the container/native comparison; native environments stay for cold start
+    and comparisons."""
+    images = {"build_base_image": 1, "build_image": 1 + len(LANGUAGES) + 1, "compare_native": 1,
               "install_native_env": len(JWS_LANGUAGES)}  # fmt: skip
     assert dry_run_counts(tmp_path, "podman") == {**NATIVE_JOBS, **images}
 

@@ -1,6 +1,6 @@
 # Seed 000 (Leonardo & Rojali 2025: Node.js jsonwebtoken, HS512 vs RS512 on three Kaggle
 # datasets): the published figures (report/published/seed000_*.csv) beside this run's
-# (results/seed000/*.csv, written by workflow/scripts/seed000.py). Verdicts come from
+# (results/seed000/*.csv, written by workflow/scripts/seeds/seed000.py). Verdicts come from
 # verdicts.csv; nothing here judges a claim.
 
 seed000_columns <- list(

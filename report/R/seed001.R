@@ -1,6 +1,6 @@
 # Seed 001 (FusionAuth JWT 6.0.0 on OpenJDK 17: the sign and verify ranking of 25
 # variants, and six key insights): the published tables (report/published/seed001_*.csv)
-# beside this run's (results/seed001/*.csv, written by workflow/scripts/seed001.py) under
+# beside this run's (results/seed001/*.csv, written by workflow/scripts/seeds/seed001.py) under
 # both methods, jwtbench's and the seed's own. Verdicts come from verdicts.csv.
 
 seed001_columns <- list(

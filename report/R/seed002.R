@@ -1,7 +1,7 @@
 # Seed 002 (Latinov, Automation Rhapsody: Apache Commons Codec's MD5, SHA-1, SHA-256 and
 # SHA-512 in Java, ms per 1,000,000 hashes of six message cases): the published table
 # (report/published/seed002_*.csv) beside this run's (results/seed002/*.csv, written by
-# workflow/scripts/seed002.py): the cases per language and implementation, the message
+# workflow/scripts/seeds/seed002.py): the cases per language and implementation, the message
 # generation apart from the hash, and the length sweep. Verdicts come from verdicts.csv.
 
 seed002_columns <- list(

@@ -2,7 +2,7 @@
 # the primitive floor: the published listing (report/published/seed003_*.csv) beside this
 # run's openssl speed and every language's raw primitives (results/seed003/*.csv), and each
 # library's cost over openssl's (results/primitive/overhead.csv), all written by
-# workflow/scripts/seed003.py. Verdicts come from verdicts.csv.
+# workflow/scripts/seeds/seed003.py. Verdicts come from verdicts.csv.
 
 seed003_columns <- list(
   speed = list(character = c("language", "implementation", "implementation_version", "operation", "algorithm",

@@ -1,7 +1,7 @@
 # Seed 004 (Susanto, ITB 2020: RSA against ECDSA in pycryptodome, key generation + sign +
 # verify per iteration by NIST security level): the published experiments
 # (report/published/seed004_*.csv) beside this run's per language and implementation
-# (results/seed004/*.csv, written by workflow/scripts/seed004.py). Verdicts come from
+# (results/seed004/*.csv, written by workflow/scripts/seeds/seed004.py). Verdicts come from
 # verdicts.csv.
 
 seed004_columns <- list(

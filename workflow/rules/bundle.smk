@@ -1,4 +1,4 @@
-# The run's results as a portable, self-checking bundle (workflow/scripts/bundles.py):
+# The run's results as a portable, self-checking bundle (workflow/scripts/rules/bundles.py):
 # results/bundles/<host-id>/<run-id>/ with a manifest of SHA-256s, the same tree as
 # <run-id>.tar.gz, and results/bundles/latest.json naming both.
 

@@ -15,37 +15,43 @@ SOURCE = Path(workflow.basedir).parent  # the repository
 SCRIPTS = SOURCE / "workflow" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
-import aggregate_samples  # noqa: E402
-import bench_plan  # noqa: E402
-import collect_provenance  # noqa: E402
-import compare_runs  # noqa: E402
-import build_image  # noqa: E402
-import bundles  # noqa: E402
-import check_conformance  # noqa: E402
-import coldstart  # noqa: E402
-import cycle_counter  # noqa: E402
-import describe_drivers  # noqa: E402
-import deterministic_tokens  # noqa: E402
-import compare_native  # noqa: E402
-import config_validation  # noqa: E402
-import conformance_cases  # noqa: E402
-import container_engine  # noqa: E402
-import crosscheck_harness  # noqa: E402
-import driver_runner  # noqa: E402
-import generate_keys  # noqa: E402
-import merge_hosts  # noqa: E402
-import prepare_dataset  # noqa: E402
-import render_report  # noqa: E402
-import run_benchmark  # noqa: E402
-import seed000  # noqa: E402
-import seed001  # noqa: E402
-import seed002  # noqa: E402
-import seed003  # noqa: E402
-import seed004  # noqa: E402
-import variants  # noqa: E402
-import verify_tokens  # noqa: E402
-import wall_times  # noqa: E402
-import write_bench_spec  # noqa: E402
+from jwtbench import (  # noqa: E402
+    config_validation,
+    conformance_cases,
+    container_engine,
+    driver_runner,
+    variants,
+)
+from rules import (  # noqa: E402
+    aggregate_samples,
+    bench_plan,
+    build_image,
+    bundles,
+    check_conformance,
+    coldstart,
+    collect_provenance,
+    compare_native,
+    compare_runs,
+    crosscheck_harness,
+    cycle_counter,
+    describe_drivers,
+    deterministic_tokens,
+    generate_keys,
+    merge_hosts,
+    prepare_dataset,
+    render_report,
+    run_benchmark,
+    verify_tokens,
+    wall_times,
+    write_bench_spec,
+)
+from seeds import (  # noqa: E402
+    seed000,
+    seed001,
+    seed002,
+    seed003,
+    seed004,
+)
 
 try:
     config = config_validation.validate(
@@ -109,7 +115,8 @@ ACTIVE = [name for name, suite in config["suites"].items() if suite["activate"]]
 # Suites the drivers' `bench` times; coldstart times whole processes (rule run_coldstart).
 SUITES = [name for name in ACTIVE if name != "coldstart"]
 COLDSTART = "coldstart" in ACTIVE
-IMAGES = LANGUAGES + ["report"]
+# The runtime image every driver image is FROM (containers/runtime/), built first.
+IMAGES = ["runtime", *LANGUAGES, "report"]
 COMPARE_NATIVE = IN_CONTAINERS and config["execution"]["compare_native"]["activate"]
 JWT = config["suites"]["jwt"]
 # The variants suite jwt times: its grid, and on the datasets (when it runs there) theirs.
@@ -252,8 +259,10 @@ def driver_params(name, engine=ENGINE):
         "image_record": (
             image_record(language_of(name)) if engine.in_containers else None
         ),
+        # The driver's own shim in the image (not the image's generic entrypoint,
+        # containers/runtime/start-driver): nothing but the driver is timed.
         "entrypoint": (
-            driver_runner.shim_in_image(name) if name in LIBRARY_DRIVERS else None
+            driver_runner.shim_in_image(name) if engine.in_containers else None
         ),
     }
 
@@ -392,7 +401,7 @@ def get_dataset_inputs(wildcards):
     """What preparing a dataset reads: its dropped file, the Kaggle client, or the generator."""
     dataset = DATASETS[wildcards.dataset]
     source = DATASET_SOURCES[wildcards.dataset]
-    inputs = {"code": [str(SCRIPTS / "prepare_dataset.py")]}
+    inputs = {"code": [str(SCRIPTS / "rules" / "prepare_dataset.py")]}
     if source == "kaggle":
         download = prepare_dataset.kaggle_download_path(DATA_DIR, dataset)
         if download.is_file():
@@ -403,7 +412,7 @@ def get_dataset_inputs(wildcards):
     if source in ("kaggle", "file") and dropped.is_file():
         inputs["dropped"] = str(dropped)
     if dataset["synthetic"]:
-        inputs["code"].append(str(SCRIPTS / "synthetic_datasets.py"))
+        inputs["code"].append(str(SCRIPTS / "jwtbench" / "synthetic_datasets.py"))
     return inputs
 
 
@@ -431,6 +440,13 @@ def get_image_sources(wildcards):
         str(SOURCE / path)
         for path in build_image.image_input_files(SOURCE, wildcards.image)
     ]
+
+
+def get_runtime_image(wildcards):
+    """The runtime image's record, for a driver image (whose final stage is FROM it)."""
+    if wildcards.image in ("runtime", "report"):
+        return []
+    return [image_record("runtime")]
 
 
 def get_build_args(wildcards):

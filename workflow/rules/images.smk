@@ -1,6 +1,6 @@
-# Images (container engines only): the Debian base, then one image per language and one
-# for the report, each tagged by a hash of its inputs so an unchanged image is never
-# rebuilt. Builds share the machine with each other, never with a benchmark
+# Images (container engines only): the Debian base, the runtime image every driver image
+# is FROM (containers/runtime/), then one image per language and one for the report, each
+# tagged by a hash of its inputs so an unchanged image is never rebuilt. Builds share the machine with each other, never with a benchmark
 # (machine_lock.py).
 
 
@@ -22,6 +22,7 @@ rule build_base_image:
 rule build_image:
     input:
         base=image_record("base"),
+        runtime=get_runtime_image,
         sources=get_image_sources,
     output:
         "results/images/{image}.json",

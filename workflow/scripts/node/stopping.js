@@ -1,6 +1,6 @@
 'use strict';
 // Timing rule 5a, the precision-targeted stopping rule (workflow/scripts/README.md, "Timing
-// rules" and "`stopping --series FILE`"; the reference is workflow/scripts/stopping_rule.py).
+// rules" and "`stopping --series FILE`"; the reference is workflow/scripts/jwtbench/stopping_rule.py).
 // A Rounds object holds the rule's state over one run's cells: bench.js's interleaved
 // rounds feed it every sample and ask it after each round which cells go on; `replay`
 // drives the very same object for the `stopping` subcommand.

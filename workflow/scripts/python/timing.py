@@ -2,7 +2,7 @@
 seed 001's single timed calls (suite percall).
 
 The rule that stops a cell once it is precise enough (timing rule 5a) is the pipeline's
-own reference, workflow/scripts/stopping_rule.py, which the python image carries beside
+own reference, workflow/scripts/jwtbench/stopping_rule.py, which the python image carries beside
 this folder: the python driver runs the very code every other driver is checked against.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
-import stopping_rule  # noqa: E402
+from jwtbench import stopping_rule  # noqa: E402
 
 clock = time.perf_counter_ns
 

@@ -10,7 +10,7 @@ import (
 
 // crosscheckCommand times the library's sign (golang-jwt's for the go driver) with the standard library's benchmark harness
 // (testing.Benchmark: its own b.N calibration), sharing no timing code with `bench`, so
-// the pipeline's cross-check can compare the two (workflow/scripts/crosscheck_harness.py).
+// the pipeline's cross-check can compare the two (workflow/scripts/rules/crosscheck_harness.py).
 // Usage: jwtbench-go crosscheck --alg ALG --key FILE --payload FILE   (one JSON object)
 func crosscheckCommand(args []string) error {
 	const repeats = 7

@@ -10,7 +10,7 @@ import (
 
 // Timing rule 5a (workflow/scripts/README.md): a cell stops being sampled once its
 // median, and the median of every round-paired ratio it takes part in, is precise
-// enough. workflow/scripts/stopping_rule.py is the reference; runInterleaved (timing.go)
+// enough. workflow/scripts/jwtbench/stopping_rule.py is the reference; runInterleaved (timing.go)
 // and the `stopping` subcommand (replay, below) both go through stopRule and rounds.
 
 // stopReason says why a cell no longer samples ("" while it still does).

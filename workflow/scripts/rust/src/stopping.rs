@@ -1,5 +1,5 @@
 //! Timing rule 5a, the precision-targeted stopping rule (workflow/scripts/README.md; the
-//! reference is workflow/scripts/stopping_rule.py). A cell's precision is the half-width of
+//! reference is workflow/scripts/jwtbench/stopping_rule.py). A cell's precision is the half-width of
 //! the distribution-free CI of its median (order statistics, binomial ranks), in percent of
 //! the median. After each round a cell still sampling stops at the sample cap, or at
 //! precision once it has `min_samples` samples, its own half-width is within

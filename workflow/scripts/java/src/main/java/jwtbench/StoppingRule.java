@@ -12,7 +12,7 @@ import java.util.function.IntConsumer;
 
 /**
  * Timing rule 5a (README "Timing rules"), the precision-targeted stopping rule, the same in
- * every driver; its reference is workflow/scripts/stopping_rule.py. A cell's precision is the
+ * every driver; its reference is workflow/scripts/jwtbench/stopping_rule.py. A cell's precision is the
  * half-width of the distribution-free confidence interval of its median (order statistics,
  * ranks from Binomial(n, 1/2)), in percent of the median. After each round, a cell still
  * sampling stops at the sample cap, or at precision once it has min_samples samples, its own

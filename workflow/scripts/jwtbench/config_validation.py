@@ -1,0 +1,287 @@
+"""Validate a jwtbench config against its JSON Schema and fill in the defaults.
+
+Every problem is reported with the dotted path of the key it concerns
+(`timing.warmup_seconds`, `languages[2]`), all at once, before any job runs.
+"""
+
+import copy
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+
+class ConfigError(Exception):
+    """The config is invalid; the message names each offending key."""
+
+
+def key_path(parts):
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text or "(top level)"
+
+
+def describe(error):
+    where = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        known = sorted(error.schema.get("properties", {}))
+        unknown = sorted(set(error.instance) - set(known))
+        return "; ".join(
+            f"config key '{key_path(where + [name])}' is not a known key"
+            f" (known here: {', '.join(known)})"
+            for name in unknown
+        )
+    if error.validator == "enum":
+        allowed = ", ".join(str(value) for value in error.validator_value)
+        return (
+            f"config key '{key_path(where)}': {error.instance!r} is not one of: {allowed}"
+        )
+    return f"config key '{key_path(where)}': {error.message}"
+
+
+SCALAR_TYPES = {"integer": int, "number": (int, float), "boolean": bool}
+
+
+def coerce_command_line_scalars(instance, schema):
+    """Typed copies of strings that Snakemake's --config left untyped.
+
+    `--config 'timing={samples: 10}'` arrives as {"timing": {"samples": "10"}}: Snakemake
+    reads nested values with YAML's BaseLoader. A string that YAML reads as the type the
+    schema expects is converted; anything else is left for validation to report.
+    """
+    if isinstance(instance, dict):
+        properties = schema.get("properties", {})
+        return {k: coerce_command_line_scalars(v, properties.get(k, {})) for k, v in instance.items()}
+    if isinstance(instance, list):
+        return [coerce_command_line_scalars(v, schema.get("items", {})) for v in instance]
+    expected = schema.get("type")
+    if isinstance(instance, str) and expected in SCALAR_TYPES:
+        try:
+            value = yaml.safe_load(instance)
+        except yaml.YAMLError:
+            return instance
+        if isinstance(value, SCALAR_TYPES[expected]) and not (expected != "boolean" and isinstance(value, bool)):
+            return value
+    return instance
+
+
+def fill_defaults(instance, schema):
+    """Insert the schema's defaults for absent keys, recursively (copies, never shares)."""
+    if isinstance(instance, list):
+        for item in instance:
+            fill_defaults(item, schema.get("items", {}))
+        return
+    if not isinstance(instance, dict):
+        return
+    for name, subschema in schema.get("properties", {}).items():
+        if name not in instance and "default" in subschema:
+            instance[name] = copy.deepcopy(subschema["default"])
+        if name in instance:
+            fill_defaults(instance[name], subschema)
+
+
+def validate(config, schema_file, known_languages, known_libraries=()):
+    """Return a validated copy of `config` with every default filled in.
+
+    `known_languages` are the languages with a driver in this checkout, `known_libraries`
+    the further libraries' drivers ("<language>/<library>"); a name outside them is an
+    error naming the key, so adding a language or a library needs no schema edit.
+    """
+    schema = yaml.safe_load(Path(schema_file).read_text())
+    config = coerce_command_line_scalars(config, schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    problems = [
+        describe(error)
+        for error in sorted(validator.iter_errors(config), key=lambda e: list(e.path))
+    ]
+    for index, language in enumerate(config.get("languages") or []):
+        if isinstance(language, str) and language not in known_languages:
+            problems.append(
+                f"config key 'languages[{index}]': unknown language {language!r}:"
+                f" no driver workflow/scripts/{language}/run"
+                f" (known: {', '.join(sorted(known_languages))})"
+            )
+    problems += library_problems(config, known_libraries)
+    problems += dataset_problems(config)
+    if problems:
+        raise ConfigError(
+            "invalid configuration:\n  " + "\n  ".join(problems)
+        )
+    filled = copy.deepcopy(config)
+    fill_defaults(filled, schema)
+    return filled
+
+
+def library_problems(config, known_libraries):
+    """What the schema cannot say about `libraries.drivers`: each names a further library's
+    driver folder (workflow/scripts/<language>/<library>/run)."""
+    problems = []
+    drivers = (config.get("libraries") or {}).get("drivers") or []
+    for index, driver in enumerate(drivers if isinstance(drivers, list) else []):
+        if isinstance(driver, str) and driver not in known_libraries:
+            problems.append(
+                f"config key 'libraries.drivers[{index}]': unknown driver {driver!r}: no"
+                f" workflow/scripts/{driver}/run (known: {', '.join(sorted(known_libraries)) or 'none'})"
+            )
+    return problems
+
+
+def dataset_problems(config):
+    """What the schema cannot say about `datasets`: unique names, sizes for stand-ins."""
+    problems, seen = [], {}
+    datasets = config.get("datasets")
+    claims = (config.get("suites") or {}).get("jwt", {}).get("input", "data/fixtures/claims-001.json")
+    for index, dataset in enumerate(datasets if isinstance(datasets, list) else []):
+        if not isinstance(dataset, dict) or not isinstance(dataset.get("name"), str):
+            continue
+        name = dataset["name"]
+        if name in seen:
+            problems.append(f"config key 'datasets[{index}].name': {name!r} is also datasets[{seen[name]}]")
+        seen.setdefault(name, index)
+        if isinstance(claims, str) and name == Path(claims).stem:
+            problems.append(f"config key 'datasets[{index}].name': {name!r} is the name of suites.jwt.input")
+        if dataset.get("synthetic") and "expected_bytes" not in dataset:
+            problems.append(f"config key 'datasets[{index}].expected_bytes': needed to size the synthetic stand-in")
+    return problems
+
+
+def driver_languages(scripts_dir):
+    """Languages with an executable driver shim under workflow/scripts/<language>/run."""
+    return {
+        path.parent.name
+        for path in Path(scripts_dir).glob("*/run")
+        if path.is_file()
+    }
+
+
+def library_drivers(scripts_dir):
+    """The further libraries' drivers, "<language>/<library>": a folder with a shim
+    workflow/scripts/<language>/<library>/run inside a language's driver folder, sharing
+    that language's harness, environment and image (workflow/scripts/README.md)."""
+    languages = driver_languages(scripts_dir)
+    return {
+        f"{path.parent.parent.name}/{path.parent.name}"
+        for path in Path(scripts_dir).glob("*/*/run")
+        if path.is_file() and path.parent.parent.name in languages
+    }
+
+
+def language_of(driver):
+    """The language of a driver name: "node" of "node" and of "node/jose"."""
+    return driver.split("/", 1)[0]
+
+
+# Per-driver outputs of the workflow (rules record_versions and check_driver), named by the
+# driver ("node", "node/jose"): its `versions` JSON, and the folder of the tokens it signed.
+VERSIONS_DIR = "results/versions"
+TOKENS_DIR = "results/verify/tokens"
+
+
+def signed_tokens_driver(folder):
+    """The driver whose self-check signed the tokens in `folder`
+    (results/verify/tokens/<driver>/signed)."""
+    return driver_of(Path(folder).parent, TOKENS_DIR)
+
+
+def driver_of(path, root):
+    """The driver a per-driver file or folder under `root` belongs to: "node/jose" of
+    results/versions/node/jose.json (root results/versions), "go" of results/raw/go (root
+    results/raw)."""
+    relative = Path(path).relative_to(root)
+    return str(relative.with_suffix("")) if relative.suffix else str(relative)
+
+
+BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen")
+# The JWS algorithms of seed 001's variants (workflow/scripts/jwtbench/variants.py); a driver.yaml's
+# `unsupported` names those its library cannot do.
+JWS_ALGORITHMS = tuple(f"{family}{bits}" for family in ("HS", "RS", "PS", "ES") for bits in (256, 384, 512)) + ("EdDSA",)
+# Operations of suite jwt a library may lack (its driver.yaml `unsupported_operations`, its
+# cells then `unsupported`): reading claims without verifying them.
+OPTIONAL_OPERATIONS = ("decode",)
+# The verify policy (workflow/scripts/README.md): what every JWS driver's verify checks.
+VERIFY_POLICY = ("signature", "alg", "exp", "nbf", "iat", "leeway", "required_claims")
+
+
+def driver_manifest(scripts_dir, language):
+    """What a driver does, from workflow/scripts/<language>/driver.yaml (or, for a further
+    library of a language, <language>/<library>/driver.yaml): {"library": name, "jws": bool,
+    "suites": [...], "unsupported": {JWS algorithm: why}, "verify": {...}}; ConfigError
+    naming the file and key when malformed."""
+    path = Path(scripts_dir) / language / "driver.yaml"
+    if not path.is_file():
+        raise ConfigError(f"{path}: missing (every driver says what it does: jws and suites;"
+                          " see workflow/scripts/README.md)")
+    try:
+        manifest = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not YAML: {error}") from None
+    problems = []
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
+    known = ("library", "jws", "suites", "unsupported", "unsupported_operations", "verify")
+    unknown = sorted(set(manifest) - set(known))
+    if unknown:
+        problems.append(f"unknown keys {unknown} (known: {', '.join(known)})")
+    library = manifest.get("library")
+    if "/" in language and library != language.split("/", 1)[1]:
+        problems.append(f"key 'library' must be {language.split('/', 1)[1]!r}, the name of the driver's folder")
+    elif not (isinstance(library, str) and library.strip()):
+        problems.append("key 'library' must name the library the driver times (a string)")
+    if not isinstance(manifest.get("jws"), bool):
+        problems.append("key 'jws' must be true or false")
+    suites = manifest.get("suites")
+    if not isinstance(suites, list) or not suites:
+        problems.append("key 'suites' must be a non-empty list")
+    else:
+        wrong = [suite for suite in suites if suite not in BENCH_SUITES]
+        if wrong:
+            problems.append(f"key 'suites': unknown {wrong} (known: {', '.join(BENCH_SUITES)})")
+    unsupported = manifest.get("unsupported", {})
+    if not isinstance(unsupported, dict) or not all(
+        isinstance(reason, str) and reason.strip() for reason in unsupported.values()
+    ):
+        problems.append("key 'unsupported' must map JWS algorithms to the reason each is missing")
+    else:
+        wrong = sorted(set(unsupported) - set(JWS_ALGORITHMS))
+        if wrong:
+            problems.append(f"key 'unsupported': unknown algorithms {wrong} (known: {', '.join(JWS_ALGORITHMS)})")
+    operations = manifest.get("unsupported_operations", {})
+    if not isinstance(operations, dict) or not all(
+        isinstance(reason, str) and reason.strip() for reason in operations.values()
+    ):
+        problems.append("key 'unsupported_operations' must map operations to the reason each is missing")
+    elif set(operations) - set(OPTIONAL_OPERATIONS):
+        problems.append(f"key 'unsupported_operations': only {', '.join(OPTIONAL_OPERATIONS)} may be missing"
+                        f" (a JWS driver signs and verifies), not {sorted(set(operations) - set(OPTIONAL_OPERATIONS))}")
+    verify = manifest.get("verify", {})
+    if manifest.get("jws") is True:
+        problems += verify_policy_problems(verify)
+    if problems:
+        raise ConfigError(f"{path}: " + "; ".join(problems))
+    return {"library": library, "jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
+            "unsupported_operations": dict(operations),
+            "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})}}
+
+
+def verify_policy_problems(verify):
+    """What is wrong with a JWS driver's `verify` key (workflow/scripts/README.md, "The
+    verify policy"): every policy item is either validated or lacking, with a reason."""
+    if not isinstance(verify, dict) or set(verify) - {"validates", "lacks"}:
+        return ["key 'verify' must be a mapping with 'validates' (and 'lacks' where the library cannot check an item)"]
+    validates, lacks = verify.get("validates"), verify.get("lacks") or {}
+    if not isinstance(validates, list) or not isinstance(lacks, dict):
+        return ["key 'verify.validates' must list the policy items verify checks; 'verify.lacks' maps the others to why"]
+    problems = []
+    unknown = sorted((set(validates) | set(lacks)) - set(VERIFY_POLICY))
+    if unknown:
+        problems.append(f"key 'verify': unknown items {unknown} (known: {', '.join(VERIFY_POLICY)})")
+    both = sorted(set(validates) & set(lacks))
+    if both:
+        problems.append(f"key 'verify': items both validated and lacking: {both}")
+    missing = [item for item in VERIFY_POLICY if item not in validates and item not in lacks]
+    if missing:
+        problems.append(f"key 'verify': items neither validated nor lacking: {missing}")
+    if not all(isinstance(reason, str) and reason.strip() for reason in lacks.values()):
+        problems.append("key 'verify.lacks' must give the reason each item cannot be checked")
+    return problems

@@ -1,0 +1,229 @@
+"""Run a language's driver the same way from every step: natively through its shim
+(workflow/scripts/<language>/run) or in a fresh locked-down container of its image (the
+checks, with their many short calls, keep one such container per session instead).
+
+A container gets no network, a read-only root, no capabilities, no new privileges, a
+non-root user, the configured CPUs, and only what it needs mounted at the same absolute
+paths as on the host (so one spec file is valid in both modes): the files it reads,
+read-only, and at most one writable output directory. Private keys enter through a
+per-session copy readable only by the container's user, removed afterwards.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from jwtbench import container_engine, raw_samples
+
+
+def parse_cpus(text):
+    """CPU set from taskset-style text ("1", "0-1,3"); empty means no pinning."""
+    cpus = set()
+    for part in filter(None, text.split(",")):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return cpus
+
+
+def checked_cpus(text):
+    cpus = parse_cpus(text)
+    available = os.sched_getaffinity(0)
+    if cpus - available:
+        raise RuntimeError(
+            f"config key 'execution.cpus': CPUs {sorted(cpus - available)} are not available"
+            f" to this process (available: {sorted(available)})"
+        )
+    return cpus
+
+
+def taskset(command, cpus):
+    """The command under taskset, so the process and every thread it starts stay on `cpus`."""
+    if not cpus:
+        return command
+    found = shutil.which("taskset")
+    if found is None:
+        raise RuntimeError(
+            "config key 'execution.cpus' asks for pinning but taskset (util-linux) is not"
+            " installed; install it or set execution.cpus to \"\""
+        )
+    return [found, "--cpu-list", ",".join(map(str, sorted(cpus))), *command]
+
+
+def cpu_list(cpus):
+    return ",".join(map(str, sorted(cpus)))
+
+
+@contextlib.contextmanager
+def key_copy(keys_dir):
+    """The keys as the container's user may read them: a private copy (0400 files in a
+    0500 directory, owned by that user) when the host runs as root, else the keys
+    themselves (the container then runs as the host user)."""
+    if os.geteuid() != 0:
+        yield str(Path(keys_dir).resolve())
+        return
+    uid = container_engine.CONTAINER_UID
+    copy = Path(tempfile.mkdtemp(prefix="jwtbench-keys-"))
+    try:
+        for source in Path(keys_dir).iterdir():
+            if source.is_file():
+                target = copy / source.name
+                shutil.copyfile(source, target)
+                os.chown(target, uid, uid)
+                target.chmod(0o400)
+        os.chown(copy, uid, uid)
+        copy.chmod(0o500)
+        yield str(copy)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def writable_by_container(directory):
+    """Hand an (empty, fresh) output directory to the container's user."""
+    if os.geteuid() == 0:
+        os.chown(directory, container_engine.CONTAINER_UID, container_engine.CONTAINER_UID)
+    Path(directory).chmod(0o755)
+
+
+def reclaim(path):
+    """Give a file a container wrote back to the host user."""
+    if os.geteuid() == 0:
+        os.chown(path, 0, 0)
+
+
+class DriverRunner:
+    """One language's driver, native or containerised; see `session`."""
+
+    def __init__(self, language, shim, engine, image=None, envs_dir=".envs", entrypoint=None):
+        self.language = language  # the driver's name: a language, or "<language>/<library>"
+        self.shim = shim
+        self.engine = engine
+        self.image = image
+        # The driver's shim in the image (shim_in_image); None: the image's entrypoint,
+        # which starts the driver the image's JWTBENCH_DRIVER names (its language's).
+        self.entrypoint = entrypoint
+        self.envs_dir = str(Path(envs_dir).resolve())
+        if engine.in_containers and not image:
+            raise ValueError(f"{language}: a container engine needs an image")
+
+    @classmethod
+    def from_params(cls, params):
+        """From the `driver` param the rules pass (see common.smk: driver_params)."""
+        engine = container_engine.Engine.from_dict(params["engine"])
+        image = None
+        if engine.in_containers:
+            image = json.loads(Path(params["image_record"]).read_text())["tag"]
+        return cls(params["language"], params["shim"], engine, image, entrypoint=params.get("entrypoint"))
+
+    @property
+    def in_container(self):
+        return self.engine.in_containers
+
+    def environ(self):
+        """The environment a driver (or the engine running it) starts with: the workflow's,
+        without credentials no driver needs (Kaggle's, read only by prepare_dataset.py)."""
+        env = {k: v for k, v in self.engine.environ().items() if not k.startswith("KAGGLE_")}
+        env["JWTBENCH_ENVS"] = self.envs_dir
+        return env
+
+    def describe(self):
+        if self.in_container:
+            return f"{self.engine.name} image {self.image}"
+        return f"native ({self.shim})"
+
+    @contextlib.contextmanager
+    def session(self, keys_dir=None, read_only=(), writable=None, cpus=(), entrypoint=None, reuse=False):
+        """Yield `argv(*driver_args)`: the command line that runs the driver once.
+
+        keys_dir, read_only (files or directories) and writable (a directory) are what the
+        driver may see in a container; natively it sees the host. `cpus` pins it.
+        `entrypoint` runs another program of the image instead of the driver, under the
+        same restrictions (containers only). `reuse` (for the many short calls of the
+        checks, never for timing): every call runs in one container, started here with
+        the same restrictions and stopped when the session ends, through `exec` (about
+        0.2 s a call less than a fresh container on our VMs).
+        """
+        if not self.in_container:
+            if entrypoint:
+                raise ValueError("entrypoint applies to containers only")
+            yield lambda *args: taskset([self.shim, *args], cpus)
+            return
+        entrypoint = entrypoint or self.entrypoint
+        with contextlib.ExitStack() as stack:
+            mounts = []
+            if keys_dir:
+                copy = stack.enter_context(key_copy(keys_dir))
+                mounts += ["-v", f"{copy}:{Path(keys_dir).resolve()}:ro"]
+            for path in sorted({str(Path(p).resolve()) for p in read_only}):
+                mounts += ["-v", f"{path}:{path}:ro"]
+            if writable:
+                path = str(Path(writable).resolve())
+                mounts += ["-v", f"{path}:{path}:rw"]
+            options = [*self.engine.lockdown(), *self.engine.user_options(), *mounts]
+            if cpus:
+                options += ["--cpuset-cpus", cpu_list(cpus)]
+            if reuse:
+                yield stack.enter_context(self.kept_container(options, entrypoint))
+                return
+            if entrypoint:
+                options += ["--entrypoint", entrypoint]
+            yield lambda *args: self.engine.command("run", "--rm", *options, self.image, *args)
+
+    @contextlib.contextmanager
+    def kept_container(self, options, entrypoint=None):
+        """A container of the image that idles (the base image's `sleep`) with `options`;
+        yields argv(*args) that runs the image's entrypoint (or `entrypoint`) in it."""
+        if entrypoint:
+            program = [entrypoint]
+        else:
+            inspected = self.engine.run("image", "inspect", "--format", "{{json .Config.Entrypoint}}", self.image,
+                                        timeout=60, check=True)  # fmt: skip
+            program = json.loads(inspected.stdout) or []
+            if not program:
+                raise RuntimeError(f"{self.image} has no entrypoint to run the {self.language} driver")
+        started = self.engine.run("run", "--detach", "--rm", *options, "--entrypoint", "sleep", self.image, "infinity",
+                                  timeout=120)  # fmt: skip
+        if started.returncode != 0:
+            raise RuntimeError(f"could not start a container of {self.image}: {started.stderr.strip()}")
+        container = started.stdout.strip().splitlines()[-1]
+        try:
+            yield lambda *args: self.engine.command("exec", container, *program, *args)
+        finally:
+            self.engine.run("rm", "--force", "--time", "0", container, timeout=120)
+
+
+# Where an image keeps the drivers (containers/<language>/Dockerfile: COPY workflow/scripts/<language>/).
+IMAGE_SCRIPTS = "/opt/jwtbench/workflow/scripts"
+
+
+def shim_in_image(name):
+    """The shim that starts driver `name` ("node", or a further library's "node/jose") in its
+    language's image, started directly rather than through the image's entrypoint."""
+    return f"{IMAGE_SCRIPTS}/{name}/run"
+
+
+@contextlib.contextmanager
+def bench_command(runner, spec_path, key_dir, cpus, out_dir):
+    """Yield the command line of one `bench` on a spec, pinned to `cpus`, writing
+    out_dir/samples.csv; a container sees the keys, the spec and its input files, and may
+    write only out_dir (a fresh directory)."""
+    spec = json.loads(Path(spec_path).read_text())
+    inputs = sorted({cell["input_file"] for cell in spec["cells"] if cell.get("input_file")})
+    writable_by_container(out_dir)
+    session = runner.session(key_dir, read_only=[spec_path, *inputs], writable=out_dir, cpus=cpus)
+    with session as argv:
+        yield argv("bench", "--spec", str(Path(spec_path).resolve()), "--out", str(Path(out_dir) / "samples.csv"))
+
+
+def bench_rows(runner, spec_path, key_dir, cpus, scratch, log):
+    """Run `bench` once on a spec (output to `log`); its cells' rows (not the drift
+    reference's), checked against the contract."""
+    out_dir = Path(tempfile.mkdtemp(dir=scratch)).resolve()
+    with bench_command(runner, spec_path, key_dir, cpus, out_dir) as command:
+        result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
+    if result.returncode != 0:
+        raise RuntimeError(f"{runner.language} bench ({runner.describe()}) exited {result.returncode}")
+    return raw_samples.cells_only(raw_samples.read(out_dir / "samples.csv"))

@@ -1,0 +1,93 @@
+"""Statistics of one cell's samples: median, MAD, seeded bootstrap CIs, ratios.
+
+Pure functions on arrays of per-sample ns/op, so the tests can check them against known
+answers.
+"""
+
+import hashlib
+
+import numpy as np
+
+from jwtbench import stopping_rule
+
+
+def generator(seed, *labels):
+    """A random generator that depends only on the seed and the labels (not on order)."""
+    digest = hashlib.sha256("\x1f".join(map(str, labels)).encode()).digest()
+    return np.random.default_rng([seed, int.from_bytes(digest[:8], "big")])
+
+
+def mad(values):
+    values = np.asarray(values, dtype=float)
+    return float(np.median(np.abs(values - np.median(values))))
+
+
+def cv(values):
+    values = np.asarray(values, dtype=float)
+    if len(values) < 2 or values.mean() == 0:
+        return 0.0
+    return float(values.std(ddof=1) / values.mean())
+
+
+def bootstrap_medians(values, resamples, rng):
+    values = np.asarray(values, dtype=float)
+    picks = rng.integers(0, len(values), size=(resamples, len(values)))
+    return np.median(values[picks], axis=1)
+
+
+def percentile_interval(estimates, confidence):
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(estimates, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def median_ci(values, confidence, resamples, rng):
+    """Percentile-bootstrap confidence interval of the median."""
+    return percentile_interval(bootstrap_medians(values, resamples, rng), confidence)
+
+
+def ratio_ci(numerator, denominator, confidence, resamples, rng):
+    """Ratio of medians and its bootstrap CI, each cell resampled independently."""
+    ratio = float(np.median(numerator) / np.median(denominator))
+    estimates = bootstrap_medians(numerator, resamples, rng) / bootstrap_medians(
+        denominator, resamples, rng
+    )
+    return (ratio, *percentile_interval(estimates, confidence))
+
+
+def describe(values, confidence):
+    """Summary statistics of per-sample ns/op values (at least one). The median's CI is the
+    distribution-free one the drivers stop on (stopping_rule.median_ci, timing rule 5a);
+    None with fewer samples than give one (n < 6 at 95%)."""
+    values = np.asarray(values, dtype=float)
+    median = float(np.median(values))
+    _, low, high = stopping_rule.median_ci(values.tolist(), confidence)
+    summary = {
+        "median_ns": median,
+        "mad_ns": mad(values),
+        "ci_low_ns": None,
+        "ci_high_ns": None,
+        "ci_halfwidth_pct": None,
+        "cv": cv(values),
+        "ops_per_s": 1e9 / median,
+    }
+    if np.isfinite(low):
+        summary.update(ci_low_ns=low, ci_high_ns=high, ci_halfwidth_pct=(high - low) / 2 / median * 100)
+    return summary
+
+
+def paired_ci(series, function, confidence):
+    """(median, CI low, CI high) of function(*values of one round) over the rounds every one
+    of `series` ({round: ns/op}, cells sampled in the same rounds of one process) has, so
+    that the machine's drift between rounds divides out (timing rule 5a); the rounds'
+    number as a fourth element. The CI is None with too few rounds, all None with none."""
+    rounds = sorted(set.intersection(*(set(cell) for cell in series)))
+    if not rounds:
+        return None, None, None, 0
+    middle, low, high = stopping_rule.median_ci([function(*(cell[r] for cell in series)) for r in rounds], confidence)
+    return (middle, low, high, len(rounds)) if np.isfinite(low) else (middle, None, None, len(rounds))
+
+
+def paired_ratio_ci(numerator, denominator, confidence):
+    """paired_ci of numerator / denominator: (median of the per-round ratios, CI low, CI high)."""
+    return paired_ci([numerator, denominator], lambda top, bottom: top / bottom, confidence)[:3]

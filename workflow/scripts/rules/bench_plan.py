@@ -1,0 +1,86 @@
+"""The benchmark plan printed before the first job: how many cells each suite times and
+a range for the time the benchmarks will take (timing rule 5a makes the real figure
+depend on the machine's noise: the low end is every cell stopping at min_samples, the
+high end every cell running to its cap)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from jwtbench import cell_samples  # noqa: E402
+from rules import write_bench_spec  # noqa: E402
+
+KEY_DIR = "/keys"  # cells only need key file names to be counted
+
+
+def job_cells(language, suite, input_name, suite_config, jws):
+    """The cells one benchmark job's spec will hold (as write_bench_spec makes them)."""
+    if suite == "hash":
+        return write_bench_spec.hash_cells(language, suite_config, input_name)
+    if suite == "primitive":
+        with_signing_input = jws and suite_config["jwt_signing_input"]
+        return write_bench_spec.primitive_cells(language, suite_config, KEY_DIR, "input", with_signing_input)
+    if suite == "keygen":
+        return write_bench_spec.keygen_cells(language, suite_config, KEY_DIR)
+    return write_bench_spec.cells(suite, suite_config, KEY_DIR, input_name, "input")
+
+
+def seconds(suite, cell, suite_config, timing, jws):
+    """(least, most) seconds one cell is expected to take."""
+    if suite == "keygen" and cell["operation"] not in ("sign", "verify"):
+        # Cells go on to target_cell_seconds; only the largest keys run into their budget.
+        target = suite_config["target_cell_seconds"]
+        return target, suite_config["max_cell_seconds"] if cell["key_bits"] > 4096 else 2 * target + 1
+    if suite == "primitive" and not jws:  # openssl speed: its own runs
+        runs = suite_config["openssl"]["samples"] * suite_config["openssl"]["seconds"]
+        return runs, runs
+    if suite == "percall":  # calls one by one: cheap ones take milliseconds, RSA-4096 seconds
+        calls = suite_config["warmup_calls"] + suite_config["calls"]
+        return calls * 1e-5, calls * 1e-3
+    if suite == "transfer":
+        trials = suite_config["trials"] + suite_config["warmup_trials"]
+        return trials * 0.01, trials * 1.0
+    if suite == "tokensize":
+        return 0.01, 5.0
+    batch = timing["target_sample_seconds"]
+    steady = timing.get("warmup_max_seconds", 0)
+    fixed = timing["warmup_seconds"] + 2 * batch  # warm-up and calibration
+    least = fixed + (2 * timing.get("steady_window", 5) * batch if steady else 0)
+    planned = min(timing.get("min_samples", timing["samples"]), timing["samples"])
+    if not timing.get("target_ci_pct", 0):
+        planned = timing["samples"]
+    most = least + timing["samples"] * batch
+    return least + planned * batch, min(most, timing["max_cell_seconds"])
+
+
+def plan(jobs, suite_config_of, timing, jws_of):
+    """{suite: [cells, least seconds, most seconds]} over the benchmark jobs (driver, suite,
+    input); suite_config_of(driver, suite, input) is the suite's config for a job (the
+    workflow's)."""
+    totals = {}
+    for driver, suite, input_name in jobs:
+        jws = jws_of[driver]
+        config = suite_config_of(driver, suite, input_name)
+        made = job_cells(driver, suite, input_name, config, jws)
+        entry = totals.setdefault(suite, [0, 0.0, 0.0])
+        entry[0] += len(made)
+        if suite in cell_samples.ROUND_SUITES and jws:  # the process's warm-up lands on its first cell
+            entry[1] += timing.get("process_warmup_seconds", 0)
+            entry[2] += timing.get("process_warmup_seconds", 0)
+        for cell in made:
+            least, most = seconds(suite, cell, config, timing, jws)
+            entry[1] += least
+            entry[2] += most
+    return totals
+
+
+def describe(totals, jobs):
+    lines = [f"jwtbench: benchmark plan: {sum(t[0] for t in totals.values()):,} cells in {len(jobs)} jobs"]
+    for suite, (count, least, most) in totals.items():
+        lines.append(f"  {suite:<10} {count:>6,} cells  {least / 60:6.1f} to {most / 60:6.1f} min")
+    least, most = sum(t[1] for t in totals.values()), sum(t[2] for t in totals.values())
+    lines.append(f"  estimated benchmark time: {least / 60:.0f} to {most / 60:.0f} min (the low end if every"
+                 " cell stops at min_samples, the high end if every one runs to its cap; checks, builds and"
+                 " the report come on top)")  # fmt: skip
+    return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""Put the runs of several hosts side by side from their bundles (config merge.bundles).
+
+Writes, into one directory (results/merged/), every table with host_id, run_id and label
+(host and run: two runs of one host stay apart):
+  summary.csv   every bundle's summary rows
+  ratios.csv    every bundle's within-run ratios (comparable across hosts)
+  verdicts.csv  every bundle's seed verdicts, one row per claim and run
+  runs.csv      one row per bundle: which run, which host, with what
+report/merge.qmd renders them (rule render_merged): absolute times are faceted by host
+and run, never pooled.
+"""
+
+import csv
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from jwtbench import result_tables  # noqa: E402
+from rules import compare_runs  # noqa: E402
+
+RUN_COLUMNS = ["host_id", "run_id", "label"]
+
+
+def read_table(path, columns):
+    """The rows of a bundle's CSV, checked to have the contract's columns."""
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        absent = [name for name in columns if name not in (reader.fieldnames or [])]
+        if absent:
+            raise compare_runs.CompareError(f"{path}:1: lacks column(s) {', '.join(absent)}")
+        return list(reader)
+
+
+def label_of(manifest):
+    return f"{manifest['host_id']} / {manifest['run_id']}"
+
+
+def main(paths, out_dir, log):
+    if not paths:
+        raise compare_runs.CompareError(
+            "config key 'merge.bundles' is empty: name one or more bundles, "
+            "--config 'merge={bundles: [A, B]}'"
+        )
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary_columns, ratio_columns = result_tables.columns("summary.schema.yaml"), result_tables.columns("ratios.schema.yaml")
+    summary, ratios, verdicts, runs, id_columns = [], [], [], [], []
+    with compare_runs.open_bundles(paths, "merge.bundles") as opened:
+        seen = {}
+        for index, ((directory, manifest), path) in enumerate(zip(opened, paths)):
+            run = (manifest["host_id"], manifest["run_id"])
+            if run in seen:
+                raise compare_runs.CompareError(
+                    f"config key 'merge.bundles[{index}]' ({path}) is the same run as "
+                    f"merge.bundles[{seen[run]}] (host {run[0]}, run {run[1]}): name each run once"
+                )
+            seen[run] = index
+            tag = {"host_id": manifest["host_id"], "run_id": manifest["run_id"], "label": label_of(manifest)}
+            summary += [{**tag, **row} for row in read_table(directory / "summary.csv", summary_columns)]
+            ratios += [{**tag, **row} for row in read_table(directory / "ratios.csv", ratio_columns)]
+            found, ids = compare_runs.read_verdicts(directory)
+            id_columns.extend(name for name in ids if name not in id_columns)
+            for (seed, _), row in found.items():
+                verdicts.append({**tag, "seed": seed, **row})
+            runs.append({**tag, **dict(compare_runs.run_facts(directory, manifest, path))})
+    write = result_tables.write_csv
+    write(out_dir / "summary.csv", RUN_COLUMNS + summary_columns, summary)
+    write(out_dir / "ratios.csv", RUN_COLUMNS + ratio_columns, ratios)
+    write(out_dir / "verdicts.csv", RUN_COLUMNS + ["seed", *id_columns, "what", *compare_runs.VERDICT_FIGURES],
+          [{k: v for k, v in row.items() if k not in ("reason", "comparisons")} for row in verdicts])  # fmt: skip
+    fact_names = list(dict.fromkeys(name for row in runs for name in row if name not in RUN_COLUMNS))
+    write(out_dir / "runs.csv", RUN_COLUMNS + fact_names, runs)
+    hosts = len({row["host_id"] for row in runs})
+    print(f"{len(runs)} runs of {hosts} hosts: {len(summary)} summary rows, {len(ratios)} ratios, "
+          f"{len(verdicts)} verdicts", file=log)  # fmt: skip
+    return runs
+
+
+def run_job(job):
+    with open(job.log[0], "w") as log:
+        try:
+            main(job.params.bundles, Path(job.output.summary).parent, log)
+        except compare_runs.CompareError as error:
+            print(f"error: {error}", file=log)
+            raise

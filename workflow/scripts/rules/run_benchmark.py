@@ -1,0 +1,148 @@
+"""Run one language's `bench` on one spec, alone on the machine, pinned to the configured
+CPUs: natively, or in a fresh locked-down container (see driver_runner.py).
+
+The driver writes into a fresh directory (the only one a container may write to); its
+CSV is checked against the contract and against the spec before it becomes the job's
+output. If the driver exits non-zero or breaks the contract, the run goes on: every cell
+of the spec is recorded as `failed` (so aggregation and the report carry on and show
+it), what was measured is kept under results/failed/, and the metadata sidecar says why.
+"""
+
+import csv
+import datetime
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from jwtbench import driver_runner, host_identity, raw_samples  # noqa: E402
+from jwtbench.machine_lock import machine_to_ourselves  # noqa: E402
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def keep_partial(samples, job_name):
+    """Copy a failed run's CSV aside, where nothing will remove it."""
+    if not Path(samples).exists():
+        return None
+    stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
+    kept = Path("results/failed") / f"{job_name.replace('/', '-')}-{stamp}.csv"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(samples, kept)
+    return kept
+
+
+def check_against_spec(rows, spec, samples_path):
+    # A cell that names its implementation (suite hash) must have rows of that implementation.
+    expected = [(c["operation"], c["algorithm"], c["key_bits"], c["input"], c.get("implementation")) for c in spec["cells"]]
+    seen = {(r["operation"], r["algorithm"], r["key_bits"], r["input"], r["implementation"]) for r in rows}
+    seen |= {key[:4] + (None,) for key in seen}
+    missing = [cell for cell in expected if cell not in seen]
+    if missing:
+        raise raw_samples.RawSamplesError(
+            f"{samples_path}: {len(missing)} cells of the spec have no rows, e.g. {missing[0]}"
+        )
+    wrong = {r["language"] for r in rows} - {spec["language"]}
+    if wrong:
+        raise raw_samples.RawSamplesError(f"{samples_path}: rows for other languages {wrong}")
+
+
+def failed_rows(spec, versions):
+    """One untimed `failed` row per cell of the spec."""
+    rows = []
+    for cell in spec["cells"]:
+        size = Path(cell["input_file"]).stat().st_size if cell.get("input_file") else 0
+        for operation in raw_samples.operations_written(spec["suite"], cell["operation"]):
+            rows.append({
+                "language": spec["language"],
+                "implementation": cell.get("implementation") or versions.get("implementation") or "unknown",
+                "implementation_version": ("unknown" if cell.get("implementation")
+                                           else versions.get("implementation_version") or "unknown"),
+                "suite": spec["suite"], "operation": operation,
+                "algorithm": cell["algorithm"], "key_bits": cell["key_bits"],
+                "input": cell["input"], "input_bytes": size, "sample": 0, "iterations": 0,
+                "elapsed_ns": 0, "output_bytes": 0, "status": "failed",
+            })  # fmt: skip
+    return rows
+
+
+def write_rows(path, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, raw_samples.COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def run_job(snake):
+    driver, suite, input_name = snake.wildcards.driver, snake.wildcards.suite, snake.wildcards.input
+    job_name = f"{driver}/{suite}/{input_name}"
+    spec_path, samples = snake.input.spec, snake.output.samples
+    spec = json.loads(Path(spec_path).read_text())
+    versions = json.loads(Path(snake.input.versions).read_text())
+    cpus = driver_runner.checked_cpus(snake.params.cpus)
+    runner = driver_runner.DriverRunner.from_params(snake.params.driver)
+    key_dir = Path(snake.input.key_manifest).parent
+    # Where the samples come from, so aggregation never pools two hosts' or two images' samples.
+    host = host_identity.host_facts()
+    image_id = runner.engine.image_id(runner.image) if runner.in_container else "native"
+    Path(samples).parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{suite}-", dir=Path(samples).parent)).resolve()
+    driver_out = scratch / "samples.csv"
+    failure = None
+    try:
+        with open(snake.log[0], "w") as log, machine_to_ourselves(log):
+            with driver_runner.bench_command(runner, spec_path, key_dir, cpus, scratch) as command:
+                print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
+                print("  " + " ".join(command), file=log, flush=True)
+                started, clock = now(), time.monotonic()
+                result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
+                seconds, ended = time.monotonic() - clock, now()
+            try:
+                if result.returncode != 0:
+                    raise RuntimeError(f"{driver} bench exited {result.returncode} (see {snake.log[0]})")
+                rows = raw_samples.read(driver_out)
+                check_against_spec(rows, spec, driver_out)
+                shutil.move(driver_out, samples)
+                driver_runner.reclaim(samples)
+            except (RuntimeError, OSError, raw_samples.RawSamplesError) as error:
+                kept = keep_partial(driver_out, job_name)
+                failure = f"{error}" + (f"; what was measured is kept in {kept}" if kept else "")
+                print(f"FAILED: {failure}; every cell of {job_name} is recorded as failed",
+                      file=log, flush=True)  # fmt: skip
+                print(f"jwtbench: {job_name}: {failure}", file=sys.stderr)
+                rows = failed_rows(spec, versions)
+                write_rows(samples, rows)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    statuses = Counter(row["status"] for row in raw_samples.cells_only(rows) if row["sample"] <= 1)
+    metadata = {
+        "language": spec["language"],
+        "driver": driver,
+        "suite": suite,
+        "input": input_name,
+        "runner": runner.describe(),
+        "host_id": host_identity.host_id(host),
+        "host": host,
+        "image_id": image_id,
+        "started": started,
+        "ended": ended,
+        "seconds": round(seconds, 3),
+        "cpus": sorted(cpus),
+        "exit_code": result.returncode,
+        "failure": failure,
+        "cells": len(spec["cells"]),
+        "cell_status": dict(statuses),
+        "samples": len(rows),
+        "spec_sha256": hashlib.sha256(Path(spec_path).read_bytes()).hexdigest(),
+    }
+    Path(snake.output.metadata).write_text(json.dumps(metadata, indent=2) + "\n")
