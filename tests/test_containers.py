@@ -18,7 +18,7 @@ import pytest
 from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, smoke_env, snakemake
 
 from jwtbench import container_engine, driver_runner, raw_samples
-from rules import build_image, run_benchmark
+from rules import build_image, native_env, run_benchmark
 
 
 def read_json(path):
@@ -263,6 +263,21 @@ def test_each_image_starts_its_driver_and_any_of_its_libraries_by_name(smoke, en
         missing = engine.run("run", "--rm", "--network", "none", "-e", "JWTBENCH_DRIVER=no-such", record["tag"],
                              "versions", timeout=120)  # fmt: skip
         assert missing.returncode == 2 and "no driver 'no-such'" in missing.stderr
+
+
+def test_a_compiled_driver_runs_natively_from_its_image(smoke, engine, tmp_path):
+    """native_envs: from_images (the default config's): go's and rust's binaries are copied
+    out of their images and run on the host; a binary that cannot be copied is refused."""
+    for language, relative in native_env.FROM_IMAGE.items():
+        tag = read_json(smoke / f"results/images/{language}.json")["tag"]
+        with open(tmp_path / f"{language}.log", "w") as log:
+            assert native_env.copy_from_image(engine, tag, language, tmp_path / language, log)
+        versions = subprocess.run([str(tmp_path / language / relative), "versions"], capture_output=True, text=True)
+        assert versions.returncode == 0 and json.loads(versions.stdout)["language"] == language
+        with open(tmp_path / "missing.log", "w") as log:
+            assert not native_env.copy_from_image(engine, read_json(smoke / "results/images/report.json")["tag"],
+                                                  language, tmp_path / "missing" / language, log)  # fmt: skip
+        assert "cannot copy" in (tmp_path / "missing.log").read_text()
 
 
 def fake_driver(tmp_path, script):

@@ -38,6 +38,7 @@ from rules import (  # noqa: E402
     deterministic_tokens,
     generate_keys,
     merge_hosts,
+    native_env,
     prepare_dataset,
     render_report,
     run_benchmark,
@@ -305,6 +306,15 @@ def env_manifests(wildcards):
     return sorted(str(path) for path in folder.iterdir() if path.is_file()) + sorted(
         str(path) for path in sources.rglob("*") if path.is_file()
     )
+
+
+def native_env_image(wildcards):
+    """Under a container engine, the image a compiled driver's native binary is copied
+    from (native_env.FROM_IMAGE); natively, nothing: the installer builds it."""
+    from_images = config["execution"]["native_envs"] == "from_images"
+    if IN_CONTAINERS and from_images and wildcards.language in native_env.FROM_IMAGE:
+        return [image_record(wildcards.language)]
+    return []
 
 
 def get_env_installer(wildcards):

@@ -1,9 +1,12 @@
 # Native environments: each language's pinned dependencies, installed from envs/<language>/.
+# Under a container engine a compiled driver's binary comes from its image instead
+# (native_env.py).
 
 
 rule install_native_env:
     input:
-        env_manifests,
+        manifests=env_manifests,
+        image=native_env_image,
     output:
         ".envs/{language}/.installed",
     log:
@@ -12,5 +15,6 @@ rule install_native_env:
         "logs/wall_times/install_native_env/{language}.tsv"
     params:
         installer=get_env_installer,
+        engine=ENGINE.as_dict(),
     run:
-        shell("{params.installer} .envs/{wildcards.language} > {log} 2>&1")
+        native_env.run_job(job(input, output, params, log, wildcards))
