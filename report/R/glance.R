@@ -71,3 +71,26 @@ verdicts_at_a_glance <- function() {
   if (!length(rows)) return(NULL)
   rbindlist(rows)
 }
+
+# The run's facts under the verdicts (the colophon has all of them): the machine, what ran
+# and how long the run took, so a reader of the first screen knows where the verdicts come
+# from. `drivers_desc` names the languages' own drivers; `n_further` counts the further
+# libraries; `wall_times` is wall_times.csv (NULL when absent).
+run_facts_lines <- function(prov, drivers_desc, n_further, wall_times) {
+  host <- field(prov, "host")
+  engine <- engine_facts(prov)
+  minutes <- if (is.null(wall_times) || !nrow(wall_times)) NULL else
+    busy_seconds(wall_times$start, wall_times$end) / 60
+  c(
+    paste0("- **Machine**: ", recorded(field(host, "cpu_model")), ", ", recorded(field(host, "cores")),
+           " cores, ", fmt_bytes(field(host, "memory_bytes")), "; ", recorded(field(host, "os")),
+           ", kernel ", recorded(field(host, "kernel")), "; drivers in ",
+           recorded(field(engine, "name")), if (!identical(field(engine, "name"), "native")) " containers", "."),
+    paste0("- **Drivers**: ", drivers_desc,
+           if (n_further > 0) paste0(", and ", n_further, " further JWT librar", if (n_further > 1) "ies" else "y",
+                                     " ([Which library?](#libraries))"), "."),
+    paste0("- **Wall time**: ", if (is.null(minutes)) "not recorded" else paste0(
+      sprintf("%.1f", minutes), " minutes up to this report, started ",
+      recorded(field(prov, "run", "started")), " ([Where the time went](#where-the-time-went))"), ".")
+  )
+}
