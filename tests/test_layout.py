@@ -47,3 +47,20 @@ def test_no_library_module_is_run_by_a_rule():
     """A rule's run: block calls a module's run_job: such a module belongs in rules/ or seeds/."""
     run_by_rules = [path.name for path in (SCRIPTS / "jwtbench").glob("*.py") if "def run_job(" in path.read_text()]
     assert run_by_rules == []
+
+
+def test_no_dockerfile_repeats_six_lines_of_another():
+    """The images share their runtime stage (containers/runtime/) instead of copying it: no
+    run of six lines of one Dockerfile stands again in another."""
+    def windows(path):
+        lines = [line.strip() for line in path.read_text().splitlines()]
+        lines = [line for line in lines if line and not line.startswith("#")]
+        return {tuple(lines[i : i + 6]) for i in range(len(lines) - 5)}
+
+    dockerfiles = sorted((SCRIPTS.parents[1] / "containers").glob("*/Dockerfile"))
+    assert len(dockerfiles) >= 7
+    seen = {}
+    for path in dockerfiles:
+        for window in windows(path):
+            other = seen.setdefault(window, path)
+            assert other == path, f"{path.parent.name} repeats {other.parent.name}: {window}"
