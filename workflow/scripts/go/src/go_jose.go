@@ -79,23 +79,12 @@ func (goJose) claims(parsed map[string]any) (any, error) {
 }
 
 func joseNumbers(value any) any {
-	switch v := value.(type) {
-	case json.Number:
-		return josejson.Number(v)
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for key, item := range v {
-			out[key] = joseNumbers(item)
+	return mapLeaves(value, func(leaf any) any {
+		if number, ok := leaf.(json.Number); ok {
+			return josejson.Number(number)
 		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, item := range v {
-			out[i] = joseNumbers(item)
-		}
-		return out
-	}
-	return value
+		return leaf
+	})
 }
 
 // claimsMap: go-jose decodes the claims into a map[string]any with its json fork, numbers
@@ -106,26 +95,35 @@ func (goJose) claimsMap(claims any) map[string]any {
 }
 
 func numbersOfFloats(value any) any {
+	return mapLeaves(value, func(leaf any) any {
+		if number, ok := leaf.(float64); ok {
+			return json.Number(strconv.FormatFloat(number, 'f', -1, 64))
+		}
+		return leaf
+	})
+}
+
+// mapLeaves copies a decoded JSON value with `leaf` applied to every value that is neither
+// an object nor an array (a nil object stays nil).
+func mapLeaves(value any, leaf func(any) any) any {
 	switch v := value.(type) {
-	case float64:
-		return json.Number(strconv.FormatFloat(v, 'f', -1, 64))
 	case map[string]any:
 		if v == nil {
 			return v
 		}
 		out := make(map[string]any, len(v))
 		for key, item := range v {
-			out[key] = numbersOfFloats(item)
+			out[key] = mapLeaves(item, leaf)
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, item := range v {
-			out[i] = numbersOfFloats(item)
+			out[i] = mapLeaves(item, leaf)
 		}
 		return out
 	}
-	return value
+	return leaf(value)
 }
 
 // goJoseVerifier holds what go-jose verifies with, set up once: the one algorithm
