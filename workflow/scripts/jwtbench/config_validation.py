@@ -203,6 +203,11 @@ OPTIONAL_OPERATIONS = ("decode",)
 VERIFY_POLICY = ("signature", "alg", "exp", "nbf", "iat", "leeway", "required_claims")
 
 
+def reasons_given(mapping):
+    """True when a driver.yaml key maps names to a non-empty reason each (unsupported, ...)."""
+    return isinstance(mapping, dict) and all(isinstance(reason, str) and reason.strip() for reason in mapping.values())
+
+
 def driver_manifest(scripts_dir, language):
     """What a driver does, from workflow/scripts/<language>/driver.yaml (or, for a further
     library of a language, <language>/<library>/driver.yaml): {"library": name, "jws": bool,
@@ -238,18 +243,14 @@ def driver_manifest(scripts_dir, language):
         if wrong:
             problems.append(f"key 'suites': unknown {wrong} (known: {', '.join(BENCH_SUITES)})")
     unsupported = manifest.get("unsupported", {})
-    if not isinstance(unsupported, dict) or not all(
-        isinstance(reason, str) and reason.strip() for reason in unsupported.values()
-    ):
+    if not reasons_given(unsupported):
         problems.append("key 'unsupported' must map JWS algorithms to the reason each is missing")
     else:
         wrong = sorted(set(unsupported) - set(JWS_ALGORITHMS))
         if wrong:
             problems.append(f"key 'unsupported': unknown algorithms {wrong} (known: {', '.join(JWS_ALGORITHMS)})")
     operations = manifest.get("unsupported_operations", {})
-    if not isinstance(operations, dict) or not all(
-        isinstance(reason, str) and reason.strip() for reason in operations.values()
-    ):
+    if not reasons_given(operations):
         problems.append("key 'unsupported_operations' must map operations to the reason each is missing")
     elif set(operations) - set(OPTIONAL_OPERATIONS):
         problems.append(f"key 'unsupported_operations': only {', '.join(OPTIONAL_OPERATIONS)} may be missing"
@@ -282,6 +283,6 @@ def verify_policy_problems(verify):
     missing = [item for item in VERIFY_POLICY if item not in validates and item not in lacks]
     if missing:
         problems.append(f"key 'verify': items neither validated nor lacking: {missing}")
-    if not all(isinstance(reason, str) and reason.strip() for reason in lacks.values()):
+    if not reasons_given(lacks):
         problems.append("key 'verify.lacks' must give the reason each item cannot be checked")
     return problems
