@@ -95,9 +95,9 @@ input_columns <- list(
     character = c("variant", "languages", "header", "payload_sha256", "reference", "outcome"),
     numeric = "signatures"),
   crosscheck = list(
-    character = c("language", "harness", "harness_version", "operation", "variant"),
-    numeric = c("harness_ns", "jwtbench_ns", "ratio", "tolerance", "summary_ns", "repeats"),
-    logical = "within_tolerance"),
+    character = c("driver", "language", "library", "library_version", "operation", "variant", "harness",
+                  "harness_version", "agreement", "explanation", "status"),
+    numeric = c("alternations", "driver_ns", "native_ns", "ratio", "ratio_low", "ratio_high", "band")),
   coldstart = list(
     character = c("language", "mode", "measure", "command"),
     numeric = c("runs", "median_ns", "ci_low_ns", "ci_high_ns", "mean_ns", "sd_ns", "min_ns", "max_ns")),

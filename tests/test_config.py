@@ -117,9 +117,12 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
     (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\nunsupported: {ES521: no such curve}\n")
     with pytest.raises(config_validation.ConfigError, match=r"unknown algorithms \['ES521'\]"):
         config_validation.driver_manifest(tmp_path, "lang")
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\ncrosscheck_gaps: {sign HS256: ''}\n")
+    with pytest.raises(config_validation.ConfigError, match=r"key 'crosscheck_gaps' must map cells"):
+        config_validation.driver_manifest(tmp_path, "lang")
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
     assert manifest == {"library": "openssl", "jws": False, "suites": ["primitive"], "unsupported": {},
-                        "unsupported_operations": {}, "verify": {"validates": [], "lacks": {}}}
+                        "unsupported_operations": {}, "verify": {"validates": [], "lacks": {}}, "crosscheck_gaps": {}}
     (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\nunsupported_operations: {sign: it cannot}\n")
     with pytest.raises(config_validation.ConfigError, match=r"only decode may be missing"):
         config_validation.driver_manifest(tmp_path, "lang")

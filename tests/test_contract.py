@@ -29,7 +29,7 @@ import check_stopping
 from jwtbench import config_validation, container_engine, jwk_keys, raw_samples
 import stopping_series
 from jwtbench import variants
-from rules import verify_tokens
+from rules import summarize_crosscheck, verify_tokens
 
 CONFIG_LANGUAGES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["languages"]
 # Every driver of those languages: each language's own and its further libraries.
@@ -194,15 +194,21 @@ def test_gate_passes(language, workdir, keys, tmp_path, monkeypatch):
     assert {row["check"] for row in rows} == set(verify_tokens.EXPECTED)
 
 
-@pytest.mark.parametrize("language", JWS)
-def test_tiny_jwt_bench(language, keys, driver_env, tmp_path):
+def tiny_jwt_cells(keys):
+    """Sign and verify of HS256 and EdDSA on the claims fixture (jsonwebtoken lacks EdDSA)."""
     cells = []
     for name in ("HS256", "EdDSA"):
         variant = variants.parse(name)
         signing, verifying = variants.key_files(variant, keys)
         cells += [{"operation": operation, "algorithm": variant.algorithm, "key_bits": variant.key_bits,
                    "private_key": signing, "public_key": verifying, "input": "claims-001",
-                   "input_file": str(FIXTURE)} for operation in ("sign", "verify")]  # fmt: skip
+                   "input_file": str(FIXTURE), "input_kind": "claims"} for operation in ("sign", "verify")]  # fmt: skip
+    return cells
+
+
+@pytest.mark.parametrize("language", JWS)
+def test_tiny_jwt_bench(language, keys, driver_env, tmp_path):
+    cells = tiny_jwt_cells(keys)
     spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "jwt",
             "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
             "cells": cells}  # fmt: skip
@@ -269,6 +275,46 @@ def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, d
     steady = [float(s) for s in re.findall(r"steady after ([0-9.]+) ?s", result.stderr)]
     assert len(steady) == len(cells), result.stderr[-2000:]
     assert steady[0] >= 0.8 and max(steady[1:]) < 0.8, steady
+
+
+# The harness each language's `crosscheck` alternates with (workflow/scripts/README.md).
+NATIVE_HARNESSES = {"node": "mitata", "python": "timeit", "java": "jmh", "go": "testing.B", "rust": "criterion"}
+
+
+@pytest.mark.parametrize("language", JWS)
+def test_crosscheck_alternates_the_driver_with_its_languages_harness(language, keys, driver_env, tmp_path):
+    """`crosscheck`: for each cell and the drift reference's SHA-256, one driver block and one
+    native block per alternation, written as measured: the driver's first in odd alternations,
+    the harness's first in even ones; an unsupported cell has its one status row."""
+    alternations = 3
+    cells = tiny_jwt_cells(keys)
+    spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "jwt",
+            "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+            "cells": cells, "crosscheck": {"alternations": alternations, "block_seconds": 0.01}}  # fmt: skip
+    spec_file, out = tmp_path / "spec.json", tmp_path / "blocks.csv"
+    spec_file.write_text(json.dumps(spec))
+    result = run_driver(language, driver_env, "crosscheck", "--spec", str(spec_file), "--out", str(out))
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = summarize_crosscheck.read_blocks(out)  # raises on a wrong header or a malformed row
+    summarize_crosscheck.check_blocks(rows, spec, out)
+    harness = NATIVE_HARNESSES[config_validation.language_of(language)]
+    wanted = [(c["operation"], c["algorithm"]) for c in cells] + [("reference", "SHA-256")]
+    for operation, algorithm in wanted:
+        mine = [r for r in rows if (r["operation"], r["algorithm"]) == (operation, algorithm)]
+        if algorithm in declared(language):
+            assert [(r["alternation"], r["status"]) for r in mine] == [(0, "unsupported")], mine
+            continue
+        order = [(r["alternation"], r["timer"]) for r in mine]
+        assert order == [(k, timer) for k in range(1, alternations + 1)
+                         for timer in (("driver", "native") if k % 2 else ("native", "driver"))], order  # fmt: skip
+        assert {r["harness"] for r in mine if r["timer"] == "native"} == {harness}
+        assert {r["harness"] for r in mine if r["timer"] == "driver"} == {"jwtbench"}
+        assert all(r["harness_version"] for r in mine if r["timer"] == "native")
+        assert all(r["ns_per_op"] > 0 and int(r["samples"]) >= 1 for r in mine)
+        assert all(int(r["samples"]) >= 3 for r in mine if r["timer"] == "driver")
+    table = summarize_crosscheck.summarize({language: out}, 0.05, {})
+    assert {(r["operation"], r["variant"]) for r in table} == set(wanted)
+    assert all(r["ratio"] > 0 for r in table if r["status"] == "ok")
 
 
 @pytest.mark.parametrize("name,case", stopping_series.cases(), ids=[name for name, _ in stopping_series.cases()])

@@ -7,7 +7,7 @@ the claims file, every benchmark rule) in a fresh working directory: image build
 checks, benchmarks, aggregation, the report and the bundle, every job inside a SLURM
 job. What it tests is the executor path; the local smoke run covers every language and
 suite, and its bundle, narrowed the same way, has this run's shape. The profile groups
-the jobs (setup, checks, benchmarks, crosscheck, results, publish): one SLURM job per
+the jobs (setup, checks, benchmarks, results, publish): one SLURM job per
 rule cost about 9 s of start plus a status-check delay each (43 minutes for the whole
 smoke config on our 2-core VM, against about 17 locally). The cluster keeps every
 finished job for an hour (MinJobAge), so after the run `squeue` still lists each job with

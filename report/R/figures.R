@@ -196,6 +196,38 @@ precision_fig_height <- function(cells) {
   1.5 + 0.35 * uniqueN(cells$language) * ceiling(uniqueN(cells$suite) / 2)
 }
 
+# ---- the harness cross-check --------------------------------------------------------
+
+crosscheck_agreement_colours <- c(agrees = "grey30", outside = "#E69F00", disagrees = "#D55E00",
+                                  explained = "#0072B2")
+
+# Each cross-checked cell's driver / native-harness ratio with its CI, the band shaded: one
+# panel per driver (its harness in the title), one row per operation and variant.
+plot_crosscheck <- function(cc) {
+  d <- copy(cc[status == "ok" & !is.na(ratio)])
+  if (!nrow(d)) return(placeholder_plot("No cell was cross-checked."))
+  band <- d$band[1]
+  d[, panel := paste0(driver, " (", harness, ")")]
+  d[, row := factor(paste(operation, variant), levels = rev(unique(paste(operation, variant))))]
+  d[, agreement := factor(agreement, levels = names(crosscheck_agreement_colours))]
+  ggplot(d, aes(x = ratio, y = row, colour = agreement)) +
+    annotate("rect", xmin = 1 - band, xmax = 1 + band, ymin = -Inf, ymax = Inf, fill = "grey85", alpha = 0.6) +
+    geom_vline(xintercept = 1, colour = "grey40") +
+    geom_errorbarh(aes(xmin = ratio_low, xmax = ratio_high), height = 0.3, na.rm = TRUE) +
+    geom_point(size = 1.8) +
+    scale_colour_manual(values = crosscheck_agreement_colours, drop = FALSE, name = NULL) +
+    facet_wrap(~panel, ncol = 3) +
+    labs(x = paste0("driver's loop / language's harness, same calls, alternating blocks (median and 95% CI; ",
+                    "band 1 \u00b1 ", 100 * band, "%)"), y = NULL) +
+    theme(legend.position = "bottom")
+}
+
+crosscheck_fig_height <- function(cc) {
+  if (is.null(cc) || !nrow(cc)) return(2)
+  rows <- uniqueN(cc[, paste(operation, variant)])
+  1.6 + ceiling(uniqueN(cc$driver) / 3) * (0.5 + 0.16 * rows)
+}
+
 # ---- where the time went ----------------------------------------------------------
 
 wall_time_stages <- c("images", "environments", "inputs", "checks", "benchmarks", "results", "report", "other")

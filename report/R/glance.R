@@ -76,7 +76,7 @@ verdicts_at_a_glance <- function() {
 # and how long the run took, so a reader of the first screen knows where the verdicts come
 # from. `drivers_desc` names the languages' own drivers; `n_further` counts the further
 # libraries; `wall_times` is wall_times.csv (NULL when absent).
-run_facts_lines <- function(prov, drivers_desc, n_further, wall_times) {
+run_facts_lines <- function(prov, drivers_desc, n_further, wall_times, crosscheck = NULL) {
   host <- field(prov, "host")
   engine <- engine_facts(prov)
   minutes <- if (is.null(wall_times) || !nrow(wall_times)) NULL else
@@ -91,6 +91,18 @@ run_facts_lines <- function(prov, drivers_desc, n_further, wall_times) {
                                      " ([Which library?](#libraries))"), "."),
     paste0("- **Wall time**: ", if (is.null(minutes)) "not recorded" else paste0(
       sprintf("%.1f", minutes), " minutes up to this report, started ",
-      recorded(field(prov, "run", "started")), " ([Where the time went](#where-the-time-went))"), ".")
+      recorded(field(prov, "run", "started")), " ([Where the time went](#where-the-time-went))"), "."),
+    crosscheck_line(crosscheck)
   )
+}
+
+# The cross-check in one line: how many cells' loops agree with their language's harness.
+crosscheck_line <- function(cc) {
+  if (is.null(cc)) return(NULL)
+  timed <- cc[status == "ok"]
+  if (!nrow(timed)) return("- **Harness cross-check**: no cell was timed ([Harness cross-check](#cross-check)).")
+  paste0("- **Harness cross-check**: ", nrow(timed[agreement == "agrees"]), " of ", nrow(timed),
+         " cells agree with their language's own harness within ", 100 * timed$band[1], "%",
+         if (any(timed$agreement == "disagrees")) paste0(", ", sum(timed$agreement == "disagrees"), " disagree"),
+         " ([Harness cross-check](#cross-check)).")
 }

@@ -20,6 +20,42 @@ rule aggregate_samples:
         aggregate_samples.run_job(job(input, output, params, log))
 
 
+rule summarize_crosscheck:
+    input:
+        # In the order of params.drivers.
+        blocks=expand("results/crosscheck/{driver}.csv", driver=CROSSCHECK_DRIVERS),
+    output:
+        "results/crosscheck.csv",
+    log:
+        "logs/summarize_crosscheck/summarize_crosscheck.log",
+    benchmark:
+        "logs/wall_times/summarize_crosscheck/summarize_crosscheck.tsv"
+    params:
+        drivers=CROSSCHECK_DRIVERS,
+        band=CROSSCHECK["band"],
+        gaps={name: DRIVERS[name]["crosscheck_gaps"] for name in CROSSCHECK_DRIVERS},
+    run:
+        summarize_crosscheck.run_job(job(input, output, params, log))
+
+
+# After the report and the bundle, so a disagreement fails the run with nothing lost.
+rule check_crosscheck:
+    input:
+        crosscheck="results/crosscheck.csv",
+        report="results/report/report.html",
+        bundle="results/bundles/latest.json",
+    output:
+        "results/crosscheck.checked",
+    log:
+        "logs/check_crosscheck/check_crosscheck.log",
+    benchmark:
+        "logs/wall_times/check_crosscheck/check_crosscheck.tsv"
+    params:
+        fail=CROSSCHECK["fail_outside_band"],
+    run:
+        summarize_crosscheck.check_job(job(input, output, params, log))
+
+
 rule describe_drivers:
     input:
         # In the order of params.manifests.

@@ -58,32 +58,29 @@ rule run_benchmark:
 
 rule crosscheck_harness:
     input:
-        summary="results/summary.csv",
-        envs=expand(".envs/{language}/.installed", language=JWS_LANGUAGES),
-        drivers=[
-            source for language in JWS_LANGUAGES for source in driver_sources(language)
-        ],
-        key_manifest=KEY_MANIFEST,
+        unpack(get_driver_inputs),
+        claims=jwt_input_file(),
+        # Like a benchmark: after the gate and every image build, alone on the machine.
+        gate=verification_gate(),
+        images=get_all_images,
     output:
-        "results/crosscheck.csv",
+        spec="results/crosscheck/{driver}.json",
+        blocks="results/crosscheck/{driver}.csv",
     log:
-        "logs/crosscheck_harness/crosscheck_harness.log",
+        "logs/crosscheck_harness/{driver}.log",
     resources:
         bench=1,
     params:
-        wall_time="logs/wall_times/crosscheck_harness/crosscheck_harness.tsv",
-        languages=JWS_LANGUAGES,
-        variants=config["crosscheck"]["variants"],
-        tolerance=config["crosscheck"]["tolerance"],
-        repeats=config["crosscheck"]["repeats"],
-        timing=config["timing"],
-        payload=jwt_input_file(),
+        wall_time="logs/wall_times/crosscheck_harness/{driver}.tsv",
+        driver=get_driver,
+        settings=config["crosscheck"],
+        timing=SPEC_TIMING,
         cpus=config["execution"]["cpus"],
     run:
         wall_times.timed(
             params.wall_time,
             crosscheck_harness.run_job,
-            job(input, output, params, log),
+            job(input, output, params, log, wildcards),
         )
 
 

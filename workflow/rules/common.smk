@@ -42,6 +42,7 @@ from rules import (  # noqa: E402
     prepare_dataset,
     render_report,
     run_benchmark,
+    summarize_crosscheck,
     verify_tokens,
     wall_times,
     write_bench_spec,
@@ -119,6 +120,14 @@ COLDSTART = "coldstart" in ACTIVE
 # The runtime image every driver image is FROM (containers/runtime/), built first.
 IMAGES = ["runtime", *LANGUAGES, "report"]
 COMPARE_NATIVE = IN_CONTAINERS and config["execution"]["compare_native"]["activate"]
+# The drivers whose loop is cross-checked against their language's harness (rule
+# crosscheck_harness): each JWS language's own, and with crosscheck.libraries the others.
+CROSSCHECK = config["crosscheck"]
+CROSSCHECK_DRIVERS = (
+    [name for name in JWS_DRIVERS if CROSSCHECK["libraries"] or name in LANGUAGES]
+    if CROSSCHECK["activate"]
+    else []
+)
 JWT = config["suites"]["jwt"]
 # The variants suite jwt times: its grid, and on the datasets (when it runs there) theirs.
 ON_DATASETS = JWT["on_datasets"] and bool(config["datasets"])
@@ -581,7 +590,7 @@ def get_report_inputs(wildcards):
             str(path) for path in (SOURCE / "report").rglob("*") if path.is_file()
         ),
     }
-    if config["crosscheck"]["activate"]:
+    if CROSSCHECK_DRIVERS:
         inputs["crosscheck"] = "results/crosscheck.csv"
     if COMPARE_NATIVE:
         inputs["compare_native"] = "results/container_vs_native.csv"
@@ -652,6 +661,7 @@ def get_final_outputs():
         "results/provenance.json",
         "results/report/report.html",
         "results/bundles/latest.json",
+        *(["results/crosscheck.checked"] if CROSSCHECK_DRIVERS else []),
     ]
 
 
@@ -675,4 +685,8 @@ def print_bench_plan():
     """Before the first job: the cells the benchmarks will time and an estimate of how long."""
     jws_of = {name: DRIVERS[name]["jws"] for name in DRIVER_NAMES}
     totals = bench_plan.plan(DRIVER_JOBS, suite_config_of, config["timing"], jws_of)
+    if CROSSCHECK_DRIVERS:
+        totals["crosscheck"] = bench_plan.crosscheck_plan(
+            CROSSCHECK_DRIVERS, CROSSCHECK, config["timing"]
+        )
     print(bench_plan.describe(totals, DRIVER_JOBS), file=sys.stderr)

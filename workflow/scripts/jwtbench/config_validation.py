@@ -211,7 +211,7 @@ def reasons_given(mapping):
 def driver_manifest(scripts_dir, language):
     """What a driver does, from workflow/scripts/<language>/driver.yaml (or, for a further
     library of a language, <language>/<library>/driver.yaml): {"library": name, "jws": bool,
-    "suites": [...], "unsupported": {JWS algorithm: why}, "verify": {...}}; ConfigError
+    "suites": [...], "unsupported": {JWS algorithm: why}, "verify": {...}, "crosscheck_gaps": {cell: why}}; ConfigError
     naming the file and key when malformed."""
     path = Path(scripts_dir) / language / "driver.yaml"
     if not path.is_file():
@@ -224,7 +224,7 @@ def driver_manifest(scripts_dir, language):
     problems = []
     if not isinstance(manifest, dict):
         raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
-    known = ("library", "jws", "suites", "unsupported", "unsupported_operations", "verify")
+    known = ("library", "jws", "suites", "unsupported", "unsupported_operations", "verify", "crosscheck_gaps")
     unknown = sorted(set(manifest) - set(known))
     if unknown:
         problems.append(f"unknown keys {unknown} (known: {', '.join(known)})")
@@ -255,13 +255,17 @@ def driver_manifest(scripts_dir, language):
     elif set(operations) - set(OPTIONAL_OPERATIONS):
         problems.append(f"key 'unsupported_operations': only {', '.join(OPTIONAL_OPERATIONS)} may be missing"
                         f" (a JWS driver signs and verifies), not {sorted(set(operations) - set(OPTIONAL_OPERATIONS))}")
+    gaps = manifest.get("crosscheck_gaps", {})
+    if not reasons_given(gaps):
+        problems.append("key 'crosscheck_gaps' must map cells (\"operation variant\", e.g. \"sign HS256\") to why"
+                        " the driver's loop and its language's harness differ there")
     verify = manifest.get("verify", {})
     if manifest.get("jws") is True:
         problems += verify_policy_problems(verify)
     if problems:
         raise ConfigError(f"{path}: " + "; ".join(problems))
     return {"library": library, "jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
-            "unsupported_operations": dict(operations),
+            "unsupported_operations": dict(operations), "crosscheck_gaps": dict(gaps),
             "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})}}
 
 

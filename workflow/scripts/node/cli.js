@@ -1,5 +1,5 @@
 'use strict';
-// The driver's command line: versions, sign, verify, verify-batch, bench, stopping, coldstart
+// The driver's command line: versions, sign, verify, verify-batch, bench, crosscheck, stopping, coldstart
 // (workflow/scripts/README.md).
 // Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
 // 4 verify failed with an error that is not the library's verdict on the token.
@@ -17,6 +17,7 @@ const USAGE = `usage: run versions
        run verify --alg ALG --key FILE --token FILE [--signature-only]
        run verify-batch --cases FILE
        run bench  --spec FILE --out FILE
+       run crosscheck --spec FILE --out FILE
        run stopping --series FILE
        run coldstart --hmac FILE --rsa FILE --payload FILE`;
 
@@ -27,6 +28,7 @@ const COMMANDS = {
   verify: { flags: ['alg', 'key', 'token'], switches: ['signature-only'], run: verify },
   'verify-batch': { flags: ['cases'], run: verifyBatch },
   bench: { flags: ['spec', 'out'], run: bench },
+  crosscheck: { flags: ['spec', 'out'], run: crosscheck },
   stopping: { flags: ['series'], run: stopping },
   coldstart: { flags: ['hmac', 'rsa', 'payload'], run: coldstart },
 };
@@ -276,6 +278,12 @@ function peakRssKb() {
 
 async function bench({ spec, out: outFile }) {
   await require('./bench').runBench(spec, outFile);
+  return EXIT.ok;
+}
+
+/** The driver's loop and mitata on the same calls, in alternating blocks (crosscheck.js). */
+async function crosscheck({ spec, out: outFile }) {
+  await require('./crosscheck').runCrosscheck(spec, outFile);
   return EXIT.ok;
 }
 

@@ -1,128 +1,158 @@
-#!/usr/bin/env node
 'use strict';
-// Independent timing of jsonwebtoken's sign with mitata, to cross-check the driver's own
-// harness (bench.js). It shares none of the driver's timing code: only the way keys and the
-// payload are loaded is the same (KeyObjects from node:crypto, JSON.parse of the file).
-//
-// usage: node crosscheck.js --alg ALG --key FILE --payload FILE
-// prints one JSON object on stdout:
-//   {"language":"node","harness":"mitata","harness_version":...,"operation":"sign",
-//    "algorithm":ALG,"ns_per_op":<p50>,"ns_per_op_avg":<avg>,"samples":<n>}
-// exit status: 0 ok; 2 usage or input error; 3 jsonwebtoken lacks ALG.
-// Dependencies come from NODE_PATH (as ./run sets it) or <repo>/.envs/node/node_modules.
+// `crosscheck --spec FILE --out FILE` (workflow/scripts/README.md): the driver's own timing
+// loop (bench.js: warm-up, calibration, batches on process.hrtime) and mitata, the harness
+// node's community trusts, time the very same call in alternating blocks, cell by cell.
+// mitata shares no timing code with bench.js: its own loop, clock, batching and statistic.
 
 const fs = require('node:fs');
-const crypto = require('node:crypto');
 const { pathToFileURL } = require('node:url');
-const { resolveDependency, requireDependency, dependencyVersion, MissingDependency } = require('./deps');
+const bench = require('./bench');
+const { resolveDependency, dependencyVersion } = require('./deps');
+const hash = require('./hash');
+const { InputError, specNumber, POSITIVE, COUNT } = require('./inputs');
+const { library } = require('./library');
+const { stderr, label, median, grouped } = require('./output');
 
-class UsageError extends Error {}
+const COLUMNS = [
+  'language', 'implementation', 'implementation_version', 'operation', 'algorithm', 'key_bits',
+  'input', 'input_bytes', 'alternation', 'timer', 'harness', 'harness_version', 'samples',
+  'ns_per_op', 'status',
+];
+// A driver block has at least this many batches, however short block_seconds is.
+const MIN_BLOCK_BATCHES = 3;
+// mitata's samples per block: fewer than its default 12, so that a block of an operation of
+// a millisecond or more stays near block_seconds (its cpu-time floor is set to the block).
+const MITATA_MIN_SAMPLES = 4;
 
-const USAGE = 'usage: node crosscheck.js --alg ALG --key FILE --payload FILE';
-const WARMUP_MS = 500;
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function parseArgs(args) {
-  const values = {};
-  for (let i = 0; i < args.length; i++) {
-    const m = /^--(alg|key|payload)(?:=(.*))?$/s.exec(args[i]);
-    if (!m) throw new UsageError(`unknown argument "${args[i]}"\n${USAGE}`);
-    const value = m[2] !== undefined ? m[2] : args[++i];
-    if (value === undefined || value === '') throw new UsageError(`flag --${m[1]} needs a value`);
-    values[m[1]] = value;
-  }
-  for (const name of ['alg', 'key', 'payload']) {
-    if (!values[name]) throw new UsageError(`missing flag --${name}\n${USAGE}`);
-  }
-  return values;
+/** The spec's "crosscheck" object: {alternations, block_seconds}. */
+function loadBlocks(file) {
+  const { value: spec } = require('./inputs').readJsonObject(file, '--spec');
+  const fail = (msg) => { throw new InputError(`--spec ${file}: ${msg}`); };
+  if (spec.suite !== 'jwt') fail('"suite" must be "jwt" for crosscheck');
+  if (!isObject(spec.crosscheck)) fail('"crosscheck" must be an object ({"alternations": N, "block_seconds": S})');
+  return {
+    alternations: specNumber(spec.crosscheck, 'crosscheck', 'alternations', COUNT, fail),
+    block_seconds: specNumber(spec.crosscheck, 'crosscheck', 'block_seconds', POSITIVE, fail),
+  };
 }
 
-function read(file, flag) {
-  try {
-    return fs.readFileSync(file);
-  } catch (err) {
-    throw new UsageError(`cannot read ${flag} ${file}: ${err.code || err.message}`);
+/**
+ * One call of what a checked cell's batch calls once per iteration, with the same inputs in
+ * the same order (a crosscheck cell has one input, so always the first).
+ */
+function singleCall(cell, { state }) {
+  switch (cell.operation) {
+    case 'sign': return () => state.signers[0](state.claims[0]);
+    case 'verify': return () => state.verify(state.tokens[0]);
+    case 'reference': return () => hash.rawDigest(state.nodeName, state.bytes);
+    default: throw new InputError(`crosscheck times sign and verify only, not ${cell.operation}`);
   }
 }
 
-function loadKey(alg, file) {
-  const bytes = read(file, '--key');
-  if (alg.startsWith('HS')) return crypto.createSecretKey(bytes);
+function openOut(outFile) {
+  let fd;
   try {
-    return crypto.createPrivateKey({ key: bytes, format: 'pem' });
+    fd = fs.openSync(outFile, 'w');
   } catch (err) {
-    throw new UsageError(`--key ${file} is not a private key PEM (${err.code || 'parse error'})`);
+    throw new InputError(`cannot write --out ${outFile}: ${err.code || err.message}`);
   }
+  fs.writeSync(fd, `${COLUMNS.join(',')}\n`);
+  const version = dependencyVersion(library().name);
+  return {
+    write(cell, fields) {
+      const row = {
+        language: 'node', implementation: cell.implementation ?? library().name,
+        implementation_version: cell.implementationVersion ?? version, operation: cell.operation,
+        algorithm: cell.algorithm, key_bits: cell.key_bits, input: cell.input, input_bytes: cell.inputBytes,
+        ...fields,
+      };
+      fs.writeSync(fd, `${COLUMNS.map((c) => String(row[c] ?? '')).join(',')}\n`);
+    },
+    close: () => fs.closeSync(fd),
+  };
 }
 
-function loadClaims(file) {
-  let claims;
-  try {
-    claims = JSON.parse(read(file, '--payload').toString('utf8'));
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`--payload ${file} is not valid JSON: ${err.message}`);
+/** A driver block: batches of the calibrated n until block_seconds and MIN_BLOCK_BATCHES. */
+async function driverBlock(timed, blockNs) {
+  const perOp = [];
+  let spent = 0;
+  while (spent < blockNs || perOp.length < MIN_BLOCK_BATCHES) {
+    const elapsed = Number(await bench.timeBatch(timed.batch, timed.n, timed.state));
+    spent += elapsed;
+    perOp.push(elapsed / timed.n);
   }
-  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) {
-    throw new UsageError(`--payload ${file} is not a JSON object`);
-  }
-  return claims;
+  return { samples: perOp.length, nsPerOp: median(perOp) };
 }
 
-async function main() {
-  const { alg, key: keyFile, payload } = parseArgs(process.argv.slice(2));
-  const jwt = requireDependency('jsonwebtoken');
-  const key = loadKey(alg, keyFile);
-  const claims = loadClaims(payload);
-  // Sign exactly the claims, as the driver does: without an `iat`, jsonwebtoken must not add one.
-  const options = Object.hasOwn(claims, 'iat') ? { algorithm: alg } : { algorithm: alg, noTimestamp: true };
+/** A native block: mitata's measure() for about block_seconds of cpu time, its p50 per call. */
+async function nativeBlock(mitata, call, blockNs) {
+  const stats = await mitata.measure(call, { min_cpu_time: blockNs, min_samples: MITATA_MIN_SAMPLES });
+  return { samples: stats.samples.length, nsPerOp: stats.p50 };
+}
 
-  try {
-    jwt.sign(claims, key, options);
-  } catch (err) {
-    if (err.message === '"algorithm" must be a valid string enum value') {
-      process.stderr.write(`crosscheck: jsonwebtoken does not support ${alg}\n`);
-      return 3;
+async function crosscheckCell(cell, batchAndState, ctx) {
+  const { timing, blocks, mitata, out, harnessVersion } = ctx;
+  const blockNs = blocks.block_seconds * 1e9;
+  // Handed to mitata as it is: every call ends in node:crypto, which no compiler can drop,
+  // so mitata's do_not_optimize (two more calls per iteration, 3-6% of a SHA-256 of 64
+  // bytes on 2026-11-26) would time a wrapper the driver's loop does not have. A promise
+  // (a library whose calls are async) is awaited by mitata.
+  const call = singleCall(cell, batchAndState);
+  // Rules 3-4 as in bench, warm-up until steady included.
+  const timed = await bench.warmUpAndCalibrate(batchAndState, timing);
+  // mitata's own warm-up (it runs the function before it samples) is short; give the call
+  // warmup_seconds of mitata's loop first, as bench.js gives the driver's batch.
+  await mitata.measure(call, { min_cpu_time: timing.warmup_seconds * 1e9, min_samples: 1 });
+  const ratios = [];
+  for (let k = 1; k <= blocks.alternations; k++) {
+    const order = k % 2 === 1 ? ['driver', 'native'] : ['native', 'driver'];
+    const figures = {};
+    for (const timer of order) {
+      const block = timer === 'driver' ? await driverBlock(timed, blockNs) : await nativeBlock(mitata, call, blockNs);
+      figures[timer] = block.nsPerOp;
+      out.write(cell, {
+        alternation: k, timer, harness: timer === 'driver' ? 'jwtbench' : 'mitata',
+        harness_version: timer === 'driver' ? '' : harnessVersion, samples: block.samples,
+        ns_per_op: block.nsPerOp.toFixed(3), status: 'ok',
+      });
     }
-    throw new UsageError(`jsonwebtoken refused to sign with --key ${keyFile}: ${err.message}`);
+    ratios.push(figures.driver / figures.native);
   }
+  return median(ratios);
+}
 
-  // mitata is an ES module; import() ignores NODE_PATH, so resolve it the CommonJS way.
+async function runCrosscheck(specFile, outFile) {
+  const blocks = loadBlocks(specFile);
+  const spec = bench.loadSpec(specFile);
+  for (const cell of spec.cells) {
+    if (!['sign', 'verify'].includes(cell.operation) || cell.input_kind !== 'claims') {
+      throw new InputError(`--spec ${specFile}: cells[${cell.index}]: crosscheck times sign and verify on claims only`);
+    }
+  }
+  const cells = await bench.nativeKeys(bench.prepareAll(spec, specFile));
+  const out = openOut(outFile);
   const mitataEntry = resolveDependency('mitata');
-  const { measure, do_not_optimize } = await import(pathToFileURL(mitataEntry).href);
-  const harnessVersion = dependencyVersion('mitata');
-
-  // Warm the JIT first. mitata only batches calls (4096 per sample, so that a sample is the
-  // mean over a batch, GC included, as in the driver) when its first call takes < 0.5 ms;
-  // jsonwebtoken's cold first call takes longer, and mitata would then time single calls
-  // and report the median of those, which leaves garbage-collection pauses out.
-  const warmUntil = performance.now() + WARMUP_MS;
-  while (performance.now() < warmUntil) do_not_optimize(jwt.sign(claims, key, options));
-
-  // measure() returns the statistics without printing anything; times are ns per iteration.
-  const stats = await measure(() => do_not_optimize(jwt.sign(claims, key, options)));
-
-  process.stdout.write(`${JSON.stringify({
-    language: 'node',
-    harness: 'mitata',
-    harness_version: harnessVersion,
-    operation: 'sign',
-    algorithm: alg,
-    ns_per_op: stats.p50,
-    ns_per_op_avg: stats.avg,
-    samples: stats.samples.length,
-  })}\n`);
-  return 0;
+  // mitata is an ES module; import() ignores NODE_PATH, so it is resolved the CommonJS way.
+  const mitata = await import(pathToFileURL(mitataEntry).href);
+  const ctx = { timing: spec.timing, blocks, mitata, out, harnessVersion: dependencyVersion('mitata') };
+  const run = {
+    finish(cell, status, note) {
+      out.write(cell, { alternation: 0, timer: 'driver', harness: 'jwtbench', samples: 0, status });
+      stderr(`${cell.operation} ${label(cell)}: ${note}`);
+    },
+  };
+  const passed = await bench.checkCells(cells, run);
+  const reference = hash.referenceCell('jwt');
+  passed.push({ cell: reference, check: reference });
+  for (const { cell, check } of passed) {
+    const batchAndState = cell.operation === 'reference' ? { ...check, fit: (n) => n } : bench.timedCall(cell, check);
+    const ratio = await crosscheckCell(cell, batchAndState, ctx);
+    stderr(`${cell.operation} ${label(cell)}: jwtbench / mitata ${ratio.toFixed(3)} (median of ${blocks.alternations} alternations)`);
+  }
+  out.close();
+  stderr(`done: ${passed.length} cells; sink ${grouped(bench.sinkValue())}`);
 }
 
-main().then(
-  (status) => { process.exitCode = status; },
-  (err) => {
-    if (err instanceof UsageError || err instanceof MissingDependency) {
-      process.stderr.write(`crosscheck: ${err.message}\n`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`crosscheck: internal error: ${err && err.stack ? err.stack : err}\n`);
-      process.exitCode = 70;
-    }
-  },
-);
+module.exports = { runCrosscheck };

@@ -247,5 +247,5 @@ function referenceCell(suite) {
 }
 
 module.exports = {
-  IMPLEMENTATION, OPERATIONS, loadHashCell, prepareHashCell, checkHashCell, hashBatch, referenceCell,
+  IMPLEMENTATION, OPERATIONS, loadHashCell, prepareHashCell, checkHashCell, hashBatch, referenceCell, rawDigest,
 };

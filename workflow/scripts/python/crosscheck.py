@@ -1,59 +1,84 @@
-"""Time PyJWT sign with the standard library's timeit, independently of the driver.
+"""`crosscheck --spec FILE --out FILE` (workflow/scripts/README.md): the driver's own loop and
+timeit time a cell's very call in alternating blocks, and its CSV.
 
-Shares no code with driver.py: it loads the same key file into the same kind of native
-key object and signs the same payload, so its figure can be compared with jwtbench's.
-Usage: crosscheck.py --alg ALG --key FILE --payload FILE   (prints one JSON object)
+driver.command_crosscheck prepares and checks each cell as suite jwt does, warms its batch
+up and calibrates it (timing.CellTiming, rules 3-4 as bench's, until steady too), and hands
+it here with its timeit harness on the call the batch makes (timeit_harness.py); then the
+drift reference's. Alternation k is a driver block and a native block, the driver's first
+when k is odd. A driver block is batches of the calibrated n (CellTiming.take_sample: the
+driver's clock and sink) until it has lasted block_seconds and has at least 3; its figure is
+their median ns/op. A native block is the harness's own (TimeitHarness.block). One row per
+block, flushed as it is written.
 """
 
-import argparse
-import gc
-import json
-import platform
+import csv
 import statistics
-import timeit
-from pathlib import Path
 
-import jwt
-from cryptography.hazmat.primitives.serialization import load_pem_private_key
+from timing import clock
 
-REPEATS = 15
+COLUMNS = [
+    "language", "implementation", "implementation_version", "operation", "algorithm", "key_bits",
+    "input", "input_bytes", "alternation", "timer", "harness", "harness_version", "samples", "ns_per_op",
+    "status",
+]  # fmt: skip
+DRIVER = "jwtbench"  # the harness column of the driver's blocks
+LEAST_BATCHES = 3  # a driver block's batches, however short block_seconds is
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--alg", required=True)
-    parser.add_argument("--key", required=True)
-    parser.add_argument("--payload", required=True)
-    args = parser.parse_args()
+def driver_block(timing, block_ns):
+    """Batches of the calibrated n until the block has lasted block_ns and has at least
+    LEAST_BATCHES: (their median ns/op, the batches)."""
+    per_op = []
+    start = clock()
+    while len(per_op) < LEAST_BATCHES or clock() - start < block_ns:
+        per_op.append(timing.take_sample() / timing.batch)
+    return statistics.median(per_op), len(per_op)
 
-    raw_key = Path(args.key).read_bytes()
-    key = raw_key if args.alg.startswith("HS") else load_pem_private_key(raw_key, None)
-    claims = json.loads(Path(args.payload).read_bytes())
 
-    # jwtbench leaves the garbage collector on (as an application would); so does this.
-    timer = timeit.Timer(
-        "jwt.encode(claims, key, algorithm=alg)",
-        setup="gc.enable()",
-        globals={"gc": gc, "jwt": jwt, "claims": claims, "key": key, "alg": args.alg},
-    )
-    number, _ = timer.autorange()  # about 0.2 s per repeat
-    totals = timer.repeat(repeat=REPEATS, number=number)
-    per_op = [total / number * 1e9 for total in totals]
-    print(
-        json.dumps(
-            {
-                "language": "python",
-                "harness": "timeit",
-                "harness_version": platform.python_version(),
-                "operation": "sign",
-                "algorithm": args.alg,
-                "ns_per_op": statistics.median(per_op),
-                "ns_per_op_min": min(per_op),
-                "samples": REPEATS,
-            }
+class Crosscheck:
+    """The blocks' CSV, and the spec's alternations and block length."""
+
+    def __init__(self, handle, settings, warmup_seconds, implementation, versions):
+        self.handle = handle
+        self.writer = csv.writer(handle, lineterminator="\n")
+        self.writer.writerow(COLUMNS)
+        self.alternations = settings["alternations"]
+        self.block_seconds = float(settings["block_seconds"])
+        self.warmup_seconds = warmup_seconds
+        self.implementation = implementation  # the rows' default (a cell may name its own)
+        self.versions = versions  # implementation -> () -> its version
+
+    def row(self, cell, input_bytes, alternation, timer, harness, harness_version, samples, ns_per_op, status):
+        implementation = cell.get("implementation", self.implementation)
+        self.writer.writerow(
+            ["python", implementation, self.versions[implementation](), cell["operation"], cell["algorithm"],
+             cell["key_bits"], cell["input"], input_bytes, alternation, timer, harness, harness_version, samples,
+             ns_per_op, status]
+        )  # fmt: skip
+        self.handle.flush()
+
+    def untimed(self, cell, input_bytes, status):
+        """The one row of a cell that cannot be timed (unsupported, failed)."""
+        self.row(cell, input_bytes, 0, "driver", DRIVER, "", 0, "", status)
+
+    def alternate(self, cell, input_bytes, timing, native):
+        """Warm the native harness up, then the alternations of a cell whose driver batch
+        (`timing`) is calibrated; returns the cell's progress line."""
+        native.warm_up(self.warmup_seconds, self.block_seconds)
+        ratios = []
+        for alternation in range(1, self.alternations + 1):
+            figures = {}
+            for timer in ("driver", "native") if alternation % 2 else ("native", "driver"):
+                if timer == "driver":
+                    figure, samples = driver_block(timing, self.block_seconds * 1e9)
+                    harness, version = DRIVER, ""
+                else:
+                    figure, samples = native.block()
+                    harness, version = native.name, native.version
+                figures[timer] = figure
+                self.row(cell, input_bytes, alternation, timer, harness, version, samples, f"{figure:.3f}", "ok")
+            ratios.append(figures["driver"] / figures["native"])
+        return (
+            f"batch of {timing.batch}, {native.name} {native.repeats} x {native.number}: driver / {native.name}"
+            f" {statistics.median(ratios):.3f} (median of {len(ratios)} alternations)"
         )
-    )
-
-
-if __name__ == "__main__":
-    main()

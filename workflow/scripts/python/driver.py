@@ -5,7 +5,7 @@ Another JWS library through its adapter when JWTBENCH_LIBRARY names one (librari
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
   | verify-batch --cases
-  | bench --spec --out | stopping --series
+  | bench --spec --out | crosscheck --spec --out | stopping --series
   | coldstart --hmac --rsa --payload
 Suites: jwt, tokensize, transfer, hash, percall, primitive, keygen (README.md beside this file).
 """
@@ -22,6 +22,7 @@ import statistics
 import sys
 import dataclasses
 import hashlib
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hashing  # noqa: E402
 import transfer  # noqa: E402
 from correctness import CheckFailed, check  # noqa: E402
+from crosscheck import Crosscheck  # noqa: E402
 from jwt_algorithms import (  # noqa: E402
     INVALID_TOKEN,
     AlgorithmUnderTest,
@@ -53,9 +55,11 @@ from spec import (  # noqa: E402
     check_numbers,
     check_pairs,
     is_number,
+    load_crosscheck_spec,
     load_spec,
     read_file,
 )
+from timeit_harness import TimeitHarness  # noqa: E402
 from timing import Budget, CellTiming, batch_of, clock, each_timed, stopping_rule, time_each_call  # noqa: E402
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED, EXIT_ERROR = 1, 2, 3, 4
@@ -348,6 +352,8 @@ STOPPED = {stopping_rule.PRECISION: "precision", stopping_rule.SAMPLE_CAP: "samp
 REFERENCE_MESSAGE = hashing.sweep_message(64)
 REFERENCE = {"operation": "reference", "algorithm": "SHA-256", "key_bits": 0, "input": "reference",
              "implementation": "hashlib"}  # fmt: skip
+# the reference's call as its batch's loop has it, new(message).digest(), for crosscheck's timeit
+REFERENCE_STATEMENT = hashing.RESULTS["digest"].format("message")
 
 
 def reference_timing(budget):
@@ -356,7 +362,6 @@ def reference_timing(budget):
     _, run = hashing.compiled("digest", "message", [], new=hashlib.sha256, message=REFERENCE_MESSAGE)
     timing = CellTiming(run, dataclasses.replace(budget, warmup_max_seconds=0.0))
     timing.warm_up_and_calibrate()
-    progress(f"drift reference: SHA-256 of 64 bytes, batch of {timing.batch}")
     return timing
 
 
@@ -374,6 +379,8 @@ def sample_in_rounds(timed, budget, out, spec):
     for index in set(range(len(cells))) - entries.keys():
         rounds.stop(index, "not timed")
     reference = reference_timing(budget) if entries else None
+    if reference:
+        progress(f"drift reference: SHA-256 of 64 bytes, batch of {reference.batch}")
     for round_number in range(1, budget.samples + 1):
         for index, entry in entries.items():
             if rounds.sampling(index) and not entry.timing.within_time():
@@ -598,17 +605,52 @@ SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_tran
           "percall": bench_percall, "primitive": bench_primitive, "keygen": bench_keygen}  # fmt: skip
 
 
-def bench(spec, out_path):
+def open_out(out_path):
     try:
-        handle = open(out_path, "w", newline="")
+        return open(out_path, "w", newline="")
     except OSError as exc:
         raise UsageError(f"cannot write --out {out_path}: {exc.strerror}") from exc
-    with handle:
+
+
+def bench(spec, out_path):
+    with open_out(out_path) as handle:
         SUITES[spec["suite"]](spec, CellWriter(handle, spec["suite"]))
 
 
 def command_bench(args):
     bench(load_spec(args.spec), args.out)
+    return 0
+
+
+def command_crosscheck(args):
+    """The driver's loop and timeit in alternating blocks on each cell's very call, then on
+    the drift reference's (crosscheck.py). A cell is prepared and checked as suite jwt's,
+    its batch warmed up and calibrated as bench's, warm-up until steady too (rules 1-4)."""
+    spec = load_crosscheck_spec(args.spec)
+    budget = Budget.from_spec(spec["timing"])
+    cells = spec["cells"]
+    inputs = load_all_inputs(spec)
+    count = len(cells) + 1  # and the drift reference
+    sink = 0
+    with open_out(args.out) as handle:
+        blocks = Crosscheck(handle, spec["crosscheck"], budget.warmup_seconds, IMPLEMENTATION, VERSIONS)
+        for index, (cell, case) in enumerate(zip(cells, prepare_cases(cells, inputs)), 1):
+            name = label(index, count, cell)
+            if isinstance(case, tuple):
+                progress(f"{name}: {case[0]}: {case[1]}")
+                blocks.untimed(cell, inputs[input_key(cell)].mean_bytes, case[0])
+                continue
+            calls = case.call_list(cell["operation"])
+            timing = CellTiming(batch_of(itertools.cycle(calls)), budget, len(calls))
+            timing.warm_up_and_calibrate()
+            native = TimeitHarness.of_calls(calls)
+            progress(f"{name}: {blocks.alternate(cell, case.inputs.mean_bytes, timing, native)}")
+            sink ^= timing.sink
+        reference = reference_timing(budget)
+        native = TimeitHarness(REFERENCE_STATEMENT, {"new": hashlib.sha256, "message": REFERENCE_MESSAGE})
+        summary = blocks.alternate(REFERENCE, len(REFERENCE_MESSAGE), reference, native)
+        progress(f"{label(count, count, REFERENCE)}: {summary}")
+    progress(f"done: {len(cells)} cells and the drift reference (sink {sink ^ reference.sink})")
     return 0
 
 
@@ -649,6 +691,9 @@ def parser():
     p = sub.add_parser("bench")
     p.add_argument("--spec", required=True)
     p.add_argument("--out", required=True)
+    p = sub.add_parser("crosscheck", help="the driver's loop and timeit on the same calls, in alternating blocks")
+    p.add_argument("--spec", required=True)
+    p.add_argument("--out", required=True)
     p = sub.add_parser("stopping", help="rule 5a on given per-sample values (the contract test's hook)")
     p.add_argument("--series", required=True)
     p = sub.add_parser("coldstart")
@@ -664,7 +709,7 @@ def main(argv):
             print(json.dumps(versions()))
             return 0
         commands = {"sign": command_sign, "verify": command_verify, "verify-batch": command_verify_batch,
-                    "bench": command_bench,
+                    "bench": command_bench, "crosscheck": command_crosscheck,
                     "stopping": command_stopping, "coldstart": command_coldstart}  # fmt: skip
         return commands[args.command](args)
     except UnsupportedAlgorithm as exc:

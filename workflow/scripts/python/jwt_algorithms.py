@@ -141,20 +141,20 @@ class AlgorithmUnderTest:
         """One zero-argument call per input, signing it, in input order."""
         return [functools.partial(sign, claims, self.signing_key, self.alg) for claims in self.inputs.claims]
 
-    def calls(self, name):
-        """An endless iterator of zero-argument calls performing `name` once each.
-
-        The calls go through the inputs (one for claims, one per record) in order and
-        wrap around, so the position carries over from batch to batch. UnsupportedOperation
-        when the library has no call for `name`.
-        """
+    def call_list(self, name):
+        """One zero-argument call performing `name` per input (one for claims, one per
+        record), in input order. UnsupportedOperation when the library has no call for
+        `name`."""
         if name == "sign":
-            calls = self.sign_calls()
-        elif name == "verify":
-            calls = [functools.partial(verify, token, self.verifying_key, self.alg) for token in self.tokens]
-        elif name == "decode":
+            return self.sign_calls()
+        if name == "verify":
+            return [functools.partial(verify, token, self.verifying_key, self.alg) for token in self.tokens]
+        if name == "decode":
             ensure_operation(name)
-            calls = [functools.partial(decode, token) for token in self.tokens]
-        else:
-            raise ValueError(f"unknown jwt operation {name!r}")
-        return itertools.cycle(calls)
+            return [functools.partial(decode, token) for token in self.tokens]
+        raise ValueError(f"unknown jwt operation {name!r}")
+
+    def calls(self, name):
+        """An endless iterator of the calls of call_list(name): through the inputs in order
+        and wrapping around, so the position carries over from batch to batch."""
+        return itertools.cycle(self.call_list(name))

@@ -88,7 +88,10 @@ SECTIONS = {
                "max_cell_seconds": (0, False)},
 }
 INTEGER_FIELDS = ("samples", "min_samples", "steady_window", "trials", "warmup_trials", "warmup_calls", "calls", "iterations",
-                  "max_iterations")
+                  "max_iterations", "alternations")
+# a crosscheck spec's own object (all required), and the operations its cells may name
+CROSSCHECK_FIELDS = {"alternations": (1, True), "block_seconds": (0, False)}
+CROSSCHECK_OPERATIONS = ("sign", "verify")
 
 
 def read_file(path, what):
@@ -335,4 +338,21 @@ def load_spec(path):
     except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
         raise UsageError(f"spec {path} is not JSON: {exc}") from exc
     check_spec(spec, f"spec {path}")
+    return spec
+
+
+def load_crosscheck_spec(path):
+    """The crosscheck spec at `path`, checked: a bench spec of suite jwt whose cells sign or
+    verify, with its crosscheck object (alternations, block_seconds)."""
+    spec = load_spec(path)
+    where = f"spec {path}"
+    if spec["suite"] != "jwt":
+        raise UsageError(f"{where}: suite {spec['suite']!r} is not jwt (crosscheck times suite jwt's cells)")
+    if "crosscheck" not in spec:
+        raise UsageError(f"{where} lacks 'crosscheck'")
+    check_numbers(spec["crosscheck"], f"{where}: crosscheck", CROSSCHECK_FIELDS, tuple(CROSSCHECK_FIELDS))
+    for index, cell in enumerate(spec["cells"]):
+        if cell["operation"] not in CROSSCHECK_OPERATIONS:
+            raise UsageError(f"{where}: cells[{index}].operation {cell['operation']!r} is not one crosscheck times: "
+                             f"{one_of(CROSSCHECK_OPERATIONS)}")  # fmt: skip
     return spec

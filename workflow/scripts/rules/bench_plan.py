@@ -54,6 +54,17 @@ def seconds(suite, cell, suite_config, timing, jws):
     return least + planned * batch, min(most, timing["max_cell_seconds"])
 
 
+def crosscheck_plan(drivers, settings, timing):
+    """[cells, least seconds, most seconds] of the cross-check (rule crosscheck_harness): per
+    driver, each variant and operation and the reference, warmed up by both timers, then
+    `alternations` pairs of blocks; the high end allows a process (or JMH's forked JVM) start
+    and a block twice as long as asked per cell."""
+    per_driver = len(settings["variants"]) * len(settings["operations"]) + 1
+    blocks = 2 * settings["alternations"] * settings["block_seconds"]
+    least = per_driver * (2 * timing["warmup_seconds"] + blocks) + settings["process_warmup_seconds"]
+    return [per_driver * len(drivers), least * len(drivers), (least + per_driver * (1 + blocks)) * len(drivers)]
+
+
 def plan(jobs, suite_config_of, timing, jws_of):
     """{suite: [cells, least seconds, most seconds]} over the benchmark jobs (driver, suite,
     input); suite_config_of(driver, suite, input) is the suite's config for a job (the

@@ -33,9 +33,9 @@ STAGES = {
     "inputs": ("generate_keys", "prepare_dataset", "write_jwt_signing_input", "record_versions", "write_bench_spec"),
     "checks": ("check_driver", "check_interop", "check_deterministic_tokens", "check_conformance"),
     "benchmarks": ("measure_cycle_counter", "run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness"),
-    "results": ("aggregate_samples", "describe_drivers", "summarize_coldstart", "collect_provenance", "reproduce_seed000",
-                "reproduce_seed001", "reproduce_seed002", "reproduce_seed003", "reproduce_seed004"),
-    "report": ("render_report", "write_bundle"),
+    "results": ("aggregate_samples", "describe_drivers", "summarize_coldstart", "summarize_crosscheck", "collect_provenance",
+                "reproduce_seed000", "reproduce_seed001", "reproduce_seed002", "reproduce_seed003", "reproduce_seed004"),
+    "report": ("render_report", "write_bundle", "check_crosscheck"),
 }  # fmt: skip
 STAGE_OF = {rule: stage for stage, rules in STAGES.items() for rule in rules}
 
@@ -86,7 +86,9 @@ def job_row(folder, path):
     elif rule in ("run_coldstart", "install_native_env", "check_driver", "record_versions", "build_image"):
         language = parts[0] if parts else ""
         suite = "coldstart" if rule == "run_coldstart" else ""
-    elif rule in ("compare_native", "crosscheck_harness", "measure_cycle_counter"):
+    elif rule == "crosscheck_harness":  # <driver>: node or node/jose
+        language, suite = parts[0], rule
+    elif rule in ("compare_native", "measure_cycle_counter"):
         suite = rule
     seconds = read_record(path)
     end = path.stat().st_mtime

@@ -43,6 +43,7 @@ const usage = `usage: jwtbench-go versions
        jwtbench-go verify --alg ALG --key FILE --token FILE [--signature-only]
        jwtbench-go verify-batch --cases FILE
        jwtbench-go bench --spec FILE --out FILE
+       jwtbench-go crosscheck --spec FILE --out FILE
        jwtbench-go stopping --series FILE
        jwtbench-go coldstart --hmac FILE --rsa FILE --payload FILE`
 

@@ -33,12 +33,18 @@ type rowWriter struct {
 }
 
 func createRows(path string) (*rowWriter, error) {
+	return createCSV(path, csvColumns)
+}
+
+// createCSV creates the --out file with its header row (the raw-sample CSV's, or the
+// crosscheck's).
+func createCSV(path string, header []string) (*rowWriter, error) {
 	file, err := os.Create(path)
 	if err != nil {
 		return nil, usagef("--out: cannot create %s: %v", path, errorWithoutPath(err))
 	}
 	w := &rowWriter{file, csv.NewWriter(file)}
-	return w, w.writeRecord(csvColumns)
+	return w, w.writeRecord(header)
 }
 
 func (w *rowWriter) writeRecord(record []string) error {

@@ -23,6 +23,8 @@ type benchSpec struct {
 	Transfer *transferConfig `json:"transfer"`
 	Percall  *percallConfig  `json:"percall"`
 	Keygen   *keygenConfig   `json:"keygen"`
+	// the crosscheck command's own object (checkCrosscheck); bench ignores it
+	Crosscheck *crosscheckConfig `json:"crosscheck"`
 }
 
 type timingSpec struct {
@@ -55,6 +57,11 @@ type keygenConfig struct {
 	TargetCellSeconds *float64 `json:"target_cell_seconds"`
 	MaxIterations     *int     `json:"max_iterations"`
 	MaxCellSeconds    *float64 `json:"max_cell_seconds"`
+}
+
+type crosscheckConfig struct {
+	Alternations *int     `json:"alternations"`
+	BlockSeconds *float64 `json:"block_seconds"`
 }
 
 type cellSpec struct {
@@ -139,6 +146,27 @@ func (s *benchSpec) check() error {
 	pairs, err := checkPairs(s.Pairs, len(s.Cells), "cells")
 	s.pairs = pairs
 	return err
+}
+
+// checkCrosscheck holds a spec to what `crosscheck` takes: suite jwt, cells that sign or
+// verify, and the crosscheck object with alternations >= 1 and block_seconds > 0.
+func (s *benchSpec) checkCrosscheck() error {
+	if s.Suite != "jwt" {
+		return fmt.Errorf("suite %q is not jwt (crosscheck times suite jwt's cells)", s.Suite)
+	}
+	c := s.Crosscheck
+	if c == nil || c.Alternations == nil || c.BlockSeconds == nil {
+		return fmt.Errorf("crosscheck needs the section 'crosscheck' with alternations and block_seconds")
+	}
+	if *c.Alternations < 1 || !(*c.BlockSeconds > 0) {
+		return fmt.Errorf("crosscheck: alternations >= 1, block_seconds > 0")
+	}
+	for i, cell := range s.Cells {
+		if cell.Operation != "sign" && cell.Operation != "verify" {
+			return fmt.Errorf("cells[%d].operation %q is not one crosscheck times: sign, verify", i, cell.Operation)
+		}
+	}
+	return nil
 }
 
 func (t *timingSpec) check(needed []string) error {

@@ -231,6 +231,7 @@ func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 	var reference *driftReference
 	if slices.ContainsFunc(cells, func(cell *timedCell) bool { return cell.timer.withinTime() }) {
 		reference = newDriftReference(spec.Suite, b)
+		progress("%s: batch of %d calls", describe(reference.label), reference.timer.batch)
 	}
 	for round := 1; round <= b.rule.samples; round++ {
 		took := 0
@@ -295,18 +296,22 @@ type driftReference struct {
 // (never until steady). It has no max_cell_seconds of its own, so none cuts them short.
 func newDriftReference(suite string, b budget) *driftReference {
 	b.maxCell = math.MaxInt64
-	message := patternBytes(64)
+	digest, message := referenceCall()
 	r := &driftReference{
 		label: cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: suite, operation: "reference",
 			algorithm: "SHA-256", input: "reference", inputBytes: len(message),
 		},
-		timer: &calibratedCell{run: digestBatch(digests["SHA-256"], message), budget: b, passLength: 1},
+		timer: &calibratedCell{run: digestBatch(digest, message), budget: b, passLength: 1},
 	}
 	start := time.Now()
 	r.timer.calibrate(start, r.timer.warmUp(start, b.warmup)) // no cell: never the process's warm-up
-	progress("%s: batch of %d calls", describe(r.label), r.timer.batch)
 	return r
+}
+
+// referenceCall is what the drift reference's batch calls: SHA-256 and its 64-byte message.
+func referenceCall() (digestInto, []byte) {
+	return digests["SHA-256"], patternBytes(64)
 }
 
 // sample times one batch of the reference and writes it as the round's reference row.

@@ -21,6 +21,8 @@ const CRATES: &[&str] = &[
     "ed25519-dalek",
     "rand",
     "uuid",
+    // the crosscheck command's native harness
+    "criterion",
     // JWTBENCH_LIBRARY=jwt-simple (pure-rust feature) and the crates it signs with
     "jwt-simple",
     "superboring",

@@ -109,11 +109,16 @@ pub fn digest_batch<'a, D: Digest>(bytes: Vec<u8>) -> Batch<'a> {
     Box::new(move |n| {
         let mut fold = 0u64;
         for _ in 0..n {
-            let digest = D::digest(&bytes);
-            fold = fold.wrapping_add(digest[0] as u64 + digest.len() as u64);
+            fold = fold.wrapping_add(digest_call::<D>(&bytes));
         }
         Ok(fold)
     })
+}
+
+/// One call of the digest batch: the raw digest, consumed (its first byte and length).
+pub fn digest_call<D: Digest>(bytes: &[u8]) -> u64 {
+    let digest = D::digest(bytes);
+    digest[0] as u64 + digest.len() as u64
 }
 
 fn generate_batch<'a>(message: Message) -> Batch<'a> {

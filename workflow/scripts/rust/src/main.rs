@@ -1,9 +1,12 @@
 //! jwtbench's Rust driver: the `jsonwebtoken` crate on its RustCrypto backend, behind the
 //! driver contract of workflow/scripts/README.md (versions, sign, verify, verify-batch,
-//! bench, coldstart, stopping); with JWTBENCH_LIBRARY=jwt-simple or josekit, the same
-//! harness times that library instead (src/libraries/).
+//! bench, crosscheck, coldstart, stopping); with JWTBENCH_LIBRARY=jwt-simple or josekit,
+//! the same harness times that library instead (src/libraries/).
 
 mod args;
+mod criterion_harness;
+mod crosscheck;
+mod crosscheck_rows;
 mod failure;
 mod hashing;
 mod http;
@@ -29,7 +32,7 @@ use failure::Failure;
 
 const USAGE: &str = "usage: run versions | sign --alg ALG --key FILE --payload FILE | \
 verify --alg ALG --key FILE --token FILE [--signature-only] | verify-batch --cases FILE | \
-bench --spec FILE --out FILE | \
+bench --spec FILE --out FILE | crosscheck --spec FILE --out FILE | \
 coldstart --hmac FILE --rsa FILE --payload FILE | stopping --series FILE";
 
 fn main() -> ExitCode {
@@ -100,6 +103,10 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
         "bench" => {
             let flags = args::Flags::parse(rest, &["--spec", "--out"])?;
             bench(flags.get("--spec")?, flags.get("--out")?)
+        }
+        "crosscheck" => {
+            let flags = args::Flags::parse(rest, &["--spec", "--out"])?;
+            crosscheck::command(flags.get("--spec")?, flags.get("--out")?)
         }
         "stopping" => {
             let flags = args::Flags::parse(rest, &["--series"])?;

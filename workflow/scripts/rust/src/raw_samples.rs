@@ -18,7 +18,7 @@ pub enum Status {
 }
 
 impl Status {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Status::Ok => "ok",
             Status::Timeout => "timeout",
@@ -93,11 +93,37 @@ impl Sample {
 }
 
 pub struct RawSamples {
+    csv: CsvFile,
+}
+
+/// A CSV file written line by line, each line flushed as soon as it is written (a crash
+/// loses nothing already measured): the raw samples' and `crosscheck`'s blocks'.
+pub struct CsvFile {
     path: String,
     file: BufWriter<File>,
 }
 
-fn field(text: &str) -> String {
+impl CsvFile {
+    /// Creates `path` and writes its header line.
+    pub fn create(path: &str, header: &str) -> Result<CsvFile, Failure> {
+        let file = File::create(path).map_err(|e| Failure::Input(format!("cannot write {path}: {e}")))?;
+        let mut out = CsvFile {
+            path: path.to_string(),
+            file: BufWriter::new(file),
+        };
+        out.line(header)?;
+        Ok(out)
+    }
+
+    pub fn line(&mut self, line: &str) -> Result<(), Failure> {
+        writeln!(self.file, "{line}")
+            .and_then(|_| self.file.flush())
+            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", self.path)))
+    }
+}
+
+/// A CSV field, quoted when it needs to be.
+pub fn field(text: &str) -> String {
     if text.contains([',', '"', '\n']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
@@ -107,19 +133,9 @@ fn field(text: &str) -> String {
 
 impl RawSamples {
     pub fn create(path: &str) -> Result<RawSamples, Failure> {
-        let file = File::create(path).map_err(|e| Failure::Input(format!("cannot write {path}: {e}")))?;
-        let mut out = RawSamples {
-            path: path.to_string(),
-            file: BufWriter::new(file),
-        };
-        out.line(HEADER)?;
-        Ok(out)
-    }
-
-    fn line(&mut self, line: &str) -> Result<(), Failure> {
-        writeln!(self.file, "{line}")
-            .and_then(|_| self.file.flush())
-            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", self.path)))
+        Ok(RawSamples {
+            csv: CsvFile::create(path, HEADER)?,
+        })
     }
 
     pub fn write(&mut self, who: &RowIdentity, sample: &Sample) -> Result<(), Failure> {
@@ -139,7 +155,7 @@ impl RawSamples {
             sample.output_bytes,
             sample.status.name()
         );
-        self.line(&line)
+        self.csv.line(&line)
     }
 
     /// A cell that is not timed: one row, the reason on stderr.

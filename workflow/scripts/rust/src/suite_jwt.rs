@@ -183,6 +183,26 @@ pub fn untimed_input_bytes(cell: &Cell) -> u64 {
     Inputs::load(cell).map(|i| i.input_bytes()).unwrap_or(0)
 }
 
+/// A checked cell as the rounds time it: batches of `n` calls of `JwsCase::call`, through
+/// the pool's inputs in order (a batch of at least one pass is whole passes).
+pub fn timed_cell<'a>(spec: &Spec, index: usize, cell: &Cell, case: Rc<JwsCase>) -> TimedCell<'a> {
+    let who = identity(spec, cell, case.inputs.input_bytes());
+    let operation = cell.operation.clone();
+    let count = case.inputs.claims.len();
+    let pass = if case.inputs.records { count as u64 } else { 1 };
+    let output_bytes = case.output_bytes();
+    let mut position = 0usize;
+    let batch = Box::new(move |n: u64| -> Result<u64, String> {
+        let mut fold = 0u64;
+        for _ in 0..n {
+            fold = fold.wrapping_add(case.call(&operation, position)?);
+            position = (position + 1) % count;
+        }
+        Ok(fold)
+    });
+    TimedCell::new(index, who, output_bytes, pass, batch)
+}
+
 pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
     let mut cases = Cases::default();
     let mut timed = Vec::new();
@@ -200,23 +220,7 @@ pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
             Err((status, reason)) => {
                 out.untimed(&identity(spec, cell, untimed_input_bytes(cell)), status, &reason)?;
             }
-            Ok(case) => {
-                let who = identity(spec, cell, case.inputs.input_bytes());
-                let operation = cell.operation.clone();
-                let count = case.inputs.claims.len();
-                let pass = if case.inputs.records { count as u64 } else { 1 };
-                let output_bytes = case.output_bytes();
-                let mut position = 0usize;
-                let batch = Box::new(move |n: u64| -> Result<u64, String> {
-                    let mut fold = 0u64;
-                    for _ in 0..n {
-                        fold = fold.wrapping_add(case.call(&operation, position)?);
-                        position = (position + 1) % count;
-                    }
-                    Ok(fold)
-                });
-                timed.push(TimedCell::new(index, who, output_bytes, pass, batch));
-            }
+            Ok(case) => timed.push(timed_cell(spec, index, cell, case)),
         }
     }
     let fold = timing::run_interleaved(timed, spec, out)?;

@@ -3,7 +3,8 @@
 //! monotonic clock) until rule 5a (stopping.rs's `Rounds`) or its time cap stops it; each
 //! round opens with a sample of rule 5b's drift reference. A batch folds every result into
 //! a value, and the driver prints the fold at the end (through std::hint::black_box), so
-//! the optimiser cannot drop the work.
+//! the optimiser cannot drop the work. `crosscheck` (crosscheck.rs) times its driver blocks
+//! with the same cell: `prepare`, then `block`.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,7 +65,16 @@ impl<'a> TimedCell<'a> {
         }
     }
 
-    fn label(&self) -> String {
+    pub fn who(&self) -> &RowIdentity {
+        &self.who
+    }
+
+    /// Every result of the cell's batches, folded (the sink).
+    pub fn fold(&self) -> u64 {
+        self.fold
+    }
+
+    pub fn label(&self) -> String {
         format!(
             "{} {}/{} {}",
             self.who.operation, self.who.algorithm, self.who.key_bits, self.who.input
@@ -84,6 +94,20 @@ impl<'a> TimedCell<'a> {
         })
     }
 
+    /// `crosscheck`'s driver block: batches of the calibrated `n` calls, each one rule 5's
+    /// sample (the same batch, clock and sink), until the block has lasted `seconds` and
+    /// has at least `min_batches`; returns the median ns per call of its batches and how
+    /// many there were.
+    pub fn block(&mut self, seconds: f64, min_batches: usize) -> Result<(f64, usize), String> {
+        let start = Instant::now();
+        let mut per_call = Vec::new();
+        while per_call.len() < min_batches || start.elapsed().as_secs_f64() < seconds {
+            let n = self.n;
+            per_call.push(self.time(n)? as f64 / n as f64);
+        }
+        Ok((median(&mut per_call), per_call.len()))
+    }
+
     /// One timed batch of `n` calls: its duration, counted against the cell's budget.
     fn time(&mut self, n: u64) -> Result<u64, String> {
         let start = Instant::now();
@@ -98,9 +122,10 @@ impl<'a> TimedCell<'a> {
         self.spent_ns as f64 > timing.max_cell_seconds * 1e9
     }
 
-    /// Rules 3 and 4: warm-up, calibration, the steady windows, calibration again. The
-    /// process's first warm-up lasts at least `process_warmup_seconds` (rule 3).
-    fn prepare(&mut self, timing: &Timing) -> Result<(), String> {
+    /// Rules 3 and 4: warm-up, calibration, the steady windows (when the spec sets
+    /// `warmup_max_seconds`), calibration again. The process's first warm-up lasts at least
+    /// `process_warmup_seconds` (rule 3).
+    pub fn prepare(&mut self, timing: &Timing) -> Result<(), String> {
         let mut warmup_seconds = timing.warmup_seconds;
         if !PROCESS_WARMED_UP.swap(true, Ordering::Relaxed) {
             warmup_seconds = warmup_seconds.max(timing.process_warmup_seconds);
@@ -210,9 +235,35 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-/// Rule 5b's drift reference: SHA-256 of the 64 bytes 00..3f with sha2, through suite
-/// hash's own `digest` batch (so a hash cell naming `RustCrypto` times the same code). It
-/// is not a spec cell: it has no budget and no steady windows, and never enters `Rounds`.
+/// The length of rule 5b's reference message, the bytes 00..3f.
+pub const REFERENCE_BYTES: usize = 64;
+
+/// Rule 5b's reference operation as a timed cell: SHA-256 of the 64 bytes with sha2, through
+/// suite hash's own `digest` batch (so a hash cell naming `RustCrypto` times the same code).
+/// The rounds sample it as the drift reference; `crosscheck` times it as one more cell.
+pub fn reference_cell<'a>(suite: &str) -> TimedCell<'a> {
+    let who = RowIdentity {
+        implementation: versions::RUSTCRYPTO.into(),
+        implementation_version: versions::SHA2.into(),
+        suite: suite.into(),
+        operation: "reference".into(),
+        algorithm: "SHA-256".into(),
+        key_bits: 0,
+        input: "reference".into(),
+        input_bytes: REFERENCE_BYTES as u64,
+    };
+    let batch = hashing::digest_batch::<Sha256>(counting_bytes(REFERENCE_BYTES));
+    // Not in the spec's cells: its position is never looked up.
+    TimedCell::new(usize::MAX, who, Sha256::output_size() as u64, 1, batch)
+}
+
+/// One call of the reference's batch, on the message `counting_bytes(REFERENCE_BYTES)`.
+pub fn reference_call(message: &[u8]) -> u64 {
+    hashing::digest_call::<Sha256>(message)
+}
+
+/// Rule 5b's drift reference, `reference_cell` sampled once per round. It is not a spec
+/// cell: it has no budget and no steady windows, and never enters `Rounds`.
 struct Reference<'a> {
     cell: TimedCell<'a>,
     /// The spec's timing without a cell's budget, the steady windows or the process's
@@ -224,23 +275,9 @@ struct Reference<'a> {
 }
 
 impl<'a> Reference<'a> {
-    const MESSAGE_BYTES: usize = 64;
-
     fn new(suite: &str, timing: &Timing) -> Reference<'a> {
-        let who = RowIdentity {
-            implementation: versions::RUSTCRYPTO.into(),
-            implementation_version: versions::SHA2.into(),
-            suite: suite.into(),
-            operation: "reference".into(),
-            algorithm: "SHA-256".into(),
-            key_bits: 0,
-            input: "reference".into(),
-            input_bytes: Self::MESSAGE_BYTES as u64,
-        };
-        let batch = hashing::digest_batch::<Sha256>(counting_bytes(Self::MESSAGE_BYTES));
         Reference {
-            // Not in the spec's cells: its position is never looked up.
-            cell: TimedCell::new(usize::MAX, who, Sha256::output_size() as u64, 1, batch),
+            cell: reference_cell(suite),
             timing: Timing {
                 max_cell_seconds: f64::INFINITY,
                 warmup_max_seconds: 0.0,

@@ -87,11 +87,19 @@ final class Bench {
 
   /** Every file read and every key parsed once, before anything is checked or timed. */
   private static List<Prepared> prepare(Spec spec, String specFile) {
+    return prepare(spec.cells(), specFile);
+  }
+
+  /**
+   * `cells` (of the spec in `specFile`) prepared: each file read and each key parsed once
+   * (crosscheck's fork prepares its one cell so).
+   */
+  static List<Prepared> prepare(List<Spec.Cell> cells, String specFile) {
     Map<String, Input> inputs = new HashMap<>();
     Map<String, Key> keys = new HashMap<>();
     Map<String, byte[]> bytes = new HashMap<>();
     List<Prepared> prepared = new ArrayList<>();
-    for (Spec.Cell cell : spec.cells()) {
+    for (Spec.Cell cell : cells) {
       String at = " of cells[" + cell.index() + "] in --spec " + specFile + ":";
       Input input = inputs.computeIfAbsent(cell.inputKind() + "\0" + cell.inputFile(), id -> {
         String origin = "input_file" + at;
@@ -133,19 +141,30 @@ final class Bench {
     List<Ready> ready = new ArrayList<>();
     for (Prepared p : prepared) {
       Spec.Cell cell = p.cell();
-      List<String> id = List.of(cell.algorithm(), cell.privateKey(), cell.publicKey(), cell.inputKind(), cell.inputFile());
-      boolean pool = cell.suite().equals("jwt") && cell.records();
-      Checks.Outcome outcome = done.computeIfAbsent(id, k -> Checks.run(cell.algorithm(), p.signingKey(),
-          p.verifyingKey(), p.verifyingKeyBytes(), p.input(), pool));
-      String noDecode = JwsLibrary.current().noDecode();
-      if (outcome instanceof Checks.Passed && cell.operation().equals("decode") && noDecode != null) {
-        run.finish(cell, p.input().inputBytes, "unsupported", "unsupported (" + noDecode + ")", true);
-      } else if (outcome instanceof Checks.Passed passed) {
+      Checks.Outcome outcome = check(p, done);
+      if (outcome instanceof Checks.Passed passed) {
         ready.add(new Ready(cell, p.input(), passed));
       } else if (outcome instanceof Checks.NotPassed not) {
         run.finish(cell, p.input().inputBytes, not.status(), not.status() + " (" + not.reason() + ")", true);
       }
     }
     return ready;
+  }
+
+  /**
+   * One prepared cell's checks, run once per algorithm, key pair and input (`done` keeps the
+   * outcomes so far); a decode cell of a library without decode is unsupported.
+   */
+  static Checks.Outcome check(Prepared p, Map<List<String>, Checks.Outcome> done) {
+    Spec.Cell cell = p.cell();
+    List<String> id = List.of(cell.algorithm(), cell.privateKey(), cell.publicKey(), cell.inputKind(), cell.inputFile());
+    boolean pool = cell.suite().equals("jwt") && cell.records();
+    Checks.Outcome outcome = done.computeIfAbsent(id, k -> Checks.run(cell.algorithm(), p.signingKey(),
+        p.verifyingKey(), p.verifyingKeyBytes(), p.input(), pool));
+    String noDecode = JwsLibrary.current().noDecode();
+    if (outcome instanceof Checks.Passed && cell.operation().equals("decode") && noDecode != null) {
+      return new Checks.NotPassed("unsupported", noDecode);
+    }
+    return outcome;
   }
 }

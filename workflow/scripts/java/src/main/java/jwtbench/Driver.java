@@ -13,8 +13,8 @@ import java.util.Map;
  *
  * <pre>
  *   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
- *   | verify-batch --cases | bench --spec --out | coldstart --hmac --rsa --payload
- *   | stopping --series
+ *   | verify-batch --cases | bench --spec --out | crosscheck --spec --out
+ *   | coldstart --hmac --rsa --payload | stopping --series
  * </pre>
  *
  * Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
@@ -43,6 +43,7 @@ public final class Driver {
       "       run verify --alg ALG --key FILE --token FILE [--signature-only]",
       "       run verify-batch --cases FILE",
       "       run bench  --spec FILE --out FILE",
+      "       run crosscheck --spec FILE --out FILE",
       "       run coldstart --hmac FILE --rsa FILE --payload FILE",
       "       run stopping --series FILE");
 
@@ -52,6 +53,7 @@ public final class Driver {
       "verify", List.of("alg", "key", "token"),
       "verify-batch", List.of("cases"),
       "bench", List.of("spec", "out"),
+      "crosscheck", List.of("spec", "out"),
       "coldstart", List.of("hmac", "rsa", "payload"),
       "stopping", List.of("series"));
 
@@ -103,6 +105,10 @@ public final class Driver {
       case "verify-batch" -> VerifyBatch.run(flags.get("cases"));
       case "bench" -> {
         Bench.run(flags.get("spec"), flags.get("out"));
+        yield EXIT_OK;
+      }
+      case "crosscheck" -> {
+        Crosscheck.run(flags.get("spec"), flags.get("out"));
         yield EXIT_OK;
       }
       case "coldstart" -> coldstart(flags);

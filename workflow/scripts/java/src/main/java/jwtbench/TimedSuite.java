@@ -80,8 +80,11 @@ final class TimedSuite {
       this(entry, work, timing, timing.maxCellNs());
     }
 
-    /** With `limitNs` in place of max_cell_seconds (the drift reference has none). */
-    private Timer(Entry entry, Workload work, Spec.Timing timing, long limitNs) {
+    /**
+     * With `limitNs` in place of max_cell_seconds (the drift reference and crosscheck's cells
+     * have none: Long.MAX_VALUE).
+     */
+    Timer(Entry entry, Workload work, Spec.Timing timing, long limitNs) {
       this.entry = entry;
       this.work = work;
       this.projected = timing.target().projectedSamples();
@@ -109,17 +112,39 @@ final class TimedSuite {
      * max_cell_seconds? If not, or if these phases used it up, the cell is a timeout cell.
      */
     void warmUpAndCalibrate(Spec.Timing timing) {
-      double warmupSeconds = timing.warmupSeconds();
-      if (!processWarmedUp) {
-        processWarmedUp = true;
-        warmupSeconds = Math.max(warmupSeconds, timing.processWarmupSeconds());
-      }
-      boolean within = warmUpAndCalibrateOnce(warmupSeconds * 1e9);
+      boolean within = warmUpAndCalibrateOnce(warmupNs(timing));
       if (within && timing.warmupMaxSeconds() > 0) {
         within = untilSteady(timing) && calibrate();
       }
       spentNs = elapsed();
       timeout = !within || spentNs + projected * (double) n * nsPerOp > limitNs;
+    }
+
+    /**
+     * Rule 3's warm-up in ns: warmup_seconds, or process_warmup_seconds when that is longer and
+     * this is the first cell the process warms up.
+     */
+    private static double warmupNs(Spec.Timing timing) {
+      double warmupSeconds = timing.warmupSeconds();
+      if (!processWarmedUp) {
+        processWarmedUp = true;
+        warmupSeconds = Math.max(warmupSeconds, timing.processWarmupSeconds());
+      }
+      return warmupSeconds * 1e9;
+    }
+
+    /**
+     * `crosscheck`'s driver block: batches of the calibrated `n` calls, each timed as rule 5's
+     * sample is (and folded into the same sink), until the block has lasted `blockNs` and has
+     * at least `minBatches` batches. The ns/op of each batch, in order.
+     */
+    double[] block(long blockNs, int minBatches) {
+      List<Double> perOp = new ArrayList<>();
+      long begin = System.nanoTime();
+      while (perOp.size() < minBatches || System.nanoTime() - begin < blockNs) {
+        perOp.add(Math.max(1, time(n)) / (double) n);
+      }
+      return perOp.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     /**
@@ -371,17 +396,33 @@ final class TimedSuite {
       this.run = run;
     }
 
+    /** Its message: the 64 bytes 00 01 ... 3f. */
+    static byte[] message() {
+      return Hashing.counting(MESSAGE_BYTES);
+    }
+
+    /** Its call: SHA-256 by suite hash's `jca` implementation. */
+    static UnaryOperator<byte[]> sha256() {
+      return Hashing.hasher(Hashing.JCA, ALGORITHM).digest();
+    }
+
+    /**
+     * Its timer's entry: a Cell (index -1, in no spec) only so that its rows go through the
+     * row writers as every cell's do, with the implementation columns suite hash writes for its
+     * jca cells, and the batch loop of `sha256` on `message` ({@link #sha256}, {@link #message}).
+     */
+    static Entry entry(String suite, byte[] message, UnaryOperator<byte[]> sha256) {
+      Workload work = new Hashing.Digest(message, sha256, sha256.apply(message).length);
+      Spec.Cell cell = new Spec.Cell(-1, suite, OPERATION, ALGORITHM, 0, null, null, OPERATION, null,
+          null, new Spec.HashCell(Hashing.JCA, List.of(), MESSAGE_BYTES, null), null);
+      return new Entry(cell, MESSAGE_BYTES, () -> work);
+    }
+
     /** Warmed up (warmup_seconds, at least one call) and calibrated to target_sample_seconds. */
     static Reference calibrated(Bench.Run run) {
       Spec.Timing timing = run.spec.timing();
-      byte[] message = Hashing.counting(MESSAGE_BYTES);
-      UnaryOperator<byte[]> sha256 = Hashing.hasher(Hashing.JCA, ALGORITHM).digest();
-      Workload work = new Hashing.Digest(message, sha256, sha256.apply(message).length);
-      // A Cell (index -1, in no spec) only so that its rows go through RawSamples.row as every
-      // cell's do, with the implementation columns suite hash writes for its jca cells.
-      Spec.Cell cell = new Spec.Cell(-1, run.spec.suite(), OPERATION, ALGORITHM, 0, null, null, OPERATION, null,
-          null, new Spec.HashCell(Hashing.JCA, List.of(), MESSAGE_BYTES, null), null);
-      Timer timer = new Timer(new Entry(cell, MESSAGE_BYTES, () -> work), work, timing, Long.MAX_VALUE);
+      Entry entry = entry(run.spec.suite(), message(), sha256());
+      Timer timer = new Timer(entry, entry.workload().get(), timing, Long.MAX_VALUE);
       timer.warmUpAndCalibrateOnce(timing.warmupSeconds() * 1e9);
       Progress.line("drift reference (" + ALGORITHM + " " + Hashing.JCA + " of " + MESSAGE_BYTES + " bytes): batch of "
           + timer.n);

@@ -37,16 +37,22 @@ abstract class Workload {
       sum += token.length(); // a compact JWS is ASCII: its length is its size in bytes
     }
     long outputBytes = Json.roundedMean(sum, pool.size());
-    String[] tokens = pool.toArray(new String[0]);
     return switch (ready.cell().operation()) {
-      case "sign" -> {
-        Object[] claims = ready.input().items.stream().map(Input.Item::claims).toArray();
-        yield new Sign(checks.jws(), claims, outputBytes);
-      }
-      case "verify" -> new Verify(checks.jws(), tokens, outputBytes);
-      case "decode" -> new Decode(tokens, outputBytes);
+      case "sign" -> new Sign(checks.jws(), claims(ready), outputBytes);
+      case "verify" -> new Verify(checks.jws(), tokens(ready), outputBytes);
+      case "decode" -> new Decode(tokens(ready), outputBytes);
       default -> throw new IllegalArgumentException("no workload for " + ready.cell().operation());
     };
+  }
+
+  /** What a sign cell's calls take, in order: the library's claims object of each input item. */
+  static Object[] claims(Bench.Ready ready) {
+    return ready.input().items.stream().map(Input.Item::claims).toArray();
+  }
+
+  /** What a verify or decode cell's calls take, in order: the token of each input item. */
+  static String[] tokens(Bench.Ready ready) {
+    return ready.checks().pool().toArray(new String[0]);
   }
 
   /** The library's sign of claims i with the cell's key (fusionauth-jwt: JWTEncoder.encode). */

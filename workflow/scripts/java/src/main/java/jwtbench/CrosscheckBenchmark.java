@@ -1,0 +1,197 @@
+package jwtbench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+
+/**
+ * `crosscheck`'s JMH benchmark, run in JMH's fork, one fork per cell ({@link Crosscheck} sets
+ * the options). Its state rebuilds the cell from the spec with the driver's own code (Spec,
+ * {@link Bench#prepare}, {@link Bench#check}, the library adapter, {@link Workload}), warms up
+ * and calibrates the driver's batch (rules 3-4, {@link TimedSuite.Timer}) before JMH's warm-up
+ * iterations, and runs the driver's block of alternation k in the per-iteration setup of JMH's
+ * measurement iteration k when k is odd, in its per-iteration teardown when k is even: driver,
+ * JMH, JMH, driver, driver, JMH, ... in one JVM, one thread, on the same objects.
+ *
+ * <p>JMH's benchmark methods make the driver's batch's call and nothing else: the bound
+ * {@link Jws}'s sign of the cell's claims objects, or its verify of the cell's tokens, in order
+ * (the same objects the driver's batch takes, from {@link Workload#claims} and
+ * {@link Workload#tokens}), or the drift reference's SHA-256 of its 64 bytes (the same message
+ * and call object as the driver's); JMH consumes each result. The timing is JMH's own loop,
+ * clock and statistic; the driver's blocks are {@link TimedSuite.Timer#block}.
+ */
+@State(Scope.Thread)
+public class CrosscheckBenchmark {
+  /** The `cell` of the drift reference's operation: its Cell's index, in no spec. */
+  static final int REFERENCE = -1;
+
+  // The parent gives all three; JMH wants defaults, and these fail at once (no spec "").
+  /** The spec file (absolute). */
+  @Param("")
+  public String spec;
+  /** The cell's index in the spec's cells, or {@link #REFERENCE}. */
+  @Param("0")
+  public int cell;
+  /** The file the driver's blocks go to, one line each as it ends (the parent reads it). */
+  @Param("")
+  public String blocks;
+
+  // JMH's call: the prepared objects the driver's Workload calls too.
+  private Jws jws;
+  private Object[] claims;
+  private String[] tokens;
+  private int next;
+  private byte[] message;
+  private UnaryOperator<byte[]> sha256;
+
+  // The driver's loop.
+  private TimedSuite.Timer timer;
+  private long blockNs;
+  private int alternation;
+  private int measured;
+
+  /** The cell rebuilt and checked, then the driver's warm-up (rule 3) and calibration (rule 4). */
+  @Setup(Level.Trial)
+  public void prepare() {
+    Spec loaded = Spec.load(spec);
+    blockNs = Crosscheck.Settings.of(loaded, spec).blockNs();
+    TimedSuite.Entry entry;
+    if (cell == REFERENCE) {
+      message = TimedSuite.Reference.message();
+      sha256 = TimedSuite.Reference.sha256();
+      entry = TimedSuite.Reference.entry(loaded.suite(), message, sha256);
+    } else {
+      Bench.Prepared prepared = Bench.prepare(List.of(loaded.cells().get(cell)), spec).get(0);
+      Checks.Outcome outcome = Bench.check(prepared, new HashMap<>());
+      if (!(outcome instanceof Checks.Passed passed)) {
+        throw new IllegalStateException("the cell did not pass its checks in the fork: "
+            + ((Checks.NotPassed) outcome).reason());
+      }
+      Bench.Ready ready = new Bench.Ready(prepared.cell(), prepared.input(), passed);
+      jws = passed.jws();
+      claims = Workload.claims(ready);
+      tokens = Workload.tokens(ready);
+      entry = TimedSuite.jwt(List.of(ready)).get(0);
+    }
+    timer = new TimedSuite.Timer(entry, entry.workload().get(), loaded.timing(), Long.MAX_VALUE);
+    timer.warmUpAndCalibrate(loaded.timing());
+  }
+
+  @Benchmark
+  public String sign() {
+    Object item = claims[next];
+    if (++next == claims.length) {
+      next = 0;
+    }
+    return jws.sign(item);
+  }
+
+  @Benchmark
+  public Object verify() {
+    String token = tokens[next];
+    if (++next == tokens.length) {
+      next = 0;
+    }
+    return jws.verify(token);
+  }
+
+  @Benchmark
+  public byte[] reference() {
+    return sha256.apply(message);
+  }
+
+  /**
+   * Before measurement iteration i (0-based), whose alternation k is i / ITERATIONS_PER_BLOCK + 1:
+   * the driver's block, before the first of alternation k's JMH iterations, when k is odd.
+   */
+  @Setup(Level.Iteration)
+  public void beforeIteration(IterationParams iteration) {
+    if (iteration.getType() == IterationType.MEASUREMENT) {
+      int position = measured++ % Crosscheck.ITERATIONS_PER_BLOCK;
+      if (position == 0) {
+        alternation++;
+        if (alternation % 2 == 1) {
+          driverBlock();
+        }
+      }
+    }
+  }
+
+  /** After the last of alternation k's JMH iterations: the driver's block when k is even. */
+  @TearDown(Level.Iteration)
+  public void afterIteration(IterationParams iteration) {
+    if (iteration.getType() == IterationType.MEASUREMENT && measured % Crosscheck.ITERATIONS_PER_BLOCK == 0
+        && alternation % 2 == 0) {
+      driverBlock();
+    }
+  }
+
+  /** The last line: the driver's batch size and its sink (printed by the parent). */
+  @TearDown(Level.Trial)
+  public void finish() {
+    append("end " + timer.n + " " + timer.sink);
+  }
+
+  private void driverBlock() {
+    double[] perOp = timer.block(blockNs, Crosscheck.MIN_BATCHES);
+    int batches = perOp.length;
+    append("block " + alternation + " " + batches + " " + TimedSuite.median(perOp));
+  }
+
+  private void append(String line) {
+    try {
+      Files.writeString(Path.of(blocks), line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + blocks, e);
+    }
+  }
+
+  /** One driver block: its batches and the median ns/op of them. */
+  record Block(int batches, double nsPerOp) {}
+
+  /** What the fork wrote: the blocks by alternation (1, 2, ... in order), the batch size, the sink. */
+  record Blocks(List<Block> perOp, long batch, long sink) {
+    /** The file as the fork left it (missing: no blocks); blocks out of order end the list. */
+    static Blocks read(Path file) {
+      List<String> lines;
+      try {
+        lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      } catch (NoSuchFileException e) {
+        lines = List.of();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + file, e);
+      }
+      List<Block> perOp = new ArrayList<>();
+      long batch = 0;
+      long sink = 0;
+      for (String line : lines) {
+        String[] f = line.split(" ");
+        if (f[0].equals("block") && Integer.parseInt(f[1]) == perOp.size() + 1) {
+          perOp.add(new Block(Integer.parseInt(f[2]), Double.parseDouble(f[3])));
+        } else if (f[0].equals("end")) {
+          batch = Long.parseLong(f[1]);
+          sink = Long.parseLong(f[2]);
+        }
+      }
+      return new Blocks(List.copyOf(perOp), batch, sink);
+    }
+  }
+}
