@@ -81,7 +81,7 @@ results_dir <- normalizePath(results_dir)
 # Columns each input must have (workflow/schemas/*.schema.yaml, x-columns), by type.
 input_columns <- list(
   summary = list(
-    character = c("language", "implementation", "implementation_version", "suite", "operation",
+    character = c("language", "driver", "implementation", "implementation_version", "suite", "operation",
                   "algorithm", "variant", "input", "status", "stop_reason"),
     numeric = c("key_bits", "input_bytes", "output_bytes", "samples", "iterations", "median_ns",
                 "mad_ns", "ci_low_ns", "ci_high_ns", "ci_halfwidth_pct", "cv", "ops_per_s")),
@@ -180,6 +180,9 @@ is_further <- function(language, implementation) paste(language, implementation)
 # "Which library?" compares every driver's jwt cells on the claims file; every other section
 # is about each language's own driver, the library each seed named.
 library_cells <- all_summary_cells[suite == "jwt" & input == claims_input]
+# The cells every driver timed in rounds (timing rules 5-5a), suite harness's loop too: the
+# loop's own cost against the cheapest operation it times (Harness cross-check).
+round_cells_of_every_driver <- all_summary_cells[stop_reason %in% c("precision", "sample_cap", "time_cap")]
 all_summary_cells <- all_summary_cells[!is_further(language, implementation)]
 all_ratios <- all_ratios[!is_further(language, implementation)]
 summary_cells <- all_summary_cells[suite == "jwt" & input == claims_input]

@@ -277,6 +277,29 @@ def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, d
     assert steady[0] >= 0.8 and max(steady[1:]) < 0.8, steady
 
 
+@pytest.mark.parametrize("language", JWS)
+def test_the_loop_times_an_empty_and_a_trivial_call(language, driver_env, tmp_path):
+    """Suite harness: the empty and the trivial call through the jwt sign batch, timed in
+    rounds (each round opened by the drift reference), under the driver's own library."""
+    timing = {"warmup_seconds": 0.01, "samples": 3, "target_ci_pct": 0, "target_sample_seconds": 0.002,
+              "max_cell_seconds": 20}  # fmt: skip
+    cells = [{"operation": operation, "algorithm": "none", "key_bits": 0, "input": "none"}
+             for operation in ("trivial", "empty")]  # fmt: skip
+    spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "harness",
+            "timing": timing, "cells": cells}  # fmt: skip
+    rows = bench(language, driver_env, spec, tmp_path)
+    timed = raw_samples.cells_only(rows)
+    assert sorted((r["operation"], r["sample"]) for r in timed) == [(op, k) for op in ("empty", "trivial")
+                                                                      for k in (1, 2, 3)]  # fmt: skip
+    library = MANIFESTS[language]["library"]
+    for row in timed:
+        assert (row["suite"], row["algorithm"], row["key_bits"], row["input"], row["input_bytes"], row["status"]) == (
+            "harness", "none", 0, "none", 0, "ok"), row
+        assert row["output_bytes"] == (0 if row["operation"] == "empty" else 1) and row["elapsed_ns"] > 0, row
+        assert row["implementation"].lower().replace("_", "-") == library.lower(), row
+    assert sorted(r["sample"] for r in rows if r["operation"] == "reference") == [1, 2, 3]
+
+
 # The harness each language's `crosscheck` alternates with (workflow/scripts/README.md).
 NATIVE_HARNESSES = {"node": "mitata", "python": "timeit", "java": "jmh", "go": "testing.B", "rust": "criterion"}
 

@@ -19,7 +19,7 @@ from rules import summarize_crosscheck
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
 FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop", "fig-coldstart",
            "fig-seed003-throughput", "fig-primitive-overhead", "fig-seed004", "fig-wall-times", "fig-drift",
-           "fig-conformance")
+           "fig-conformance", "fig-crosscheck")
 
 
 def dry_run_counts(workdir, engine):
@@ -42,7 +42,7 @@ def dry_run_counts(workdir, engine):
 # and the same checks as each language's own driver.
 LIBRARIES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["libraries"]["drivers"]
 OTHER_JOBS = {language: 1 for language in LANGUAGES if language not in JWS_LANGUAGES}
-BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1 + 1) + 1 + sum(OTHER_JOBS.values()) + len(LIBRARIES)
+BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 + 2 + 1 + 1 + 1) + 1 + sum(OTHER_JOBS.values()) + len(LIBRARIES)
 NATIVE_JOBS = {
     "install_native_env": len(LANGUAGES), "generate_keys": 1, "record_versions": len(LANGUAGES) + len(LIBRARIES),
     "check_driver": len(JWS_LANGUAGES) + len(LIBRARIES), "check_interop": 1, "check_deterministic_tokens": 1,
@@ -281,6 +281,21 @@ def test_crosscheck_ran_for_every_language(smoke):
     assert checked.startswith(f"{agree} of {len(rows)} cells agree; "), checked
 
 
+def test_every_language_timed_its_own_loop(smoke):
+    """Suite harness (issue 25): every JWS language's loop (its further libraries share it)
+    has its empty and its trivial call's figure in the summary, timed in rounds, under the
+    language's own library."""
+    rows = [r for r in read_csv(smoke / "results/summary.csv") if r["suite"] == "harness"]
+    drivers = JWS_LANGUAGES
+    named = {f"{config_validation.language_of(d)}/{config_validation.driver_manifest(SCRIPTS, d)['library']}"
+             for d in drivers}  # fmt: skip
+    assert {(r["driver"], r["operation"]) for r in rows} == {(d, op) for d in named for op in ("empty", "trivial")}
+    for row in rows:
+        assert (row["status"], row["algorithm"], row["input"]) == ("ok", "none", "none"), row
+        assert float(row["median_ns"]) > 0 and row["stop_reason"] in ("precision", "sample_cap", "time_cap"), row
+        assert row["output_bytes"] == ("0" if row["operation"] == "empty" else "1"), row
+
+
 def test_primitive_suite_has_openssl_speed_and_every_library(smoke):
     """Every language times the primitives at the smoke's block sizes; openssl speed too."""
     rows = [r for r in read_csv(smoke / "results/summary.csv") if r["suite"] == "primitive"]
@@ -300,7 +315,7 @@ def test_primitive_suite_has_openssl_speed_and_every_library(smoke):
 
 def test_keygen_grid_is_complete_and_never_hangs(smoke):
     """Seed 004's grid (the smoke's keys x messages) in every JWS language and python's two
-    implementations; RSA-7680 cells end ok or timeout within their budget (smoke: 6 s)."""
+    implementations; RSA-7680 cells end ok or timeout within their budget (smoke: 5 s)."""
     keygen = yaml.safe_load(SMOKE_CONFIG.read_text())["suites"]["keygen"]
     budget = keygen["max_cell_seconds"]
     runs = read_csv(smoke / "results/seed004/runs.csv")

@@ -217,6 +217,9 @@ plot_crosscheck <- function(cc) {
     geom_point(size = 1.8) +
     scale_colour_manual(values = crosscheck_agreement_colours, drop = FALSE, name = NULL) +
     facet_wrap(~panel, ncol = 3) +
+    # Wide CIs (a JIT switching speeds during the blocks) run off the panel rather than
+    # squeezing every other cell into the band.
+    coord_cartesian(xlim = c(min(1 - 2 * band, d$ratio), max(1 + 2 * band, d$ratio))) +
     labs(x = paste0("driver's loop / language's harness, same calls, alternating blocks (median and 95% CI; ",
                     "band 1 \u00b1 ", 100 * band, "%)"), y = NULL) +
     theme(legend.position = "bottom")

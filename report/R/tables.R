@@ -114,6 +114,28 @@ crosscheck_table <- function(cc) {
   )]
 }
 
+# The loop's own cost per driver (suite harness): the empty and the trivial call's figures,
+# the cheapest operation the driver times in rounds, and the empty call's share of it.
+harness_cost_rows <- function(cells, limit = 0.01) {
+  loop <- cells[suite == "harness"]
+  if (!nrow(loop)) return(NULL)
+  timed <- cells[suite != "harness" & operation != "reference" & !is.na(median_ns)]
+  cheapest <- timed[order(median_ns), .SD[1], by = driver][, .(driver, cheapest_ns = median_ns,
+    cheapest = paste(suite, operation, variant))]
+  costs <- dcast(loop, driver ~ operation, value.var = "median_ns")
+  out <- merge(costs, cheapest, by = "driver", all.x = TRUE)
+  out[, share := empty / cheapest_ns]
+  out[, flagged := !is.na(share) & share > limit]
+  out[order(-share)]
+}
+
+harness_cost_table <- function(rows) {
+  rows[, .(driver, "empty call" = fmt_ns(empty), "trivial call" = fmt_ns(trivial),
+           "cheapest operation" = paste0(cheapest, " (", fmt_ns(cheapest_ns), ")"),
+           "empty / cheapest" = ifelse(flagged, paste0("**", fmt_pct(100 * share, 2), "**"),
+                                       fmt_pct(100 * share, 2)))]
+}
+
 # Container against native (container_vs_native.csv), one row per compared cell. The
 # per-run medians show how far apart the alternating runs were.
 run_range <- function(runs) {

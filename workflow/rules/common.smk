@@ -152,9 +152,10 @@ except prepare_dataset.DatasetError as error:
 
 HASH = config["suites"]["hash"]
 HASH_INPUTS = [name for name in ("cases", "lengths") if HASH[name]]
-# The job inputs of suites primitive and keygen (each one job per language).
+# The job inputs of suites primitive, keygen and harness (each one job per language).
 PRIMITIVE_INPUT = "blocks"
 KEYGEN_INPUT = "levels"
+HARNESS_INPUT = "loop"
 
 
 def suite_inputs(suite):
@@ -170,6 +171,8 @@ def suite_inputs(suite):
         return [PRIMITIVE_INPUT]
     if suite == "keygen":
         return [KEYGEN_INPUT]
+    if suite == "harness":
+        return [HARNESS_INPUT]
     return list(DATASETS)
 
 
@@ -203,7 +206,8 @@ for _suite in SUITES:
 
 
 # One benchmark job per (driver, suite, input), for the suites the driver runs; a further
-# library runs suite jwt on the claims file only (config libraries).
+# library runs suite jwt on the claims file only (config libraries). Suite harness times the
+# loop, which a language's further libraries share with its own driver: once per language.
 def jobs_of(driver):
     if driver in LIBRARY_DRIVERS:
         runs = "jwt" in SUITES and "jwt" in DRIVERS[driver]["suites"]
@@ -229,7 +233,14 @@ wildcard_constraints:
     image="|".join(IMAGES),
     dataset="|".join(DATASETS) or "(?!)",
     input="|".join(
-        [CLAIMS_INPUT, *DATASETS, *HASH_INPUTS, PRIMITIVE_INPUT, KEYGEN_INPUT]
+        [
+            CLAIMS_INPUT,
+            *DATASETS,
+            *HASH_INPUTS,
+            PRIMITIVE_INPUT,
+            KEYGEN_INPUT,
+            HARNESS_INPUT,
+        ]
     ),
 
 
@@ -395,9 +406,9 @@ JWT_SIGNING_INPUT = "results/primitive/jwt-signing-input.bin"
 
 
 def bench_input(suite, name):
-    """(input file, input_kind) of a suite's cells on an input (hash and keygen messages
-    have none; primitive's is the JWS signing input of the claims file)."""
-    if suite in ("hash", "keygen"):
+    """(input file, input_kind) of a suite's cells on an input (hash's and keygen's
+    messages and harness's calls have none; primitive's is the JWS signing input)."""
+    if suite in ("hash", "keygen", "harness"):
         return None, None
     if suite == "primitive":
         return JWT_SIGNING_INPUT, "bytes"

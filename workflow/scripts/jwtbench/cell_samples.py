@@ -111,7 +111,7 @@ def ns_per_op(rows):
 
 # Suites whose drivers sample cells in interleaved rounds (timing rules 5-5a); keygen only
 # for its sign and verify cells, primitive not for openssl speed's own runs.
-ROUND_SUITES = ("jwt", "hash", "primitive", "keygen")
+ROUND_SUITES = ("jwt", "hash", "primitive", "keygen", "harness")
 
 
 def in_rounds(spec, cell):

@@ -192,7 +192,7 @@ def driver_of(path, root):
     return str(relative.with_suffix("")) if relative.suffix else str(relative)
 
 
-BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen")
+BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen", "harness")
 # The JWS algorithms of seed 001's variants (workflow/scripts/jwtbench/variants.py); a driver.yaml's
 # `unsupported` names those its library cannot do.
 JWS_ALGORITHMS = tuple(f"{family}{bits}" for family in ("HS", "RS", "PS", "ES") for bits in (256, 384, 512)) + ("EdDSA",)

@@ -3,13 +3,15 @@
 // runs its suite: jwt and hash here (warm-up, calibration, warm-up until steady,
 // interleaved sampling until rule 5a of stopping.js stops each cell, each round opened by
 // a sample of rule 5b's drift reference; hash's cells, calls and reference in hash.js),
-// tokensize in tokensize.js, transfer in transfer.js, percall in percall.js
+// tokensize in tokensize.js, transfer in transfer.js, percall in percall.js; harness's calls
+// (harness.js) go through suite jwt's sign batch
 // (workflow/scripts/README.md "bench", the suites and "Timing rules";
 // workflow/schemas/raw_samples.schema.yaml for the columns).
 
 const { checkAlgorithm, signAndCheckPool } = require('./checks');
 const { dependencyVersion } = require('./deps');
 const hash = require('./hash');
+const harness = require('./harness');
 const keygen = require('./keygen');
 const primitive = require('./primitive');
 const {
@@ -34,10 +36,13 @@ const SUITES = {
   percall: { operations: ['sign', 'verify', 'decode'], inputKinds: ['claims'] },
   primitive: { operations: primitive.OPERATIONS, rounds: true },
   keygen: { operations: keygen.OPERATIONS, rounds: true },
+  harness: { operations: harness.OPERATIONS, rounds: true },
 };
 const MAX_BATCH = 1e9;
 // Suites that time node:crypto itself, not the JWT library (every library runs them).
 const CRYPTO_SUITES = ['hash', 'primitive', 'keygen'];
+// Suites every library runs, whatever its adapter's `suites`; none has JWT keys or claims.
+const EVERY_LIBRARY = [...CRYPTO_SUITES, 'harness'];
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -107,6 +112,7 @@ function loadCell(cell, i, suite, fail) {
   if (suite === 'hash') return { index: i, suite, operation, input: string('input'), ...hash.loadHashCell(cell, at, fail) };
   if (suite === 'primitive') return { index: i, suite, operation, input: string('input'), ...primitive.loadPrimitiveCell(cell, at, fail) };
   if (suite === 'keygen') return { index: i, suite, operation, input: string('input'), ...keygen.loadKeygenCell(cell, at, fail) };
+  if (suite === 'harness') return { index: i, suite, operation, input: string('input'), ...harness.loadHarnessCell(cell, at, fail) };
   const algorithm = string('algorithm');
   if (!JWS_ALGORITHMS.includes(algorithm)) fail(`${at}.algorithm must be one of ${JWS_ALGORITHMS.join(', ')}`);
   if (!Number.isInteger(cell.key_bits) || cell.key_bits < 1) fail(`${at}.key_bits must be an integer >= 1`);
@@ -131,11 +137,11 @@ function loadSpec(file) {
   if (typeof spec.suite !== 'string' || !Object.hasOwn(SUITES, spec.suite)) {
     fail(`"suite" must be one of ${Object.keys(SUITES).join(', ')}`);
   }
-  // Suites hash, primitive and keygen time node:crypto (their cells name it), whatever the
-  // library; the JWT suites only those the library's adapter runs.
+  // Suites hash, primitive and keygen time node:crypto (their cells name it), and harness the
+  // timing loop, whatever the library; the JWT suites only those the library's adapter runs.
   const { name, suites } = library();
-  if (!CRYPTO_SUITES.includes(spec.suite) && !suites.includes(spec.suite)) {
-    fail(`suite ${spec.suite} is not run with ${name} (its suites: ${[...suites, ...CRYPTO_SUITES].join(', ')})`);
+  if (!EVERY_LIBRARY.includes(spec.suite) && !suites.includes(spec.suite)) {
+    fail(`suite ${spec.suite} is not run with ${name} (its suites: ${[...suites, ...EVERY_LIBRARY].join(', ')})`);
   }
   const timing = loadTiming(spec, fail);
   const transfer = spec.suite === 'transfer' ? loadTransfer(spec, fail) : undefined;
@@ -179,6 +185,7 @@ function prepareAll(spec, specFile) {
   if (spec.suite === 'hash') return spec.cells.map(hash.prepareHashCell);
   if (spec.suite === 'primitive') return primitive.prepareCells(spec.cells, specFile, primitive.countingBytes);
   if (spec.suite === 'keygen') return primitive.prepareCells(spec.cells, specFile, keygen.digitBytes);
+  if (spec.suite === 'harness') return spec.cells;
   const bytesCache = new Map();
   const keyCache = new Map();
   const inputCache = new Map();
@@ -241,7 +248,7 @@ async function nativeKeys(cells) {
   };
   const prepared = [];
   for (const cell of cells) {
-    if (CRYPTO_SUITES.includes(cell.suite)) {
+    if (EVERY_LIBRARY.includes(cell.suite)) {
       prepared.push(cell);
       continue;
     }
@@ -550,6 +557,11 @@ function batchState(cell, tokens) {
  */
 function timedCall(cell, check) {
   if (cell.suite === 'hash') return { ...hash.hashBatch(cell), fit: (n) => n };
+  if (cell.suite === 'harness') {
+    // Suite jwt's sign batch on one input, its signer the harness's call.
+    const state = { claims: [null], signers: [check.call], position: 0, outputBytes: check.outputBytes };
+    return { batch: library().async ? signBatchAwaited : signBatch, state, fit: (n) => n };
+  }
   if (cell.suite === 'primitive' || cell.suite === 'keygen') return { ...primitive.primitiveBatch(cell, check), fit: (n) => n };
   const fit = cell.records ? (n) => wholePasses(n, cell.records.length) : (n) => n;
   return { ...batchState(cell, cell.records ? check.tokens : [check.token]), fit };
@@ -562,12 +574,13 @@ const medianNsPerOp = (samples) => median(samples.map((s) => Number(s.elapsedNs)
 
 /**
  * Rule 2's checks on the cell's claims (the first record for records); for jwt on
- * records, the token pool too; hash.js's for a hash cell. {status, reason} or
- * {status: 'ok'[, token[, tokens]]}.
+ * records, the token pool too; hash.js's for a hash cell, harness.js's for a harness
+ * cell. {status, reason} or {status: 'ok'[, token[, tokens]]}.
  */
 async function checkCell(cell) {
   if (cell.suite === 'hash') return hash.checkHashCell(cell);
   if (cell.suite === 'primitive' || cell.suite === 'keygen') return primitive.checkPrimitiveCell(cell);
+  if (cell.suite === 'harness') return harness.checkHarnessCell(cell, library().async);
   if (cell.unsupported) return { status: 'unsupported', reason: cell.unsupported };
   if (cell.failed) return { status: 'failed', reason: cell.failed };
   const check = await checkAlgorithm({ alg: cell.algorithm, ...cell });
@@ -587,7 +600,7 @@ async function checkCells(cells, run) {
   const checked = new Map();
   const passed = [];
   for (const cell of cells) {
-    const checkId = ['hash', 'primitive', 'keygen'].includes(cell.suite) ? cell.index
+    const checkId = EVERY_LIBRARY.includes(cell.suite) ? cell.index
       : JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
     if (!checked.has(checkId)) checked.set(checkId, await checkCell(cell));
     let check = checked.get(checkId);
@@ -604,9 +617,9 @@ async function checkCells(cells, run) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Suites jwt, hash, primitive and keygen's sign/verify: warm-up, calibration, interleaved
-// rounds until rule 5a (stopping.js) or the time cap stops each cell; each round opens
-// with a sample of the drift reference (rule 5b)
+// Suites jwt, hash, primitive, harness and keygen's sign/verify: warm-up, calibration,
+// interleaved rounds until rule 5a (stopping.js) or the time cap stops each cell; each
+// round opens with a sample of the drift reference (rule 5b)
 
 /** How the end-of-run progress line says why a cell stopped sampling. */
 const STOPPED_BY = {

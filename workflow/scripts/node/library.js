@@ -8,7 +8,8 @@
 // An adapter is an object with:
 //   name             the library (the rows' `implementation`, `versions`); its npm package
 //   suites           the JWT suites it runs (jwt, tokensize, transfer, percall; another is an
-//                    input error); hash, primitive and keygen time node:crypto, for every library
+//                    input error); hash, primitive and keygen time node:crypto, and harness
+//                    the timing loop, for every library
 //   async            whether its signers and verifiers return promises (each call is awaited,
 //                    and the timing loops time the awaited calls); decode is always synchronous
 //   cryptoBackend(openssl)  `versions`' crypto_backend, given node's OpenSSL description

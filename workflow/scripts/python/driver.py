@@ -7,7 +7,7 @@ Subcommands (the contract every driver shares, workflow/scripts/README.md):
   | verify-batch --cases
   | bench --spec --out | crosscheck --spec --out | stopping --series
   | coldstart --hmac --rsa --payload
-Suites: jwt, tokensize, transfer, hash, percall, primitive, keygen (README.md beside this file).
+Suites: jwt, tokensize, transfer, hash, percall, primitive, harness, keygen (README.md beside this file).
 """
 
 import argparse
@@ -442,9 +442,9 @@ def bench_jwt(spec, out):
 
 
 def bench_prepared(module, spec, out):
-    """Suites hash (hashing.py) and primitive (primitive.py): `module.prepare` checks each
-    cell and gives its batch; warm it up and calibrate it, then sample in interleaved
-    rounds, as suite jwt."""
+    """Suites hash (hashing.py), primitive (primitive.py) and harness (harness.py):
+    `module.prepare` checks each cell and gives its batch; warm it up and calibrate it,
+    then sample in interleaved rounds, as suite jwt."""
     budget = Budget.from_spec(spec["timing"])
     cells = spec["cells"]
     timed = []
@@ -466,6 +466,14 @@ def bench_primitive(spec, out):
     import primitive
 
     bench_prepared(primitive, spec, out)
+
+
+def bench_harness(spec, out):
+    """Suite harness (harness.py): the empty and the trivial call through suite jwt's
+    batch, timed as suite jwt."""
+    import harness
+
+    bench_prepared(harness, spec, out)
 
 
 def bench_keygen(spec, out):
@@ -602,7 +610,8 @@ def write_untimed_trials(out, cell, input_bytes, status, reason, name):
 
 
 SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer, "hash": bench_hash,
-          "percall": bench_percall, "primitive": bench_primitive, "keygen": bench_keygen}  # fmt: skip
+          "percall": bench_percall, "primitive": bench_primitive, "harness": bench_harness,
+          "keygen": bench_keygen}  # fmt: skip
 
 
 def open_out(out_path):

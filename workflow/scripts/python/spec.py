@@ -22,9 +22,10 @@ SUITES = {
     "percall": (("sign", "verify", "decode"), ("claims",)),
     "primitive": (("digest", "mac", "encrypt", "sign", "verify"), ("bytes",)),
     "keygen": (("keygen+sign+verify", "keygen", "sign", "verify"), ()),
+    "harness": (("empty", "trivial"), ()),
 }
 # suite -> the one implementation its cells use, and may name in `implementation`
-# (suites primitive and keygen: per operation, below)
+# (suites primitive and keygen: per operation, below; harness: the library, whose loop it is)
 IMPLEMENTATIONS = {
     suite: "hashlib" if suite == "hash" else LIBRARY for suite in SUITES if suite not in ("primitive", "keygen")
 }
@@ -79,6 +80,7 @@ TIMING_USED = {
     "percall": ("max_cell_seconds",),
     "primitive": CALIBRATED_TIMING,
     "keygen": CALIBRATED_TIMING,  # its sign and verify cells
+    "harness": CALIBRATED_TIMING,
 }
 # suite -> its own section of the spec and that section's fields (all required)
 SECTIONS = {
@@ -150,6 +152,9 @@ def check_cell(cell, name, suite):
         return
     if suite == "keygen":
         check_keygen_cell(cell, name)
+        return
+    if suite == "harness":
+        check_harness_cell(cell, name)
         return
     check_texts(cell, name, HASH_CELL_TEXT_FIELDS if suite == "hash" else CELL_TEXT_FIELDS)
     if "key_bits" not in cell:
@@ -261,6 +266,17 @@ def check_keygen_cell(cell, name):
     check_algorithm(cell, name, algorithms)
     check_message_bytes(cell, name, 0 if cell["operation"] == "keygen" else 1)
     check_implementation(cell, name, "keygen", KEYGEN_IMPLEMENTATIONS)
+
+
+def check_harness_cell(cell, name):
+    """A harness cell: its operation, algorithm none, key_bits 0; no key, no input file."""
+    check_texts(cell, name, HASH_CELL_TEXT_FIELDS)
+    check_operation(cell, name, "harness", SUITES["harness"][0])
+    check_algorithm(cell, name, ("none",))
+    if cell.get("key_bits") != 0 or not is_number(cell.get("key_bits"), integer=True):
+        raise UsageError(f"{name}.key_bits = {cell.get('key_bits')!r} is not 0 (a harness cell has no key)")
+    if cell.get("implementation", LIBRARY) != LIBRARY:
+        raise UsageError(f"{name}.implementation {cell['implementation']!r} is not this driver's library ({LIBRARY})")
 
 
 def check_hash_cell(cell, name):

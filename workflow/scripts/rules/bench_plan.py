@@ -23,6 +23,8 @@ def job_cells(language, suite, input_name, suite_config, jws):
         return write_bench_spec.primitive_cells(language, suite_config, KEY_DIR, "input", with_signing_input)
     if suite == "keygen":
         return write_bench_spec.keygen_cells(language, suite_config, KEY_DIR)
+    if suite == "harness":
+        return write_bench_spec.harness_cells()
     return write_bench_spec.cells(suite, suite_config, KEY_DIR, input_name, "input")
 
 

@@ -33,6 +33,7 @@ func benchCommand(args []string) (err error) {
 		"hash":      benchHash,
 		"primitive": benchPrimitive,
 		"keygen":    benchKeygen,
+		"harness":   benchHarness,
 	}
 	if err := suitesRun[spec.Suite](spec, out); err != nil {
 		out.close()

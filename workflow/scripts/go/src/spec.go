@@ -97,6 +97,7 @@ var suites = map[string]suiteShape{
 	"hash":      {[]string{"hex-digest", "generate", "digest"}, nil, calibrated},
 	"primitive": {[]string{"digest", "mac", "encrypt", "sign", "verify"}, []string{"bytes"}, calibrated},
 	"keygen":    {[]string{"keygen+sign+verify", "keygen", "sign", "verify"}, nil, calibrated},
+	"harness":   {[]string{"empty", "trivial"}, nil, calibrated},
 }
 
 func readSpec(path string) (*benchSpec, error) {
@@ -121,7 +122,7 @@ func (s *benchSpec) check() error {
 	}
 	shape, known := suites[s.Suite]
 	if !known {
-		return fmt.Errorf("suite %q is not one of jwt, tokensize, transfer, hash, percall, primitive, keygen", s.Suite)
+		return fmt.Errorf("suite %q is not one of jwt, tokensize, transfer, hash, percall, primitive, harness, keygen", s.Suite)
 	}
 	if s.Timing == nil {
 		return fmt.Errorf("lacks 'timing'")
@@ -287,6 +288,8 @@ func (c *cellSpec) check(suite string, shape suiteShape) error {
 		return c.checkPrimitive()
 	case "keygen":
 		return c.checkKeygen()
+	case "harness":
+		return c.checkHarness()
 	}
 	if c.PrivateKey == "" || c.PublicKey == "" || c.InputFile == "" {
 		return fmt.Errorf(" needs private_key, public_key and input_file")
@@ -372,6 +375,17 @@ func (c *cellSpec) checkKeygen() error {
 	}
 	if c.Family == "RSA" && *c.KeyBits < 1024 {
 		return fmt.Errorf(".key_bits %d is too small for RSA", *c.KeyBits)
+	}
+	return nil
+}
+
+// checkHarness: a harness cell has algorithm none and key_bits 0 (no key, no input file).
+func (c *cellSpec) checkHarness() error {
+	if c.Algorithm != "none" {
+		return fmt.Errorf(".algorithm of a harness cell must be none, not %q", c.Algorithm)
+	}
+	if *c.KeyBits != 0 {
+		return fmt.Errorf(".key_bits of a harness cell must be 0, not %d", *c.KeyBits)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ mod criterion_harness;
 mod crosscheck;
 mod crosscheck_rows;
 mod failure;
+mod harness;
 mod hashing;
 mod http;
 mod jws;
@@ -130,6 +131,7 @@ fn bench(spec_path: &str, out_path: &str) -> Result<(), Failure> {
         "hash" => hashing::run(&spec, &mut out),
         "primitive" => primitive::run(&spec, &mut out),
         "keygen" => keygen::run(&spec, &mut out),
+        "harness" => harness::run(&spec, &mut out),
         other => Err(Failure::Input(format!("{spec_path}: unknown suite {other:?}"))),
     }
 }

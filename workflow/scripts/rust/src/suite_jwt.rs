@@ -12,7 +12,7 @@ use crate::jws::{self, Signer};
 use crate::libraries;
 use crate::raw_samples::{RawSamples, RowIdentity, Status};
 use crate::spec::{Cell, Spec};
-use crate::timing::{self, TimedCell};
+use crate::timing::{self, Batch, TimedCell};
 
 /// A cell's claims: the claims file (one object) or a dataset's records (one per line).
 pub struct Inputs {
@@ -191,16 +191,23 @@ pub fn timed_cell<'a>(spec: &Spec, index: usize, cell: &Cell, case: Rc<JwsCase>)
     let count = case.inputs.claims.len();
     let pass = if case.inputs.records { count as u64 } else { 1 };
     let output_bytes = case.output_bytes();
+    let calls = batch(count, move |i| case.call(&operation, i));
+    TimedCell::new(index, who, output_bytes, pass, calls)
+}
+
+/// The batch of suite jwt's cells (and of suite harness's, harness.rs): `n` calls of
+/// `call` on the inputs 0..count in order, wrapping around (the position carries over from
+/// batch to batch), each call's result folded into the batch's.
+pub fn batch<'a>(count: usize, call: impl Fn(usize) -> Result<u64, String> + 'a) -> Batch<'a> {
     let mut position = 0usize;
-    let batch = Box::new(move |n: u64| -> Result<u64, String> {
+    Box::new(move |n: u64| -> Result<u64, String> {
         let mut fold = 0u64;
         for _ in 0..n {
-            fold = fold.wrapping_add(case.call(&operation, position)?);
+            fold = fold.wrapping_add(call(position)?);
             position = (position + 1) % count;
         }
         Ok(fold)
-    });
-    TimedCell::new(index, who, output_bytes, pass, batch)
+    })
 }
 
 pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {

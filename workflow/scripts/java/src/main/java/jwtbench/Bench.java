@@ -14,7 +14,9 @@ import java.util.OptionalInt;
  * that passed to their suite: {@link TimedSuite} (jwt), {@link TokensizeSuite},
  * {@link TransferSuite} or {@link PercallSuite}. Suite hash has no files or keys: its cells are
  * prepared and checked by {@link Hashing}, then timed by {@link TimedSuite}; suites primitive and
- * keygen (the JDK's JCA, no JWT library) by {@link Primitives} and {@link KeygenSuite}.
+ * keygen (the JDK's JCA, no JWT library) by {@link Primitives} and {@link KeygenSuite}; suite
+ * harness's (suite jwt's sign batch around no cryptography) by {@link Harness}, timed by
+ * {@link TimedSuite}.
  */
 final class Bench {
   private Bench() {}
@@ -64,13 +66,14 @@ final class Bench {
 
   static void run(String specFile, String outFile) {
     Spec spec = Spec.load(specFile);
-    // Suites hash, primitive and keygen prepare and check their own cells (no JWT library).
-    boolean hash = List.of("hash", "primitive", "keygen").contains(spec.suite());
-    List<Prepared> prepared = hash ? List.of() : prepare(spec, specFile);
+    // Suites hash, primitive, keygen and harness prepare and check their own cells (no keys,
+    // no JWT library call).
+    boolean own = List.of("hash", "primitive", "keygen", "harness").contains(spec.suite());
+    List<Prepared> prepared = own ? List.of() : prepare(spec, specFile);
     long sink;
     try (RawSamples out = new RawSamples(outFile, spec.language())) {
       Run run = new Run(spec, out);
-      List<Ready> ready = hash ? List.of() : check(prepared, run);
+      List<Ready> ready = own ? List.of() : check(prepared, run);
       sink = switch (spec.suite()) {
         case "jwt" -> TimedSuite.run(TimedSuite.jwt(ready), run);
         case "hash" -> TimedSuite.run(Hashing.check(spec, run), run);
@@ -79,6 +82,7 @@ final class Bench {
         case "percall" -> PercallSuite.run(ready, run);
         case "primitive" -> TimedSuite.run(Primitives.check(spec, run, specFile), run);
         case "keygen" -> KeygenSuite.run(spec, run, specFile);
+        case "harness" -> TimedSuite.run(Harness.check(spec, run), run);
         default -> throw new IllegalStateException("suite " + spec.suite());
       };
       Progress.line("done: " + spec.cells().size() + " cells (" + run.summary() + "); sink " + sink);

@@ -22,13 +22,14 @@ record Spec(String language, String suite, Timing timing, Transfer transfer, Per
       "hash", List.of(List.of("hex-digest", "generate", "digest"), List.of()),
       "percall", List.of(List.of("sign", "verify", "decode"), List.of("claims")),
       "primitive", List.of(List.of("digest", "mac", "encrypt", "sign", "verify"), List.of("bytes")),
-      "keygen", List.of(List.of(Crypto.KEYGEN_SIGN_VERIFY, Crypto.KEYGEN, "sign", "verify"), List.of()));
+      "keygen", List.of(List.of(Crypto.KEYGEN_SIGN_VERIFY, Crypto.KEYGEN, "sign", "verify"), List.of()),
+      "harness", List.of(List.of("empty", "trivial"), List.of()));
 
   /**
    * The suites whose cells are timed in calibrated batches (README "Timing rules" 3-6); suite
    * keygen's sign and verify cells are.
    */
-  private static final List<String> BATCHED = List.of("jwt", "hash", "primitive", "keygen");
+  private static final List<String> BATCHED = List.of("jwt", "hash", "primitive", "keygen", "harness");
 
   /**
    * Suites jwt and hash need warmupSeconds, samples and targetSampleSeconds; the others only
@@ -351,6 +352,9 @@ record Spec(String language, String suite, Timing timing, Transfer transfer, Per
     if (suite.equals("keygen")) {
       return keygenCell(r, cell, i, operation);
     }
+    if (suite.equals("harness")) {
+      return harnessCell(r, cell, i, operation);
+    }
     String algorithm = r.text(cell, "algorithm", at + ".algorithm");
     if (!Jws.CONTRACT_ALGORITHMS.contains(algorithm)) {
       throw r.fail(at + ".algorithm must be one of " + String.join(", ", Jws.CONTRACT_ALGORITHMS));
@@ -507,5 +511,16 @@ record Spec(String language, String suite, Timing timing, Transfer transfer, Per
         r.text(cell, "private_key", at + ".private_key"), r.text(cell, "public_key", at + ".public_key"),
         r.text(cell, "input", at + ".input"), null, null, null,
         new Crypto(cryptoImplementation(r, cell, at), family, messageBytes, Map.of()));
+  }
+
+  /** A suite harness cell: algorithm none, key_bits 0, input none; no keys, no input file. */
+  private static Cell harnessCell(Reader r, JsonNode cell, int i, String operation) {
+    String at = "cells[" + i + "]";
+    r.choice(cell, "algorithm", at + ".algorithm", List.of("none"), null);
+    if (r.integer(cell, "key_bits", at + ".key_bits", 0, true, 0) != 0) {
+      throw r.fail(at + ".key_bits must be 0 in suite harness");
+    }
+    r.choice(cell, "input", at + ".input", List.of("none"), null);
+    return new Cell(i, "harness", operation, "none", 0, null, null, "none", null, null, null, null);
   }
 }
