@@ -13,7 +13,7 @@ import pytest
 import yaml
 from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SCRIPTS, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, snakemake
 
-from jwtbench import config_validation, variants
+from jwtbench import cell_samples, config_validation, variants
 from rules import summarize_crosscheck
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
@@ -403,7 +403,7 @@ def test_every_process_that_samples_in_rounds_has_its_drift_reference(smoke):
     raw_dir = smoke / "results/raw"
     for path in raw_dir.rglob("*.csv"):
         name, suite = "/".join(path.relative_to(raw_dir).parts[:-2]), path.parts[-2]
-        if suite not in ("jwt", "hash", "primitive", "keygen") or name == "openssl":
+        if suite not in cell_samples.ROUND_SUITES or name == "openssl":
             continue
         language = name if "/" in name else OWN_DRIVER[name]  # drift.csv's driver: language/library
         with open(path, newline="") as handle:
