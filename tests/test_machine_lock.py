@@ -69,3 +69,72 @@ def test_shared_holders_overlap_each_other_but_not_a_benchmark(tmp_path):
     benchmark.wait()
     thread.join(5)
     assert entered.is_set() and "waiting for a benchmark" in log.getvalue()
+
+
+LANE = """
+import sys, time
+sys.path.insert(0, {scripts!r})
+from jwtbench import machine_lock
+with machine_lock.benchmark_slot({lanes!r}, sys.stderr, {path!r}) as cpus:
+    print(cpus, flush=True)
+    sys.stdin.readline()
+print("released", flush=True)
+"""
+
+
+def take_a_lane(lanes, path):
+    """A process that holds a benchmark slot until its stdin gets a line; its CPUs once held."""
+    code = LANE.format(scripts=str(SCRIPTS), lanes=lanes, path=str(path))
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return process
+
+
+def test_without_lanes_a_benchmark_slot_is_the_machine_to_itself(tmp_path):
+    path = tmp_path / "bench.lock"
+    first = take_a_lane([], path)
+    assert first.stdout.readline().strip() == "None"
+    log = io.StringIO()
+    entered = threading.Event()
+
+    def second():
+        with machine_lock.benchmark_slot([], log, path):
+            entered.set()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    assert not entered.wait(0.3), "two benchmarks ran at once without lanes"
+    first.communicate("\n")
+    thread.join(5)
+    assert entered.is_set() and "waiting for other work" in log.getvalue()
+
+
+def test_lanes_run_one_benchmark_each_and_nothing_exclusive_beside_them(tmp_path):
+    path = tmp_path / "bench.lock"
+    lanes = ["0", "1"]
+    first, second = take_a_lane(lanes, path), take_a_lane(lanes, path)
+    assert sorted([first.stdout.readline().strip(), second.stdout.readline().strip()]) == lanes
+    log = io.StringIO()
+    events = {"third": threading.Event(), "exclusive": threading.Event()}
+
+    def third():
+        with machine_lock.benchmark_slot(lanes, log, path) as cpus:
+            events["third"].cpus = cpus
+            events["third"].set()
+
+    def exclusive():  # the cross-check, a cold start: alone on the machine
+        with machine_lock.machine_to_ourselves(io.StringIO(), path):
+            events["exclusive"].set()
+
+    threads = [threading.Thread(target=third), threading.Thread(target=exclusive)]
+    for thread in threads:
+        thread.start()
+    assert not events["third"].wait(0.3), "a third benchmark ran beside two lanes"
+    assert not events["exclusive"].is_set(), "exclusive work ran beside the lanes' benchmarks"
+    assert "waiting for one of 2 lanes" in log.getvalue()
+    first.communicate("\n")
+    assert events["third"].wait(5), "the freed lane was not taken"
+    second.communicate("\n")
+    for thread in threads:
+        thread.join(5)
+    assert events["exclusive"].is_set()
+    assert events["third"].cpus in lanes

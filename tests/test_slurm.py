@@ -156,6 +156,9 @@ def test_each_benchmark_had_the_node_to_itself(slurm_smoke):
             and other["start"] < benchmark["end"] and benchmark["start"] < other["end"]
         ]  # fmt: skip
         assert not overlapping, f"{benchmark['comment']} overlapped {overlapping}"
+    # Inside the benchmarks' group job too, one benchmark at a time (no execution.lanes).
+    provenance = json.loads((slurm_smoke["workdir"] / "results/provenance.json").read_text())
+    assert provenance["run"]["lanes"] == [] and provenance["run"]["overlapping_benchmarks"] == []
 
 
 def test_slurm_run_has_the_results_and_the_report(slurm_smoke):

@@ -86,6 +86,18 @@ renderer_description <- function() {
   paste0(tool, " (pandoc ", as.character(rmarkdown::pandoc_version()), ")")
 }
 
+# Overlapping benchmarks: suspect figures, unless the config ran them side by side in lanes
+# (execution.lanes, the smoke config's: figures not for reading).
+overlap_words <- function(run) {
+  lanes <- unlist(field(run, "lanes"))
+  overlapped <- length(field(run, "overlapping_benchmarks")) > 0
+  if (length(lanes)) {
+    paste0(if (overlapped) "some, by design" else "none", ": benchmarks ran side by side in ",
+           length(lanes), " lanes (CPUs ", paste(lanes, collapse = "; "),
+           ", execution.lanes), so these figures are not for reading")
+  } else if (overlapped) "**some did, so their figures are suspect**" else "none"
+}
+
 colophon_lines <- function(prov, execution_sentence, results_dir, input_files,
                            engine = engine_facts(prov)) {
   run <- field(prov, "run")
@@ -97,9 +109,7 @@ colophon_lines <- function(prov, execution_sentence, results_dir, input_files,
     paste0("- **Run**: started ", recorded(field(run, "started")), ", ended ",
            recorded(field(run, "ended")), ", wall time ", fmt_seconds(field(run, "wall_seconds")),
            if (!is.null(field(run, "wall_time_covers"))) paste0(" (", field(run, "wall_time_covers"), ")"),
-           "; benchmarks that overlapped: ",
-           if (length(field(run, "overlapping_benchmarks"))) "**some did, so their figures are suspect**"
-           else "none", "."),
+           "; benchmarks that overlapped: ", overlap_words(run), "."),
     paste0("- **Execution**: ", execution_sentence),
     engine_line(engine),
     base_image_line(prov),

@@ -1,5 +1,6 @@
 # Benchmarks: one job per (driver, suite, input), never two at once (resource bench=1, set in
-# workflow/profiles/default), and only after every language passed the gate.
+# workflow/profiles/default; with execution.lanes, one per lane), and only after every
+# language passed the gate.
 
 
 # Writing a spec is bookkeeping (one small JSON file): under a cluster executor it runs in
@@ -43,11 +44,13 @@ rule run_benchmark:
     log:
         "logs/run_benchmark/{driver}/{suite}/{input}.log",
     resources:
-        bench=1,
+        # With lanes, the lanes' locks (machine_lock.py) decide how many run at once.
+        bench=0 if config["execution"]["lanes"] else 1,
     params:
         wall_time="logs/wall_times/run_benchmark/{driver}/{suite}/{input}.tsv",
         driver=get_driver,
         cpus=config["execution"]["cpus"],
+        lanes=config["execution"]["lanes"],
     run:
         wall_times.timed(
             params.wall_time,

@@ -29,12 +29,12 @@ def parse_cpus(text):
     return cpus
 
 
-def checked_cpus(text):
+def checked_cpus(text, key="execution.cpus"):
     cpus = parse_cpus(text)
     available = os.sched_getaffinity(0)
     if cpus - available:
         raise RuntimeError(
-            f"config key 'execution.cpus': CPUs {sorted(cpus - available)} are not available"
+            f"config key '{key}': CPUs {sorted(cpus - available)} are not available"
             f" to this process (available: {sorted(available)})"
         )
     return cpus

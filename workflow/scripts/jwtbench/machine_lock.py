@@ -6,12 +6,19 @@ this lock is the machine's, not the run's: it also covers a run without that pro
 runs in one working directory, and two runs in different working directories on the same
 machine (a test suite's local and SLURM runs, two users' runs). It lives in /tmp, which is
 per node on a cluster; JWTBENCH_BENCHMARK_LOCK names another file.
+
+With lanes (config key execution.lanes, for runs whose figures are not for reading, such as
+the smoke config), a benchmark shares the lock instead and takes one lane of its own: as
+many benchmarks run at once as there are lanes, each on its lane's CPUs, and the work that
+holds the lock alone (the cross-check, cold starts, another run's benchmarks) still waits
+for all of them.
 """
 
 import contextlib
 import fcntl
 import os
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -57,3 +64,49 @@ def machine_to_ourselves(log, path=None):
 def beside_other_work(log, path=None):
     """Held by heavy work that may overlap itself but never a benchmark."""
     return _held(fcntl.LOCK_SH, log, "a benchmark", path)
+
+
+# How often a benchmark waiting for a lane looks again (every lane busy).
+LANE_POLL_SECONDS = 0.1
+
+
+def _lane_path(path, index):
+    return f"{path or lock_path()}.lane{index}"
+
+
+@contextlib.contextmanager
+def _lane(lanes, log, path):
+    """The first free lane's CPU list, held until the block ends."""
+    descriptors = [_open(_lane_path(path, index)) for index in range(len(lanes))]
+    try:
+        said = False
+        while True:
+            for index, descriptor in enumerate(descriptors):
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue
+                try:
+                    yield lanes[index]
+                finally:
+                    fcntl.flock(descriptor, fcntl.LOCK_UN)
+                return
+            if not said:
+                print(f"waiting for one of {len(lanes)} lanes to be free ...", file=log, flush=True)
+                said = True
+            time.sleep(LANE_POLL_SECONDS)
+    finally:
+        for descriptor in descriptors:
+            os.close(descriptor)
+
+
+@contextlib.contextmanager
+def benchmark_slot(lanes, log, path=None):
+    """Held by a benchmark: the machine to itself (no lanes: yields None), or the lock shared
+    and a lane of its own (yields the lane's CPU list)."""
+    if not lanes:
+        with machine_to_ourselves(log, path):
+            yield None
+        return
+    with beside_other_work(log, path), _lane(lanes, log, path) as cpus:
+        yield cpus

@@ -26,7 +26,7 @@ def git(source):
 
 
 def overlapping(jobs):
-    """Pairs of benchmark jobs whose run times overlapped (there should be none)."""
+    """Pairs of benchmark jobs whose run times overlapped (none, unless execution.lanes)."""
     spans = sorted((job["started"], job["ended"], f"{job['language']}/{job['suite']}") for job in jobs)
     return [
         [first[2], second[2]]
@@ -82,6 +82,7 @@ def run_job(snake):
             "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
             "execution_mode": snake.params.engine["name"],
             "cpus": config["execution"]["cpus"],
+            "lanes": config["execution"]["lanes"],
             "git": git(snake.params.source),
             "config": config,
         },

@@ -1,5 +1,6 @@
 """Run one language's `bench` on one spec, alone on the machine, pinned to the configured
-CPUs: natively, or in a fresh locked-down container (see driver_runner.py).
+CPUs (or, with execution.lanes, beside other benchmarks on a lane's CPUs): natively, or in
+a fresh locked-down container (see driver_runner.py).
 
 The driver writes into a fresh directory (the only one a container may write to); its
 CSV is checked against the contract and against the spec before it becomes the job's
@@ -23,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jwtbench import driver_runner, host_identity, raw_samples  # noqa: E402
-from jwtbench.machine_lock import machine_to_ourselves  # noqa: E402
+from jwtbench.machine_lock import benchmark_slot  # noqa: E402
 
 
 def now():
@@ -88,7 +89,6 @@ def run_job(snake):
     spec_path, samples = snake.input.spec, snake.output.samples
     spec = json.loads(Path(spec_path).read_text())
     versions = json.loads(Path(snake.input.versions).read_text())
-    cpus = driver_runner.checked_cpus(snake.params.cpus)
     runner = driver_runner.DriverRunner.from_params(snake.params.driver)
     key_dir = Path(snake.input.key_manifest).parent
     # Where the samples come from, so aggregation never pools two hosts' or two images' samples.
@@ -99,7 +99,11 @@ def run_job(snake):
     driver_out = scratch / "samples.csv"
     failure = None
     try:
-        with open(snake.log[0], "w") as log, machine_to_ourselves(log):
+        with open(snake.log[0], "w") as log, benchmark_slot(snake.params.lanes, log) as lane:
+            if lane is None:
+                cpus = driver_runner.checked_cpus(snake.params.cpus)
+            else:
+                cpus = driver_runner.checked_cpus(lane, "execution.lanes")
             with driver_runner.bench_command(runner, spec_path, key_dir, cpus, scratch) as command:
                 print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
