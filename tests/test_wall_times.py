@@ -87,3 +87,32 @@ def test_columns_are_the_documented_ones():
 
     schema = yaml.safe_load((REPO / "workflow/schemas/wall_times.schema.yaml").read_text())
     assert schema["x-columns"] == wall_times.FIELDS == schema["required"]
+
+
+def test_a_jobs_record_leaves_out_its_wait_for_the_machine_lock(tmp_path):
+    """With lanes, Snakemake starts benchmarks that then wait for a lane: the record is
+    the time the job worked, not the time it waited (machine_lock.waited_seconds)."""
+    import io
+    import threading
+    import time
+
+    from jwtbench import machine_lock
+
+    lock, held, release = tmp_path / "bench.lock", threading.Event(), threading.Event()
+
+    def holder():
+        with machine_lock.machine_to_ourselves(io.StringIO(), lock):
+            held.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert held.wait(5)
+    threading.Timer(0.6, release.set).start()
+    record = tmp_path / "job.tsv"
+    with wall_times.record(record):
+        with machine_lock.benchmark_slot([], io.StringIO(), lock):
+            time.sleep(0.2)  # the job's own work
+    thread.join(5)
+    seconds = wall_times.read_record(record)
+    assert 0.15 <= seconds < 0.5, seconds

@@ -18,8 +18,23 @@ import contextlib
 import fcntl
 import os
 import tempfile
+import threading
 import time
 from pathlib import Path
+
+
+# Seconds each thread has spent waiting for the lock or a lane (Snakemake runs jobs as
+# threads of one process): a job's recorded wall time leaves them out (wall_times.record).
+_waits = threading.local()
+
+
+def waited_seconds():
+    """The seconds this thread has waited for the lock or a lane so far."""
+    return getattr(_waits, "seconds", 0.0)
+
+
+def _waited(since):
+    _waits.seconds = waited_seconds() + time.monotonic() - since
 
 
 def lock_path():
@@ -47,7 +62,9 @@ def _held(mode, log, waiting_for, path):
             fcntl.flock(descriptor, mode | fcntl.LOCK_NB)
         except BlockingIOError:
             print(f"waiting for {waiting_for} to finish ...", file=log, flush=True)
+            since = time.monotonic()
             fcntl.flock(descriptor, mode)
+            _waited(since)
         try:
             yield
         finally:
@@ -79,13 +96,15 @@ def _lane(lanes, log, path):
     """The first free lane's CPU list, held until the block ends."""
     descriptors = [_open(_lane_path(path, index)) for index in range(len(lanes))]
     try:
-        said = False
+        said, since = False, time.monotonic()
         while True:
             for index, descriptor in enumerate(descriptors):
                 try:
                     fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     continue
+                if said:
+                    _waited(since)
                 try:
                     yield lanes[index]
                 finally:

@@ -23,6 +23,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from jwtbench import machine_lock  # noqa: E402
+
 FOLDER = Path("logs/wall_times")
 FIELDS = ["stage", "rule", "job", "language", "suite", "seconds", "start", "end"]
 
@@ -47,10 +51,12 @@ class WallTimeError(ValueError):
 @contextlib.contextmanager
 def record(path):
     """Write a job's wall time to `path` (column `s`, as the benchmark directive does)
-    when the job it wraps ends without an error; nothing runs beside it meanwhile."""
-    start = time.monotonic()
+    when the job it wraps ends without an error; nothing runs beside it meanwhile. Time
+    spent waiting for the machine lock or a lane (machine_lock) is left out: with lanes
+    (execution.lanes) Snakemake starts benchmarks that then wait for a free lane."""
+    start, waited = time.monotonic(), machine_lock.waited_seconds()
     yield
-    seconds = time.monotonic() - start
+    seconds = time.monotonic() - start - (machine_lock.waited_seconds() - waited)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(f"s\n{seconds:.4f}\n")
 
