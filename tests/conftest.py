@@ -19,6 +19,8 @@ SCRIPTS = REPO / "workflow" / "scripts"
 SNAKEFILE = REPO / "workflow" / "Snakefile"
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 SMOKE_CONFIG = REPO / "config" / "smoke.yaml"
+# What the test suite changes in it (the file says why).
+SMOKE_IN_TESTS = REPO / "tests" / "data" / "smoke-in-tests.yaml"
 FIXTURE = REPO / "data" / "fixtures" / "claims-001.json"
 
 sys.path.insert(0, str(SCRIPTS))
@@ -53,7 +55,7 @@ def smoke_env():
 def snakemake(workdir, *args, timeout=1800, env=None):
     """Run the workflow in `workdir` with the smoke config; CompletedProcess."""
     command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir),
-               "--configfile", str(SMOKE_CONFIG), "--cores", "2", *args]  # fmt: skip
+               "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS), "--cores", "2", *args]  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import JWS_LANGUAGES, REPO, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, snakemake
+from conftest import JWS_LANGUAGES, REPO, SMOKE_CONFIG, SMOKE_IN_TESTS, SNAKEFILE, SNAKEMAKE, snakemake
 from slurm_cluster import SlurmClusterError, missing_daemons, slurm_cluster, wait_for
 
 from rules import bundles
@@ -100,7 +100,8 @@ def run_under_slurm(workdir, cluster_dir, native_envs=None):
         # A status check every 2 s rather than the profile's cluster-friendly 10 s: this
         # cluster is ours, and its jobs are short.
         command = [SNAKEMAKE, "--profile", str(PROFILE), "-s", str(SNAKEFILE), "-d", str(workdir),
-                   "--configfile", str(SMOKE_CONFIG), str(SLURM_CONFIG), "--seconds-between-status-checks", "2"]  # fmt: skip
+                   "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS), str(SLURM_CONFIG),
+                   "--seconds-between-status-checks", "2"]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, timeout=SLURM_RUN_TIMEOUT, env=env)
         output = result.stdout + result.stderr
         (Path(workdir) / "slurm-smoke-output.txt").write_text(output)
