@@ -72,7 +72,7 @@ def test_shared_holders_overlap_each_other_but_not_a_benchmark(tmp_path):
 
 
 LANE = """
-import sys, time
+import sys
 sys.path.insert(0, {scripts!r})
 from jwtbench import machine_lock
 with machine_lock.benchmark_slot({lanes!r}, sys.stderr, {path!r}) as cpus:
