@@ -262,3 +262,7 @@ if (!is.null(container_native)) {
 
 # Cells with a full set of samples: the ones figures and precision are about.
 timed_cells <- summary_cells[status == "ok" & !is.na(median_ns)]
+# Decode on every input of suite jwt: the claims file's grid when the run times it there
+# (config/full.yaml), seed 000's datasets (the default times decode only there).
+decode_cells <- all_summary_cells[suite == "jwt" & operation == "decode" & status == "ok" & !is.na(median_ns)]
+decode_cells[, language := factor(language, levels = languages)]

@@ -69,24 +69,26 @@ plot_verify_sign_ratio <- function(ratio_rows) {
     rotate_x_labels
 }
 
-# (d) decode time per language: one point per variant, a bar at their median.
+# (d) decode time per language: one point per variant and input (the shape), a bar at their
+# median. `cells`: suite jwt's decode cells.
 plot_decode <- function(cells) {
   d <- cells[operation == "decode"]
   if (!nrow(d)) return(placeholder_plot("No decode cell was timed."))
   centre <- d[, .(median_ns = median(median_ns)), by = language]
   ggplot(d, aes(median_ns, language, colour = language)) +
-    geom_point(position = position_jitter(height = 0.15, width = 0, seed = 1), alpha = 0.6,
-               size = 1.6) +
+    geom_point(aes(shape = input), position = position_jitter(height = 0.15, width = 0, seed = 1),
+               alpha = 0.6, size = 1.6) +
     geom_point(data = centre, shape = 124, size = 9, colour = "black") +
     scale_x_log10(labels = function(b) fmt_ns(b), breaks = breaks_log(n = 6)) +
     scale_y_discrete(limits = rev) +
     scale_colour_language(guide = "none") +
-    labs(x = "median time per decode (log scale)", y = NULL)
+    labs(x = "median time per decode (log scale)", y = NULL, shape = "input") +
+    theme(legend.position = "bottom")
 }
 
 decode_fig_height <- function(cells) {
   if (is.null(cells) || !nrow(cells)) return(2)  # knitr evaluates it even for a chunk it skips
-  1.4 + 0.5 * max(1, uniqueN(cells[operation == "decode"]$language))
+  1.8 + 0.5 * max(1, uniqueN(cells[operation == "decode"]$language))  # + the legend of inputs
 }
 
 # (e) The interop matrix: signer x verifier, one panel per algorithm family; a tile holds

@@ -52,14 +52,16 @@ verify_sign_lines <- function(vs, langs) {
   }, character(1))
 }
 
-decode_sentence <- function(timed) {
-  dec <- timed[operation == "decode",
-               .(low = min(median_ns), high = max(median_ns), mid = median(median_ns), variants = .N),
-               keyby = language]
+# `decoded`: suite jwt's decode cells on every input (the claims file, the datasets).
+decode_sentence <- function(decoded) {
+  dec <- decoded[, .(low = min(median_ns), high = max(median_ns), mid = median(median_ns), cells = .N),
+                 keyby = language]
   if (!nrow(dec)) return("No decode cell was timed.")
-  paste0("`decode` reads the claims without checking the signature. Across variants it takes ",
+  inputs <- sort(unique(as.character(decoded$input)))
+  paste0("`decode` reads the claims without checking the signature. On ", fmt_list(inputs),
+         ", across variants, it takes ",
          fmt_list(dec[, paste0(language, " ", fmt_ns(low), " to ", fmt_ns(high), " (median ",
-                               fmt_ns(mid), ", ", variants, " variants)")]), ".")
+                               fmt_ns(mid), ", ", cells, " cells)")]), ".")
 }
 
 # "All 4 ratios lie within 1 ± 0.05." or the count within and the ones outside, named.

@@ -366,7 +366,8 @@ def key_names():
 
 def suite_config_of(driver, suite, name):
     """A suite's config for one job; suite jwt on a dataset times the dataset's algorithms
-    (seed 000's HMAC and RSA by default), on the claims file its whole grid (seed 001's),
+    and operations (seed 000's HMAC and RSA; sign, verify and decode), on the claims file
+    its whole grid (seed 001's),
     and for a further library the variants and operations of config libraries.
     """
     settings = config["suites"][suite]
@@ -378,7 +379,11 @@ def suite_config_of(driver, suite, name):
             "operations": config["libraries"]["operations"],
         }
     if suite == "jwt" and name in DATASETS:
-        return {**settings, "algorithms": settings["dataset_algorithms"]}
+        return {
+            **settings,
+            "algorithms": settings["dataset_algorithms"],
+            "operations": settings["dataset_operations"],
+        }
     return settings
 
 
