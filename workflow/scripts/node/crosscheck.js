@@ -20,9 +20,8 @@ const COLUMNS = [
 ];
 // A driver block has at least this many batches, however short block_seconds is.
 const MIN_BLOCK_BATCHES = 3;
-// mitata's samples per block: fewer than its default 12, so that a block of an operation of
-// a millisecond or more stays near block_seconds (its cpu-time floor is set to the block).
-const MITATA_MIN_SAMPLES = 4;
+// mitata unrolls its batch loop by this many calls (its default); a batch is a multiple of it.
+const MITATA_UNROLL = 4;
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -86,9 +85,27 @@ async function driverBlock(timed, blockNs) {
   return { samples: perOp.length, nsPerOp: median(perOp) };
 }
 
+/**
+ * mitata's options for a block of about `cpuNs` of its loop: every sample a batch of the
+ * driver's calibrated n calls (rounded to mitata's unroll), timed by mitata's own loop and
+ * clock, so that its p50 and the driver's median are the same statistic over windows of the
+ * same length (target_sample_seconds). Left to its defaults, mitata batches 4,096 calls of an
+ * operation under 65 us and times a slower one call by call; its median then left out the
+ * young-generation collections every 10 ms batch of the driver pays: on 2026-11-26 the driver
+ * read 4-8% slower on RS256-2048 sign (one call per sample), ES256 verify (one) and the
+ * drift reference (batches of 4 ms), and within 2% on the others.
+ */
+function mitataOptions(cpuNs, n) {
+  return {
+    min_cpu_time: cpuNs, min_samples: MIN_BLOCK_BATCHES, batch_unroll: MITATA_UNROLL,
+    batch_samples: Math.max(MITATA_UNROLL, Math.round(n / MITATA_UNROLL) * MITATA_UNROLL),
+    batch_threshold: Infinity, warmup_threshold: Infinity,
+  };
+}
+
 /** A native block: mitata's measure() for about block_seconds of cpu time, its p50 per call. */
-async function nativeBlock(mitata, call, blockNs) {
-  const stats = await mitata.measure(call, { min_cpu_time: blockNs, min_samples: MITATA_MIN_SAMPLES });
+async function nativeBlock(mitata, call, blockNs, n) {
+  const stats = await mitata.measure(call, mitataOptions(blockNs, n));
   return { samples: stats.samples.length, nsPerOp: stats.p50 };
 }
 
@@ -104,13 +121,13 @@ async function crosscheckCell(cell, batchAndState, ctx) {
   const timed = await bench.warmUpAndCalibrate(batchAndState, timing);
   // mitata's own warm-up (it runs the function before it samples) is short; give the call
   // warmup_seconds of mitata's loop first, as bench.js gives the driver's batch.
-  await mitata.measure(call, { min_cpu_time: timing.warmup_seconds * 1e9, min_samples: 1 });
+  await mitata.measure(call, mitataOptions(timing.warmup_seconds * 1e9, timed.n));
   const ratios = [];
   for (let k = 1; k <= blocks.alternations; k++) {
     const order = k % 2 === 1 ? ['driver', 'native'] : ['native', 'driver'];
     const figures = {};
     for (const timer of order) {
-      const block = timer === 'driver' ? await driverBlock(timed, blockNs) : await nativeBlock(mitata, call, blockNs);
+      const block = timer === 'driver' ? await driverBlock(timed, blockNs) : await nativeBlock(mitata, call, blockNs, timed.n);
       figures[timer] = block.nsPerOp;
       out.write(cell, {
         alternation: k, timer, harness: timer === 'driver' ? 'jwtbench' : 'mitata',

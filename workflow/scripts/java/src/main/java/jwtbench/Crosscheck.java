@@ -48,23 +48,27 @@ final class Crosscheck {
   static final String HARNESS = "jmh";
   /** A driver block has at least this many batches. */
   static final int MIN_BATCHES = 3;
-  /**
-   * JMH iterations per native block; the block's figure is the median of their scores. One
-   * AverageTime iteration per block (the mean over 0.1 s) took in every pause: on 2026-11-26 the
-   * same cell read 720 us in most blocks and 1,014-1,119 us in three (RS256-2048 sign), where
-   * the driver's figure, a median of 10 ms batches, did not move; the median of five shorter
-   * means is the same statistic as the driver's.
-   */
-  static final int ITERATIONS_PER_BLOCK = 5;
   /** The benchmark method of the drift reference's operation (the others are the cell's operation). */
   static final String REFERENCE_METHOD = "reference";
 
   private Crosscheck() {}
 
-  /** The spec's "crosscheck" object. */
-  record Settings(int alternations, double blockSeconds) {
+  /**
+   * The spec's "crosscheck" object, and the JMH iterations of a native block: each as long as
+   * the driver's batch (timing.target_sample_seconds), as many as fill block_seconds (at least
+   * MIN_BATCHES). The block's figure is the median of their scores, the driver's the median of
+   * its batches: the same statistic over windows of the same length. With one iteration per
+   * block (the mean over 0.1 s) every pause counted: on 2026-11-26 the same cell read 720 us in
+   * most blocks and 1,014-1,119 us in three (RS256-2048 sign), where the driver's figure did not
+   * move. Five iterations of 20 ms against batches of 10 ms were still two statistics.
+   */
+  record Settings(int alternations, double blockSeconds, double iterationSeconds) {
     long blockNs() {
       return Math.round(blockSeconds * 1e9);
+    }
+
+    int iterationsPerBlock() {
+      return Math.max(MIN_BATCHES, (int) Math.round(blockSeconds / iterationSeconds));
     }
 
     /**
@@ -84,7 +88,8 @@ final class Crosscheck {
       JsonNode root = Json.parseObject(Json.readBytes(specFile, "--spec"), "--spec " + specFile);
       JsonNode x = r.object(root, "crosscheck", " (crosscheck needs it)");
       return new Settings(r.integer(x, "alternations", "crosscheck.alternations", 1, true, 0),
-          r.number(x, "block_seconds", "crosscheck.block_seconds", 0, false, true));
+          r.number(x, "block_seconds", "crosscheck.block_seconds", 0, false, true),
+          spec.timing().targetSampleSeconds());
     }
   }
 
@@ -151,7 +156,8 @@ final class Crosscheck {
       System.setErr(stderr);
     }
     CrosscheckBenchmark.Blocks blocks = failure == null ? CrosscheckBenchmark.Blocks.read(blocksFile) : null;
-    if (failure == null && (iterations.size() != ITERATIONS_PER_BLOCK * settings.alternations()
+    int perBlock = settings.iterationsPerBlock();
+    if (failure == null && (iterations.size() != perBlock * settings.alternations()
         || blocks.perOp().size() != settings.alternations())) {
       failure = "the fork gave " + iterations.size() + " JMH iterations and " + blocks.perOp().size()
           + " driver blocks for " + settings.alternations() + " alternations";
@@ -167,9 +173,9 @@ final class Crosscheck {
     double[] ratios = new double[settings.alternations()];
     for (int k = 1; k <= settings.alternations(); k++) {
       CrosscheckBenchmark.Block block = blocks.perOp().get(k - 1);
-      double[] scores = new double[ITERATIONS_PER_BLOCK];
-      for (int i = 0; i < ITERATIONS_PER_BLOCK; i++) {
-        Result<?> score = iterations.get((k - 1) * ITERATIONS_PER_BLOCK + i).getPrimaryResult();
+      double[] scores = new double[perBlock];
+      for (int i = 0; i < perBlock; i++) {
+        Result<?> score = iterations.get((k - 1) * perBlock + i).getPrimaryResult();
         if (!score.getScoreUnit().equals("ns/op")) {
           throw new IllegalStateException("JMH scored in " + score.getScoreUnit() + ", not ns/op");
         }
@@ -182,7 +188,7 @@ final class Crosscheck {
           out.block(cell, inputBytes, k, CrosscheckRows.DRIVER, CrosscheckRows.JWTBENCH, "", block.batches(),
               block.nsPerOp());
         } else {
-          out.block(cell, inputBytes, k, CrosscheckRows.NATIVE, HARNESS, jmhVersion, ITERATIONS_PER_BLOCK, jmhScore);
+          out.block(cell, inputBytes, k, CrosscheckRows.NATIVE, HARNESS, jmhVersion, perBlock, jmhScore);
         }
       }
       driver[k - 1] = block.nsPerOp();
@@ -190,16 +196,17 @@ final class Crosscheck {
       ratios[k - 1] = block.nsPerOp() / jmhScore;
     }
     Progress.line(head + String.format(Locale.ROOT, ": driver %s ns/op (batch of %d), jmh %s ns/op, driver/jmh %.3f"
-        + " (medians of %d alternations); sink %d", Progress.grouped(TimedSuite.median(driver)), blocks.batch(),
-        Progress.grouped(TimedSuite.median(jmh)), TimedSuite.median(ratios), settings.alternations(), blocks.sink()));
+        + " (medians of %d alternations; JIT quiet after %.1f s more); sink %d", Progress.grouped(TimedSuite.median(driver)),
+        blocks.batch(), Progress.grouped(TimedSuite.median(jmh)), TimedSuite.median(ratios), settings.alternations(),
+        blocks.jitQuietSeconds(), blocks.sink()));
     return "ok";
   }
 
   /**
    * JMH's options for one cell: its benchmark method, one fork (forks 1, no warm-up fork, one
    * thread) given the driver's own JVM flags, Mode.AverageTime in ns, warm-up iterations of
-   * block_seconds enough for warmup_seconds, ITERATIONS_PER_BLOCK measurement iterations of a
-   * fifth of block_seconds per alternation, no forced GC between iterations. The fork's
+   * block_seconds enough for warmup_seconds, per alternation iterationsPerBlock measurement
+   * iterations of the driver's batch length, no forced GC between iterations. The fork's
    * temporary files go to `tmp`.
    */
   private static Options options(String specFile, int index, Path blocksFile, String method, Settings settings,
@@ -219,8 +226,8 @@ final class Crosscheck {
         .threads(1)
         .warmupIterations(warmups)
         .warmupTime(block)
-        .measurementIterations(ITERATIONS_PER_BLOCK * settings.alternations())
-        .measurementTime(TimeValue.nanoseconds(settings.blockNs() / ITERATIONS_PER_BLOCK))
+        .measurementIterations(settings.iterationsPerBlock() * settings.alternations())
+        .measurementTime(TimeValue.nanoseconds(Math.round(settings.iterationSeconds() * 1e9)))
         .shouldDoGC(false)
         .shouldFailOnError(true)
         .jvmArgs(jvmFlags.toArray(new String[0]))

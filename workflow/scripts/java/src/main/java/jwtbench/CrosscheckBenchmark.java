@@ -41,6 +41,14 @@ import org.openjdk.jmh.runner.IterationType;
 public class CrosscheckBenchmark {
   /** The `cell` of the drift reference's operation: its Cell's index, in no spec. */
   static final int REFERENCE = -1;
+  /**
+   * After rules 3-4, the driver's batches run on until the JIT has compiled nothing for this
+   * long (at most JIT_QUIET_CAP_NS), before JMH's warm-up: with rules 3-4 alone, ES256's blocks
+   * still shared the CPU with compilations five seconds into the fork, and the driver/JMH ratio
+   * of a block ranged from 0.5 to 1.9 (2026-11-26). This took 4.5-8.9 s per cell that day.
+   */
+  static final long JIT_QUIET_NS = 1_000_000_000L;
+  static final long JIT_QUIET_CAP_NS = 12_000_000_000L;
 
   // The parent gives all three; JMH wants defaults, and these fail at once (no spec "").
   /** The spec file (absolute). */
@@ -64,6 +72,8 @@ public class CrosscheckBenchmark {
   // The driver's loop.
   private TimedSuite.Timer timer;
   private long blockNs;
+  private double jitQuietSeconds;
+  private int perBlock;
   private int alternation;
   private int measured;
 
@@ -71,7 +81,9 @@ public class CrosscheckBenchmark {
   @Setup(Level.Trial)
   public void prepare() {
     Spec loaded = Spec.load(spec);
-    blockNs = Crosscheck.Settings.of(loaded, spec).blockNs();
+    Crosscheck.Settings settings = Crosscheck.Settings.of(loaded, spec);
+    blockNs = settings.blockNs();
+    perBlock = settings.iterationsPerBlock();
     TimedSuite.Entry entry;
     if (cell == REFERENCE) {
       message = TimedSuite.Reference.message();
@@ -92,6 +104,7 @@ public class CrosscheckBenchmark {
     }
     timer = new TimedSuite.Timer(entry, entry.workload().get(), loaded.timing(), Long.MAX_VALUE);
     timer.warmUpAndCalibrate(loaded.timing());
+    jitQuietSeconds = timer.untilJitQuiet(JIT_QUIET_NS, JIT_QUIET_CAP_NS);
   }
 
   @Benchmark
@@ -118,13 +131,13 @@ public class CrosscheckBenchmark {
   }
 
   /**
-   * Before measurement iteration i (0-based), whose alternation k is i / ITERATIONS_PER_BLOCK + 1:
+   * Before measurement iteration i (0-based), whose alternation k is i / iterationsPerBlock + 1:
    * the driver's block, before the first of alternation k's JMH iterations, when k is odd.
    */
   @Setup(Level.Iteration)
   public void beforeIteration(IterationParams iteration) {
     if (iteration.getType() == IterationType.MEASUREMENT) {
-      int position = measured++ % Crosscheck.ITERATIONS_PER_BLOCK;
+      int position = measured++ % perBlock;
       if (position == 0) {
         alternation++;
         if (alternation % 2 == 1) {
@@ -137,7 +150,7 @@ public class CrosscheckBenchmark {
   /** After the last of alternation k's JMH iterations: the driver's block when k is even. */
   @TearDown(Level.Iteration)
   public void afterIteration(IterationParams iteration) {
-    if (iteration.getType() == IterationType.MEASUREMENT && measured % Crosscheck.ITERATIONS_PER_BLOCK == 0
+    if (iteration.getType() == IterationType.MEASUREMENT && measured % perBlock == 0
         && alternation % 2 == 0) {
       driverBlock();
     }
@@ -146,7 +159,7 @@ public class CrosscheckBenchmark {
   /** The last line: the driver's batch size and its sink (printed by the parent). */
   @TearDown(Level.Trial)
   public void finish() {
-    append("end " + timer.n + " " + timer.sink);
+    append("end " + timer.n + " " + timer.sink + " " + jitQuietSeconds);
   }
 
   private void driverBlock() {
@@ -167,8 +180,11 @@ public class CrosscheckBenchmark {
   /** One driver block: its batches and the median ns/op of them. */
   record Block(int batches, double nsPerOp) {}
 
-  /** What the fork wrote: the blocks by alternation (1, 2, ... in order), the batch size, the sink. */
-  record Blocks(List<Block> perOp, long batch, long sink) {
+  /**
+   * What the fork wrote: the blocks by alternation (1, 2, ... in order), the batch size, the
+   * sink, the seconds it waited for the JIT to go quiet.
+   */
+  record Blocks(List<Block> perOp, long batch, long sink, double jitQuietSeconds) {
     /** The file as the fork left it (missing: no blocks); blocks out of order end the list. */
     static Blocks read(Path file) {
       List<String> lines;
@@ -182,6 +198,7 @@ public class CrosscheckBenchmark {
       List<Block> perOp = new ArrayList<>();
       long batch = 0;
       long sink = 0;
+      double quiet = Double.NaN;
       for (String line : lines) {
         String[] f = line.split(" ");
         if (f[0].equals("block") && Integer.parseInt(f[1]) == perOp.size() + 1) {
@@ -189,9 +206,10 @@ public class CrosscheckBenchmark {
         } else if (f[0].equals("end")) {
           batch = Long.parseLong(f[1]);
           sink = Long.parseLong(f[2]);
+          quiet = Double.parseDouble(f[3]);
         }
       }
-      return new Blocks(List.copyOf(perOp), batch, sink);
+      return new Blocks(List.copyOf(perOp), batch, sink, quiet);
     }
   }
 }

@@ -253,6 +253,28 @@ final class TimedSuite {
       }
     }
 
+    /**
+     * Batches of `n` calls until the JIT has compiled nothing for `quietNs`, or for at most
+     * `capNs`; the seconds it took. The cross-check's fork calls it after rules 3-4: a method
+     * called once per call of a slow operation reaches C2's thresholds seconds into the run, and
+     * its compilation shares this thread's CPU (on 2026-11-26 ES256's driver blocks got 68-83%
+     * of the CPU while 27-85 ms of compilation ran in them, five seconds into the fork).
+     */
+    double untilJitQuiet(long quietNs, long capNs) {
+      long begin = System.nanoTime();
+      long lastChange = begin;
+      long compiled = jitMillis();
+      while (System.nanoTime() - lastChange < quietNs && System.nanoTime() - begin < capNs) {
+        time(n);
+        long now = jitMillis();
+        if (now != compiled) {
+          compiled = now;
+          lastChange = System.nanoTime();
+        }
+      }
+      return (System.nanoTime() - begin) / 1e9;
+    }
+
     /** The share of a window's CPU this thread must have had for the window to count as steady. */
     private static final double CPU_SHARE_STEADY = 0.9;
 
