@@ -27,6 +27,16 @@ def test_default_config_is_valid_and_filled():
     assert config["crosscheck"]["activate"] is True
 
 
+def test_the_smoke_config_cross_checks_what_issue_25_names():
+    """The smoke run's cross-check is issue 25's must-show: at the default's settings, sign
+    and verify of HS256, RS256 and ES256 in at least 10 alternations (the test suite's own
+    smoke runs cross-check less: tests/data/smoke-in-tests.yaml)."""
+    assert set(load("smoke.yaml")["crosscheck"]) <= {"activate", "fail_outside_band"}
+    crosscheck = validate(load("config.yaml"))["crosscheck"]
+    assert {"HS256", "RS256-2048", "ES256"} <= set(crosscheck["variants"])
+    assert {"sign", "verify"} <= set(crosscheck["operations"]) and crosscheck["alternations"] >= 10
+
+
 def test_empty_config_gets_every_default():
     config = validate({})
     assert config["timing"]["samples"] == 100

@@ -90,7 +90,7 @@ def test_rebuilding_an_unchanged_image_builds_nothing(smoke, engine, tmp_path):
         input=SimpleNamespace(base=str(smoke / "results/images/base.json"),
                               runtime=[str(smoke / "results/images/runtime.json")]),
         output=[str(tmp_path / "python.json")], log=[str(tmp_path / "build.log")],
-        params=SimpleNamespace(engine=engine.as_dict(), repo=str(REPO), ca_bundle="none", build_args={}, niceness=10),
+        params=SimpleNamespace(engine=engine.as_dict(), repo=str(REPO), ca_bundle="none", build_args={}),
     )  # fmt: skip
     build_image.run_image_job(job)
     after = read_json(tmp_path / "python.json")
@@ -125,24 +125,6 @@ def test_a_failed_build_names_the_image_and_its_log(engine, tmp_path):
         build_image.build(engine, "python", "localhost/jwtbench-test:broken",
                           {"RUNTIME_IMAGE": "localhost/jwtbench-no-such-runtime:0"}, REPO, None, {}, log)  # fmt: skip
     assert "building image 'python' failed" in str(error.value) and str(log_path) in str(error.value)
-
-
-def test_a_build_not_first_runs_niced(smoke, engine, tmp_path):
-    """execution.builds_first: every other build runs under nice 10, and so do its RUN steps
-    (each prints its own nice value, field 19 of /proc/self/stat)."""
-    base = read_json(smoke / "results/images/base.json")["image"]
-    (tmp_path / "containers" / "probe").mkdir(parents=True)
-    (tmp_path / "containers" / "probe" / "Dockerfile").write_text(
-        f"FROM {base}\nRUN echo nice=$(cut -d' ' -f19 /proc/self/stat)\n")
-    tag = "localhost/jwtbench-test:niced"
-    log_path = tmp_path / "build.log"
-    try:
-        with open(log_path, "w") as log:
-            build_image.build(engine, "probe", tag, {}, tmp_path, None, {}, log, niceness=10)
-    finally:
-        engine.run("rmi", "--force", tag, timeout=60)
-    text = log_path.read_text()
-    assert f"$ nice -n 10 {engine.executable} build" in text and "nice=10" in text, text[-2000:]
 
 
 PROBE = textwrap.dedent("""

@@ -364,11 +364,6 @@ def key_names():
     return sorted({variant.key_name for variant in JWT_VARIANTS} | extra)
 
 
-def build_niceness(image):
-    """The nice value an image's build runs at: 0 for execution.builds_first, else 10."""
-    return 0 if image in config["execution"]["builds_first"] else 10
-
-
 def suite_config_of(driver, suite, name):
     """A suite's config for one job; suite jwt on a dataset times the dataset's algorithms
     and operations (seed 000's HMAC and RSA; sign, verify and decode), on the claims file

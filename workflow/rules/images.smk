@@ -35,6 +35,5 @@ rule build_image:
         repo=str(SOURCE),
         ca_bundle=config["execution"]["build_ca_bundle"],
         build_args=get_build_args,
-        niceness=lambda wildcards: build_niceness(wildcards.image),
     run:
         build_image.run_image_job(job(input, output, params, log, wildcards))

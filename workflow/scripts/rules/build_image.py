@@ -290,9 +290,7 @@ def oci_labels(repo, name, base):
     }
 
 
-def build(engine, name, tag, build_args, repo, ca_bundle, labels, log, niceness=0):
-    """Builds the image; at `niceness` (nice(1)) when above 0, so that another build
-    running at the same time gets the CPU first (execution.builds_first)."""
+def build(engine, name, tag, build_args, repo, ca_bundle, labels, log):
     command = ["build", "--file", f"containers/{name}/Dockerfile", "--tag", tag]
     for key, value in build_args.items():
         command += ["--build-arg", f"{key}={value}"]
@@ -308,9 +306,8 @@ def build(engine, name, tag, build_args, repo, ca_bundle, labels, log, niceness=
         env = engine.environ()
         if engine.name == "docker":
             env["DOCKER_BUILDKIT"] = "1"
-        argv = (["nice", "-n", str(niceness)] if niceness > 0 else []) + engine.command(*command)
-        say(log, "$ " + " ".join(argv))
-        result = subprocess.run(argv, cwd=repo, stdout=log, stderr=subprocess.STDOUT, env=env)
+        say(log, "$ " + " ".join(engine.command(*command)))
+        result = subprocess.run(engine.command(*command), cwd=repo, stdout=log, stderr=subprocess.STDOUT, env=env)
     if result.returncode != 0:
         raise BuildError(f"building image '{name}' failed (exit {result.returncode}); see {log.name}")
 
@@ -335,8 +332,7 @@ def run_image_job(snake):
             ca_bundle, why = ca_bundle_for_builds(snake.params.ca_bundle, log)
             say(log, f"CA bundle as build secret: {'yes' if ca_bundle else 'no'} ({why})")
             print(f"jwtbench: building image {tag} (log: {log.name})", file=sys.stderr)
-            build(engine, name, tag, build_args, repo, ca_bundle, oci_labels(repo, name, base["image"]), log,
-                  snake.params.niceness)
+            build(engine, name, tag, build_args, repo, ca_bundle, oci_labels(repo, name, base["image"]), log)
         else:
             say(log, f"{tag} exists: nothing to build")
         record = {

@@ -196,7 +196,7 @@ final class Crosscheck {
       ratios[k - 1] = block.nsPerOp() / jmhScore;
     }
     Progress.line(head + String.format(Locale.ROOT, ": driver %s ns/op (batch of %d), jmh %s ns/op, driver/jmh %.3f"
-        + " (medians of %d alternations; JIT quiet after %.1f s more); sink %d", Progress.grouped(TimedSuite.median(driver)),
+        + " (medians of %d alternations; %.1f s waiting for a quiet JIT); sink %d", Progress.grouped(TimedSuite.median(driver)),
         blocks.batch(), Progress.grouped(TimedSuite.median(jmh)), TimedSuite.median(ratios), settings.alternations(),
         blocks.jitQuietSeconds(), blocks.sink()));
     return "ok";

@@ -43,12 +43,13 @@ public class CrosscheckBenchmark {
   static final int REFERENCE = -1;
   /**
    * After rules 3-4, the driver's batches run on until the JIT has compiled nothing for this
-   * long, for at most twice process_warmup_seconds (at least 2 s), before JMH's warm-up: with
-   * rules 3-4 alone, ES256's blocks still shared the CPU with compilations five seconds into
-   * the fork, and the driver/JMH ratio of a block ranged from 0.5 to 1.9 (2026-11-26). With
-   * 0.5 s this took 1.7-4.8 s per cell that day, with 1 s 4.8-9.6 s for the same agreement.
+   * long, for at most four times process_warmup_seconds, before JMH's warm-up: with rules 3-4
+   * alone, ES256's blocks still shared the CPU with compilations five seconds into the fork,
+   * and the driver/JMH ratio of a block ranged from 0.5 to 1.9 (2026-11-26). With 1 s this
+   * took 4.8-9.6 s per cell that day, and java had 6 and 5 of 6 sign and verify cells in the
+   * band in two smoke runs; with 0.5 s (1.7-4.8 s per cell), 3 of 6 in two more.
    */
-  static final long JIT_QUIET_NS = 500_000_000L;
+  static final long JIT_QUIET_NS = 1_000_000_000L;
 
   // The parent gives all three; JMH wants defaults, and these fail at once (no spec "").
   /** The spec file (absolute). */
@@ -104,8 +105,7 @@ public class CrosscheckBenchmark {
     }
     timer = new TimedSuite.Timer(entry, entry.workload().get(), loaded.timing(), Long.MAX_VALUE);
     timer.warmUpAndCalibrate(loaded.timing());
-    jitQuietSeconds = timer.untilJitQuiet(JIT_QUIET_NS,
-        Math.round(Math.max(2, 2 * loaded.timing().processWarmupSeconds()) * 1e9));
+    jitQuietSeconds = timer.untilJitQuiet(JIT_QUIET_NS, Math.round(4 * loaded.timing().processWarmupSeconds() * 1e9));
   }
 
   @Benchmark
@@ -157,7 +157,7 @@ public class CrosscheckBenchmark {
     }
   }
 
-  /** The last line: the driver's batch size and its sink (printed by the parent). */
+  /** The last line: the driver's batch size, its sink and the JIT wait (printed by the parent). */
   @TearDown(Level.Trial)
   public void finish() {
     append("end " + timer.n + " " + timer.sink + " " + jitQuietSeconds);
