@@ -155,26 +155,57 @@ def verify_signature_only(language, env, algorithm, key, token, tmp_path):
     return subprocess.run([str(SCRIPTS / language / "run"), *args], capture_output=True, env=env)
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v["name"])
 @pytest.mark.parametrize("language", JWS)
-def test_known_answer(language, vector, driver_env, tmp_path):
-    """The RFC's token gives exactly its payload; its payload-changed and alg:none twins are
-    invalid; or, for an algorithm driver.yaml declares missing, exit 3 (and only then)."""
-    _, key = jwk_keys.write_key_files(vector["jwk"], tmp_path, vector["name"])
+def test_known_answers(language, driver_env, tmp_path):
+    """Every vector in one verify-batch of `signature_only` cases: the RFC's token gives
+    exactly its payload; its payload-changed and alg:none twins are invalid; or, for an
+    algorithm driver.yaml declares missing, `unsupported` (and only then). Then the same
+    as the `verify --signature-only` command, one call each, on the first vector the driver
+    supports: the batch's case runs the same function."""
+    cases, payloads, single = [], {}, None
+    for vector in VECTORS:
+        _, key = jwk_keys.write_key_files(vector["jwk"], tmp_path, vector["name"])
+        for check, (token, payload) in verify_tokens.known_answer_twins(vector).items():
+            case_id = f"{vector['name']}-{check}"
+            path = tmp_path / f"{case_id}.jwt"
+            path.write_text(token + "\n")
+            cases.append({"id": case_id, "alg": vector["algorithm"], "key": str(key), "token": str(path), "signature_only": True})
+            payloads[case_id] = payload
+        if single is None and vector["algorithm"] not in declared(language):
+            single = (vector, str(key))
+    cases_file = tmp_path / "known-answers.cases.json"
+    cases_file.write_text(json.dumps({"cases": cases}))
+    result = run_driver(language, driver_env, "verify-batch", "--cases", str(cases_file))
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = {line["id"]: line for line in map(json.loads, result.stdout.splitlines())}
+    assert list(lines) == [case["id"] for case in cases]
+    for case in cases:
+        line = lines[case["id"]]
+        if case["alg"] in declared(language):
+            assert line["outcome"] == "unsupported", line
+        elif case["id"].endswith("-known_answer"):
+            assert line["outcome"] == "accept", line
+            assert b64url_decode(line["payload_b64url"]) == payloads[case["id"]], line
+        else:
+            assert line["outcome"] == "reject" and "payload_b64url" not in line, line
+    assert "PRIVATE KEY" not in result.stdout + result.stderr
+
+    vector, key = single
     twins = verify_tokens.known_answer_twins(vector)
     token, payload = twins["known_answer"]
     result = verify_signature_only(language, driver_env, vector["algorithm"], key, token, tmp_path)
-    if vector["algorithm"] in declared(language):
-        assert result.returncode == 3, result.stderr
-        return
     assert result.returncode == 0, result.stderr
     assert result.stdout == payload
-    for check in ("known_answer_tampered", "known_answer_alg_none"):
-        forged, _ = twins[check]
-        result = verify_signature_only(language, driver_env, vector["algorithm"], key, forged, tmp_path)
-        assert result.returncode == 1, (check, result.stdout, result.stderr)
-        assert result.stdout == b""
+    forged, _ = twins["known_answer_tampered"]
+    result = verify_signature_only(language, driver_env, vector["algorithm"], key, forged, tmp_path)
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert result.stdout == b""
     assert b"PRIVATE KEY" not in result.stderr
+    missing = [v for v in VECTORS if v["algorithm"] in declared(language)]
+    if missing:
+        _, key = jwk_keys.write_key_files(missing[0]["jwk"], tmp_path, missing[0]["name"])
+        token, _ = verify_tokens.known_answer_twins(missing[0])["known_answer"]
+        assert verify_signature_only(language, driver_env, missing[0]["algorithm"], str(key), token, tmp_path).returncode == 3
 
 
 @pytest.mark.parametrize("language", JWS)
@@ -308,8 +339,9 @@ NATIVE_HARNESSES = {"node": "mitata", "python": "timeit", "java": "jmh", "go": "
 def test_crosscheck_alternates_the_driver_with_its_languages_harness(language, keys, driver_env, tmp_path):
     """`crosscheck`: for each cell and the drift reference's SHA-256, one driver block and one
     native block per alternation, written as measured: the driver's first in odd alternations,
-    the harness's first in even ones; an unsupported cell has its one status row."""
-    alternations = 3
+    the harness's first in even ones (two alternations show both orders; each of java's
+    native blocks is a JMH fork); an unsupported cell has its one status row."""
+    alternations = 2
     cells = tiny_jwt_cells(keys)
     spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "jwt",
             "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
@@ -416,39 +448,62 @@ def run_gate(language, shim, key_dir, tmp_path, variant_list, vectors, declared_
     table = tmp_path / "self.csv"
     with open(tmp_path / "gate.log", "w") as log:
         with verify_tokens.Checker(drivers, key_dir, str(FIXTURE), str(scratch), log) as checker:
-            verify_tokens.self_check(checker, language, variant_list, tmp_path / "tokens", table, 2,
+            verify_tokens.self_check(checker, language, variant_list, tmp_path / "tokens", table,
                                      vectors, declared_unsupported)  # fmt: skip
     with open(table) as handle:
         return list(csv.DictReader(handle))
 
 
-# A stand-in driver for the gate: `verify --signature-only` done right with pyca/cryptography
-# for HS256 and EdDSA, unless FAKE_FLAW says how to get it wrong.
+# A stand-in driver for the gate, answering its two batches: sign-batch for HS256 with
+# hmac; verify-batch done right with pyca/cryptography for HS256 and EdDSA (claims, or
+# the payload of a signature_only case), unless FLAW says how to get it wrong.
 FAKE_DRIVER = textwrap.dedent('''\
     #!{python}
     import base64, hashlib, hmac, json, sys
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
     FLAW = {flaw!r}
-    args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
-    alg, key = args["--alg"], open(args["--key"], "rb").read()
-    if alg == "EdDSA" and FLAW == "undeclared-unsupported":
-        sys.exit(3)
-    token = open(args["--token"]).read().strip()
-    header, body, signature = token.split(".")
+    b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
     decode = lambda t: base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
-    if FLAW != "accepts-anything":
-        if json.loads(decode(header)).get("alg") != alg:
-            sys.exit(1)
-        signing_input = f"{{header}}.{{body}}".encode()
-        try:
-            if alg == "HS256":
-                assert hmac.compare_digest(hmac.new(key, signing_input, hashlib.sha256).digest(), decode(signature))
-            else:
-                load_pem_public_key(key).verify(decode(signature), signing_input)
-        except Exception:
-            sys.exit(1)
-    sys.stdout.buffer.write(decode(body))
+    command, cases = sys.argv[1], json.load(open(sys.argv[3]))["cases"]  # <command> --cases FILE
+    for case in cases:
+        key = open(case["key"], "rb").read()
+        if case["alg"] == "EdDSA" and FLAW == "undeclared-unsupported":
+            print(json.dumps({{"id": case["id"], "exit": 3, "outcome": "unsupported", "token": "",
+                              "elapsed_ns": 0, "peak_rss_kb": 0, "reason": "no EdDSA here"}}))
+            continue
+        if command == "sign-batch":
+            head = b64(json.dumps({{"alg": "HS256"}}).encode()) + "." + b64(open(case["payload"], "rb").read())
+            token = head + "." + b64(hmac.new(key, head.encode(), hashlib.sha256).digest())
+            print(json.dumps({{"id": case["id"], "exit": 0, "token": token, "reason": ""}}))
+            continue
+        header, body, signature = open(case["token"]).read().strip().split(".")
+        good = FLAW == "accepts-anything" or json.loads(decode(header)).get("alg") == case["alg"]
+        if good and FLAW != "accepts-anything":
+            signing_input = f"{{header}}.{{body}}".encode()
+            try:
+                if case["alg"] == "HS256":
+                    assert hmac.compare_digest(hmac.new(key, signing_input, hashlib.sha256).digest(), decode(signature))
+                else:
+                    load_pem_public_key(key).verify(decode(signature), signing_input)
+            except Exception:
+                good = False
+        line = {{"id": case["id"], "exit": 0 if good else 1, "outcome": "accept" if good else "reject",
+                "elapsed_ns": 1, "peak_rss_kb": 0, "reason": "" if good else "Invalid: no"}}
+        if good and case.get("signature_only"):
+            line["payload_b64url"] = b64(b"another payload" if FLAW == "other-payload" else decode(body))
+        elif good and case.get("claims"):
+            line["claims"] = {{"sub": "someone else"}} if FLAW == "other-claims" else json.loads(decode(body))
+        print(json.dumps(line))
+        if FLAW == "stops-early":
+            break
 ''')
+
+
+def fake_driver(tmp_path, flaw):
+    shim = tmp_path / "run"
+    shim.write_text(FAKE_DRIVER.format(python=sys.executable, flaw=flaw))
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return shim
 
 
 @pytest.mark.parametrize(
@@ -459,12 +514,11 @@ FAKE_DRIVER = textwrap.dedent('''\
         ("undeclared-unsupported", {"EdDSA"}, False),  # the same, declared
         (None, {"EdDSA"}, True),  # declared unsupported but done after all
         ("accepts-anything", set(), True),  # accepts the tampered and alg:none twins
+        ("other-payload", set(), True),  # accepts the RFC's tokens, but gives another payload
     ],
 )
 def test_gate_fails_a_driver_that_breaks_the_rules(flaw, declared_unsupported, fails, tmp_path):
-    shim = tmp_path / "run"
-    shim.write_text(FAKE_DRIVER.format(python=sys.executable, flaw=flaw))
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    shim = fake_driver(tmp_path, flaw)
     vectors = [v for v in VECTORS if v["algorithm"] in ("HS256", "EdDSA")]
     if fails:
         with pytest.raises(RuntimeError, match="fake failed"):
@@ -475,40 +529,10 @@ def test_gate_fails_a_driver_that_breaks_the_rules(flaw, declared_unsupported, f
     assert Path(tmp_path / "gate.log").read_text().strip().endswith("6 checks, 0 failed")
 
 
-# A stand-in driver whose checks go through verify-batch: HS256 done right with hmac,
-# unless FLAW says how to get it wrong.
-FAKE_BATCH_DRIVER = textwrap.dedent('''\
-    #!{python}
-    import base64, hashlib, hmac, json, sys
-    FLAW = {flaw!r}
-    b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-    decode = lambda t: base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
-    args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
-    if sys.argv[1] == "sign":
-        head = b64(json.dumps({{"alg": "HS256"}}).encode()) + "." + b64(open(args["--payload"], "rb").read())
-        print(head + "." + b64(hmac.new(open(args["--key"], "rb").read(), head.encode(), hashlib.sha256).digest()))
-        sys.exit(0)
-    for case in json.load(open(args["--cases"]))["cases"]:
-        header, body, signature = open(case["token"]).read().strip().split(".")
-        good = json.loads(decode(header)).get("alg") == case["alg"] and hmac.compare_digest(
-            hmac.new(open(case["key"], "rb").read(), f"{{header}}.{{body}}".encode(), hashlib.sha256).digest(),
-            decode(signature))
-        line = {{"id": case["id"], "exit": 0 if good else 1, "outcome": "accept" if good else "reject",
-                "elapsed_ns": 1, "peak_rss_kb": 0, "reason": "" if good else "Invalid: no"}}
-        if good and case.get("claims"):
-            line["claims"] = {{"sub": "someone else"}} if FLAW == "other-claims" else json.loads(decode(body))
-        print(json.dumps(line))
-        if FLAW == "stops-early":
-            break
-''')
-
-
 @pytest.mark.parametrize(("flaw", "error"), [(None, None), ("other-claims", "failed 1 of its own"),
                                              ("stops-early", "cases unanswered")])  # fmt: skip
 def test_gate_checks_the_claims_a_batch_returns(flaw, error, tmp_path):
-    shim = tmp_path / "run"
-    shim.write_text(FAKE_BATCH_DRIVER.format(python=sys.executable, flaw=flaw))
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    shim = fake_driver(tmp_path, flaw)
     (tmp_path / "hmac-256.secret").write_bytes(b"k" * 32)
     if error:
         with pytest.raises(RuntimeError, match=error):

@@ -4,7 +4,6 @@ import base64
 import hashlib
 import hmac
 import json
-import subprocess
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -47,53 +46,122 @@ def verify(language, env, keys, variant, token_text, tmp_path):
                       "--key", verifying, "--token", str(path))  # fmt: skip
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-@pytest.mark.parametrize("language", JWS_DRIVERS)
-def test_round_trip_and_forgeries(language, variant, keys, driver_env, tmp_path):
-    signing, _ = variants.key_files(variant, keys)
-    signed = run_driver(language, driver_env, "sign", "--alg", variant.algorithm,
-                        "--key", signing, "--payload", str(FIXTURE))  # fmt: skip
-    if (language, variant.algorithm) in EXPECTED_UNSUPPORTED:
-        assert signed.returncode == 3, f"{language} {variant.name}: expected exit 3 (unsupported)"
-        result = verify(language, driver_env, keys, variant, "a.b.c", tmp_path)
-        assert result.returncode == 3
-        return
-    assert signed.returncode == 0, f"{language} sign {variant.name}: {signed.stderr}"
-    token = signed.stdout.strip()
-    header = json.loads(b64url_decode(token.split(".")[0]))
-    assert header["alg"] in HEADER_NAMES.get(variant.algorithm, {variant.algorithm})
+def batch(language, env, command, entries, tmp_path):
+    """{case id: its line} of one `sign-batch` or `verify-batch` over `entries`: the
+    process exits 0 with one JSON line per case, in order."""
+    path = tmp_path / f"{command}.cases.json"
+    path.write_text(json.dumps({"cases": entries}))
+    result = run_driver(language, env, command, "--cases", str(path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["id"] for line in lines] == [entry["id"] for entry in entries]
+    assert "PRIVATE KEY" not in result.stdout + result.stderr
+    return {line["id"]: line for line in lines}
 
-    valid = verify(language, driver_env, keys, variant, token, tmp_path)
-    assert valid.returncode == 0, valid.stderr
-    assert json.loads(valid.stdout) == CLAIMS
 
+def sign_cases(keys, variant_list):
+    return [{"id": v.name, "alg": v.algorithm, "key": variants.key_files(v, keys)[0], "payload": str(FIXTURE)}
+            for v in variant_list]  # fmt: skip
+
+
+def forgeries(variant, token, keys):
+    """{check: token}: the token with its first signature bit flipped, its alg: none twin,
+    and the same body validly MACed under another algorithm: HS* with the same secret under
+    another hash; asymmetric keys with the public PEM as an HS256 secret (key confusion).
+    A verifier pinned to the variant's algorithm must reject every one."""
     head, body, signature = token.split(".")
     flipped = bytearray(b64url_decode(signature))
     flipped[0] ^= 1
-    assert verify(language, driver_env, keys, variant, f"{head}.{body}.{b64url(bytes(flipped))}", tmp_path).returncode == 1
-
     none_header = b64url(b'{"alg":"none","typ":"JWT"}')
-    assert verify(language, driver_env, keys, variant, f"{none_header}.{body}.", tmp_path).returncode == 1
-
-    # Another algorithm in the header, validly MACed: HS* with the same secret under
-    # another hash; asymmetric keys with the public PEM as an HS256 secret (key confusion).
-    _, verifying = variants.key_files(variant, keys)
     other = ("HS384" if variant.algorithm == "HS256" else "HS256") if variant.symmetric else "HS256"
-    secret = open(verifying, "rb").read()
+    secret = open(variants.key_files(variant, keys)[1], "rb").read()
     other_head = b64url(json.dumps({"alg": other, "typ": "JWT"}).encode())
     digest = {"HS256": hashlib.sha256, "HS384": hashlib.sha384}[other]
     mac = hmac.new(secret, f"{other_head}.{body}".encode(), digest).digest()
-    assert verify(language, driver_env, keys, variant, f"{other_head}.{body}.{b64url(mac)}", tmp_path).returncode == 1
+    return {
+        "flipped": f"{head}.{body}.{b64url(bytes(flipped))}",
+        "alg_none": f"{none_header}.{body}.",
+        "other_alg": f"{other_head}.{body}.{b64url(mac)}",
+    }
 
 
 @pytest.mark.parametrize("language", JWS_DRIVERS)
-def test_expired_token_is_rejected(language, keys, driver_env, tmp_path):
-    variant = variants.parse("HS256")
-    head = b64url(b'{"alg":"HS256","typ":"JWT"}')
-    body = b64url(json.dumps(dict(CLAIMS, exp=1000000000)).encode())
-    secret = (keys / "hmac-256.secret").read_bytes()
-    mac = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
-    assert verify(language, driver_env, keys, variant, f"{head}.{body}.{b64url(mac)}", tmp_path).returncode == 1
+def test_round_trip_and_forgeries(language, keys, driver_env, tmp_path):
+    """Every variant, signed in one sign-batch and checked in one verify-batch (the same
+    sign and verify as the commands, which test_the_commands_agree_with_the_batches runs
+    one call each): its token names its algorithm and verifies to exactly the claims
+    signed; its forgeries are rejected; an algorithm driver.yaml declares missing is
+    `unsupported` both ways, and only those."""
+    signed = batch(language, driver_env, "sign-batch", sign_cases(keys, VARIANTS), tmp_path)
+    cases, expected = [], {}
+    for variant in VARIANTS:
+        line = signed[variant.name]
+        verifying = variants.key_files(variant, keys)[1]
+        if (language, variant.algorithm) in EXPECTED_UNSUPPORTED:
+            assert line["exit"] == 3 and line["reason"], f"{language} {variant.name}: expected unsupported, got {line}"
+            tokens = {"unsupported": "a.b.c"}
+        else:
+            assert line["exit"] == 0 and line["reason"] == "", f"{language} sign {variant.name}: {line}"
+            token = line["token"]
+            assert token == token.strip() and token.count(".") == 2, line
+            header = json.loads(b64url_decode(token.split(".")[0]))
+            assert header["alg"] in HEADER_NAMES.get(variant.algorithm, {variant.algorithm})
+            tokens = {"valid": token, **forgeries(variant, token, keys)}
+        for check, token in tokens.items():
+            case_id = f"{variant.name}-{check}"
+            path = tmp_path / f"{case_id}.jwt"
+            path.write_text(token + "\n")
+            cases.append({"id": case_id, "alg": variant.algorithm, "key": verifying, "token": str(path), "claims": True})
+            expected[case_id] = {"valid": "accept", "unsupported": "unsupported"}.get(check, "reject")
+    verdicts = batch(language, driver_env, "verify-batch", cases, tmp_path)
+    wrong = {case_id: verdicts[case_id]["outcome"] for case_id in expected if verdicts[case_id]["outcome"] != expected[case_id]}
+    assert not wrong, f"{language}: {wrong} (expected {[expected[case_id] for case_id in wrong]})"
+    for case_id, line in verdicts.items():
+        if line["outcome"] == "accept":
+            assert line["claims"] == CLAIMS, case_id
+
+
+@pytest.mark.parametrize("language", JWS_DRIVERS)
+def test_the_commands_agree_with_the_batches(language, keys, driver_env, tmp_path):
+    """`sign` and `verify`, one call each, on an HMAC and an RSA variant: the token verifies
+    to the claims signed, its flipped twin exits 1; an algorithm driver.yaml declares
+    missing exits 3 both ways. The batches do the same calls (test_round_trip_and_forgeries)."""
+    for variant in (variants.parse("HS256"), variants.parse("RS256-2048")):
+        signing, _ = variants.key_files(variant, keys)
+        signed = run_driver(language, driver_env, "sign", "--alg", variant.algorithm,
+                            "--key", signing, "--payload", str(FIXTURE))  # fmt: skip
+        assert signed.returncode == 0, f"{language} sign {variant.name}: {signed.stderr}"
+        token = signed.stdout.strip()
+        valid = verify(language, driver_env, keys, variant, token, tmp_path)
+        assert valid.returncode == 0, valid.stderr
+        assert json.loads(valid.stdout) == CLAIMS
+        assert verify(language, driver_env, keys, variant, forgeries(variant, token, keys)["flipped"], tmp_path).returncode == 1
+    missing = sorted(algorithm for driver, algorithm in EXPECTED_UNSUPPORTED if driver == language)
+    if missing:
+        variant = next(v for v in VARIANTS if v.algorithm == missing[0])
+        signed = run_driver(language, driver_env, "sign", "--alg", variant.algorithm,
+                            "--key", variants.key_files(variant, keys)[0], "--payload", str(FIXTURE))  # fmt: skip
+        assert signed.returncode == 3, f"{language} {variant.name}: expected exit 3 (unsupported)"
+        assert verify(language, driver_env, keys, variant, "a.b.c", tmp_path).returncode == 3
+
+
+@pytest.mark.parametrize("language", JWS_DRIVERS)
+def test_sign_batch_answers_every_case_and_refuses_a_malformed_file(language, keys, driver_env, tmp_path):
+    """A case that cannot be signed (its key file is missing) gets an exit-4 line naming
+    the error, and the cases after it are still signed; a malformed cases file, or a case
+    without one of its fields, exits 2 naming the file."""
+    cases = sign_cases(keys, [variants.parse("HS256")] * 2)
+    cases[0].update(id="missing-key", key=str(tmp_path / "no-such-key.secret"))
+    lines = batch(language, driver_env, "sign-batch", cases, tmp_path)
+    assert lines["missing-key"]["exit"] == 4 and lines["missing-key"]["reason"], lines["missing-key"]
+    assert "\n" not in lines["missing-key"]["reason"] and len(lines["missing-key"]["reason"]) <= 300
+    assert lines["HS256"]["exit"] == 0 and lines["HS256"]["token"].count(".") == 2
+    for name, text in (("not-json.json", "{not json"), ("no-payload.json", json.dumps({"cases": [{"id": "a", "alg": "HS256", "key": "k"}]}))):
+        path = tmp_path / name
+        path.write_text(text)
+        result = run_driver(language, driver_env, "sign-batch", "--cases", str(path))
+        assert result.returncode == 2 and name in result.stderr, (name, result.returncode, result.stderr)
+        assert "Traceback" not in result.stderr and "\tat " not in result.stderr
 
 
 @pytest.mark.parametrize("language", JWS_DRIVERS)

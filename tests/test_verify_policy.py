@@ -3,7 +3,8 @@
 
 Each policy item is proven with an HS256 token that fails only that item: the driver must
 reject it when its driver.yaml says it validates the item, and accept it when it declares
-the item under `verify.lacks` (so the declaration is true). Then verify-batch answers every
+the item under `verify.lacks` (so the declaration is true); all of a driver's in one
+verify-batch, the same function as `verify`, which the command itself shows on two. Then verify-batch answers every
 hostile token of data/conformance/cases.yaml: a line per case, no stack trace, no key
 material, and the valid controls accepted.
 """
@@ -87,20 +88,36 @@ def test_every_jws_driver_declares_every_policy_item():
         assert set(declared["validates"]) | set(declared["lacks"]) == set(config_validation.VERIFY_POLICY), language
 
 
-@pytest.mark.parametrize("item", config_validation.VERIFY_POLICY)
 @pytest.mark.parametrize("language", JWS)
-def test_verify_checks_each_policy_item_it_declares(language, item, keys, driver_env, tmp_path):
+def test_verify_checks_each_policy_item_it_declares(language, keys, driver_env, tmp_path):
+    """Every item's tokens and a valid control in one verify-batch (the function `verify`
+    calls); then the `verify` command itself on the control and the expired token."""
     secret = (keys / "hmac-256.secret").read_bytes()
-    control = verify(language, driver_env, keys, tmp_path, hs_token(secret, {"sub": "jwtbench-policy"}))
-    assert control.returncode == 0, control.stderr
-    validated = item in MANIFESTS[language]["verify"]["validates"]
-    for token in policy_tokens(secret)[item]:
-        result = verify(language, driver_env, keys, tmp_path, token)
-        if item == "required_claims":  # no claim is required: a token without any verifies
-            assert result.returncode == (0 if validated else 1), (language, result.stderr)
-        else:
-            assert result.returncode == (1 if validated else 0), (language, item, result.stderr)
-        assert "Traceback" not in result.stderr and "\tat " not in result.stderr
+    control = hs_token(secret, {"sub": "jwtbench-policy"})
+    validates = MANIFESTS[language]["verify"]["validates"]
+    cases, expected = [], {}
+    for item, tokens in {"control": [control], **policy_tokens(secret)}.items():
+        for number, token in enumerate(tokens):
+            case_id = f"{item}-{number}"
+            path = tmp_path / f"{case_id}.jwt"
+            path.write_text(token + "\n")
+            cases.append({"id": case_id, "alg": "HS256", "key": str(keys / "hmac-256.secret"), "token": str(path)})
+            # No claim is required: a token without any verifies (required_claims).
+            rejects = item != "control" and (item in validates) != (item == "required_claims")
+            expected[case_id] = "reject" if rejects else "accept"
+    cases_file = tmp_path / "policy.cases.json"
+    cases_file.write_text(json.dumps({"cases": cases}))
+    result = run_driver(language, driver_env, "verify-batch", "--cases", str(cases_file))
+    assert result.returncode == 0, result.stderr[-2000:]
+    outcomes = {line["id"]: line["outcome"] for line in map(json.loads, result.stdout.splitlines())}
+    wrong = {case_id: outcomes.get(case_id) for case_id in expected if outcomes.get(case_id) != expected[case_id]}
+    assert not wrong, f"{language}: {wrong}, expected {[expected[case_id] for case_id in wrong]}"
+    assert not check_conformance.STACK_TRACE.search(result.stdout + result.stderr)
+    result = verify(language, driver_env, keys, tmp_path, control)
+    assert result.returncode == 0, result.stderr
+    result = verify(language, driver_env, keys, tmp_path, policy_tokens(secret)["exp"][0])
+    assert result.returncode == (1 if "exp" in validates else 0), (language, result.stderr)
+    assert "Traceback" not in result.stderr and "\tat " not in result.stderr
 
 
 @pytest.mark.parametrize("language", JWS)

@@ -33,14 +33,13 @@ rule check_driver:
         "logs/check_driver/{driver}.log",
     benchmark:
         "logs/wall_times/check_driver/{driver}.tsv"
-    threads: 2
     params:
         variants=[variant.name for variant in JWT_VARIANTS],
         payload=jwt_input_file(),
         drivers=get_own_driver,
         unsupported=lambda wildcards: DRIVERS[wildcards.driver]["unsupported"],
     run:
-        verify_tokens.run_job(job(input, output, params, log, wildcards, threads))
+        verify_tokens.run_job(job(input, output, params, log, wildcards))
 
 
 rule check_interop:

@@ -1,12 +1,13 @@
 'use strict';
-// The driver's command line: versions, sign, verify, verify-batch, bench, crosscheck, stopping, coldstart
+// The driver's command line: versions, sign, sign-batch, verify, verify-batch, bench, crosscheck, stopping,
+// coldstart
 // (workflow/scripts/README.md).
 // Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
 // 4 verify failed with an error that is not the library's verdict on the token.
 
 const fs = require('node:fs');
 const { MissingDependency } = require('./deps');
-const { UnknownLibrary, describeError, library, verdictOf } = require('./library');
+const { UnknownLibrary, describeError, library, oneLine, verdictOf } = require('./library');
 const { InputError, JWS_ALGORITHMS, readJsonObject, readToken, loadSigningKey, loadVerificationKey } =
   require('./inputs');
 
@@ -14,6 +15,7 @@ const EXIT = { ok: 0, invalid: 1, usage: 2, unsupported: 3, error: 4 };
 
 const USAGE = `usage: run versions
        run sign   --alg ALG --key FILE --payload FILE
+       run sign-batch --cases FILE
        run verify --alg ALG --key FILE --token FILE [--signature-only]
        run verify-batch --cases FILE
        run bench  --spec FILE --out FILE
@@ -25,6 +27,7 @@ const USAGE = `usage: run versions
 const COMMANDS = {
   versions: { flags: [], run: versions },
   sign: { flags: ['alg', 'key', 'payload'], run: sign },
+  'sign-batch': { flags: ['cases'], run: signBatch },
   verify: { flags: ['alg', 'key', 'token'], switches: ['signature-only'], run: verify },
   'verify-batch': { flags: ['cases'], run: verifyBatch },
   bench: { flags: ['spec', 'out'], run: bench },
@@ -104,17 +107,60 @@ async function sign({ alg, key, payload }) {
   const lib = library();
   const privateKey = loadSigningKey(alg, key, '--key');
   const { value: claims } = readJsonObject(payload, '--payload');
-  let token;
+  let signed;
   try {
-    token = await lib.signer(alg, await lib.nativeKey('private', alg, privateKey), claims)(claims);
+    signed = await signClaims(lib, alg, privateKey, claims);
   } catch (e) {
-    if (lib.isUnsupportedAlgorithmError(e)) {
-      err(`sign: ${lib.name} does not support ${alg} (${e.message})`);
-      return EXIT.unsupported;
-    }
     throw new InputError(`sign: ${lib.name} refused --key ${key} / --payload ${payload}: ${e.message}`);
   }
-  out(`${token}\n`);
+  if (signed.unsupported) {
+    err(`sign: ${signed.unsupported}`);
+    return EXIT.unsupported;
+  }
+  out(`${signed.token}\n`);
+  return EXIT.ok;
+}
+
+/**
+ * The signing of `sign` and each case of `sign-batch`, once the key file is a KeyObject and
+ * the payload parsed: the library's own key, its signer of exactly `claims`, one token.
+ * {token}, or {unsupported: message} when the library lacks alg; throws anything else.
+ */
+async function signClaims(lib, alg, privateKey, claims) {
+  try {
+    return { token: await lib.signer(alg, await lib.nativeKey('private', alg, privateKey), claims)(claims) };
+  } catch (e) {
+    if (lib.isUnsupportedAlgorithmError(e)) return { unsupported: `${lib.name} does not support ${alg} (${e.message})` };
+    throw e;
+  }
+}
+
+/**
+ * `sign-batch --cases FILE` (workflow/scripts/README.md): `sign` on each case in one process,
+ * the key and payload read as `sign` reads them, one JSON line per case {id, exit, token,
+ * reason}: 0 signed, 3 the library lacks alg, 4 anything else this case ran into (an
+ * unreadable key or payload file, a bad key, a library exception). Nothing a case does ends
+ * the process.
+ */
+async function signBatch({ cases: file }) {
+  const lib = library();
+  const cases = readCases(file, 'payload');
+  for (const c of cases) {
+    const line = { id: c.id, exit: EXIT.ok, token: '', reason: '' };
+    try {
+      const privateKey = loadSigningKey(c.alg, c.key, `case ${c.id} key`);
+      const { value: claims } = readJsonObject(c.payload, `case ${c.id} payload`);
+      const signed = await signClaims(lib, c.alg, privateKey, claims);
+      if (signed.unsupported) {
+        Object.assign(line, { exit: EXIT.unsupported, reason: oneLine(`UnsupportedAlgorithm: ${signed.unsupported}`) });
+      } else {
+        line.token = signed.token;
+      }
+    } catch (e) {
+      Object.assign(line, { exit: EXIT.error, reason: describeError(e) });
+    }
+    out(`${JSON.stringify(line)}\n`);
+  }
   return EXIT.ok;
 }
 
@@ -185,22 +231,26 @@ function claimsJson(claims, compact) {
 /**
  * `verify-batch --cases FILE` (workflow/scripts/README.md): each case's key and token loaded
  * untimed, the peak RSS reset, one timed call of verifyToken (what `verify` calls), one JSON
- * line per case, with the claims (untimed) when the case asks. Nothing a case does ends the process.
+ * line per case, with the claims (untimed) when the case asks. A `signature_only` case times
+ * instead the library's verifySignatureOnly (what `verify --signature-only` calls), and its
+ * accept line carries the payload's bytes as `payload_b64url`. Nothing a case does ends the process.
  */
 async function verifyBatch({ cases: file }) {
   const lib = library();
-  const cases = readCases(file);
+  const cases = readCases(file, 'token');
   for (const c of cases) {
     const line = { id: c.id, exit: EXIT.ok, outcome: 'accept', elapsed_ns: 0, peak_rss_kb: 0, reason: '' };
     let verify;
     let compact;
-    let claims;
+    let result;
     try {
       const publicKey = loadVerificationKey(c.alg, c.key, `case ${c.id} key`);
       compact = readToken(c.token, `case ${c.id} token`);
       const native = await caseKey(lib, c.alg, publicKey);
       if (native.unsupported) {
         Object.assign(line, { exit: EXIT.unsupported, outcome: 'unsupported', reason: `UnsupportedAlgorithm: ${native.unsupported}` });
+      } else if (c.signatureOnly) {
+        verify = (token) => lib.verifySignatureOnly(token, c.alg, native.key);
       } else {
         verify = lib.verifier(c.alg, native.key);
       }
@@ -208,23 +258,37 @@ async function verifyBatch({ cases: file }) {
       Object.assign(line, { exit: EXIT.error, outcome: 'error', reason: describeError(e) });
     }
     if (line.exit === EXIT.ok) {
+      // verifySignatureOnly may return a promise whatever lib.async says (`verify` awaits it)
+      const awaited = lib.async || c.signatureOnly;
       resetPeakRss();
       let thrown = null;
       const t0 = process.hrtime.bigint();
       try {
-        claims = lib.async ? await verify(compact) : verify(compact);
+        result = awaited ? await verify(compact) : verify(compact);
       } catch (e) {
         thrown = e;
       }
       line.elapsed_ns = Number(process.hrtime.bigint() - t0);
-      if (thrown !== null) Object.assign(line, verdictOf(thrown));
+      // `verify --signature-only` answers invalid (exit 1) for whatever the check threw
+      if (thrown !== null) Object.assign(line, c.signatureOnly ? signatureVerdictOf(thrown) : verdictOf(thrown));
     }
     line.peak_rss_kb = peakRssKb();
+    if (c.signatureOnly) {
+      // the payload's bytes exactly as `verify --signature-only` prints them
+      if (line.exit === EXIT.ok) line.payload_b64url = Buffer.from(result).toString('base64url');
+      out(`${JSON.stringify(line)}\n`);
+      continue;
+    }
     const text = JSON.stringify(line);
     // "claims" spliced in as verify's JSON text (which survives claims too deep to stringify)
-    out(c.claims && line.exit === EXIT.ok ? `${text.slice(0, -1)},"claims":${claimsJson(claims, compact)}}\n` : `${text}\n`);
+    out(c.claims && line.exit === EXIT.ok ? `${text.slice(0, -1)},"claims":${claimsJson(result, compact)}}\n` : `${text}\n`);
   }
   return EXIT.ok;
+}
+
+/** What `verify --signature-only` answers for what its check threw: invalid, whatever it was. */
+function signatureVerdictOf(e) {
+  return { exit: EXIT.invalid, outcome: 'reject', reason: describeError(e) };
 }
 
 // Whether the library lacks an algorithm, asked once per algorithm of a verify-batch run.
@@ -242,20 +306,27 @@ async function caseKey(lib, alg, publicKey) {
   }
 }
 
-/** The cases of a verify-batch FILE: [{id, alg, key, token, claims}], or an InputError naming FILE. */
-function readCases(file) {
+/**
+ * The cases of a batch FILE, or an InputError naming FILE and the case's index. `input` is
+ * the case's file besides its key: `token` (verify-batch: [{id, alg, key, token, claims,
+ * signatureOnly}]) or `payload` (sign-batch: [{id, alg, key, payload}]).
+ */
+function readCases(file, input) {
   const { value } = readJsonObject(file, '--cases');
   const where = `--cases ${file}`;
   if (!Array.isArray(value.cases)) throw new InputError(`${where}: "cases" must be a list`);
   return value.cases.map((c, i) => {
     if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new InputError(`${where}: case ${i} is not an object`);
-    for (const field of ['id', 'alg', 'key', 'token']) {
+    for (const field of ['id', 'alg', 'key', input]) {
       if (typeof c[field] !== 'string' || c[field] === '') {
         throw new InputError(`${where}: case ${i} needs a non-empty string "${field}"`);
       }
     }
     if (!JWS_ALGORITHMS.includes(c.alg)) throw new InputError(`${where}: case ${i}: ${c.alg} is not a JWS algorithm name`);
-    return { id: c.id, alg: c.alg, key: c.key, token: c.token, claims: c.claims === true };
+    if (input === 'payload') return { id: c.id, alg: c.alg, key: c.key, payload: c.payload };
+    return {
+      id: c.id, alg: c.alg, key: c.key, token: c.token, claims: c.claims === true, signatureOnly: c.signature_only === true,
+    };
   });
 }
 

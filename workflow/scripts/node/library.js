@@ -57,6 +57,11 @@ function objectClaims(claims) {
   return claims;
 }
 
+/** `text` on one line of at most 300 characters (a batch line's `reason`). */
+function oneLine(text) {
+  return text.replace(/[\r\n]+/g, ' ').slice(0, 300);
+}
+
 /** "Type: message" of anything thrown, on one line of at most 300 characters. */
 function describeError(e) {
   const type = e instanceof Error ? (e.constructor?.name || e.name || 'Error') : typeof e;
@@ -66,7 +71,7 @@ function describeError(e) {
   } catch (_) {
     message = '(no message)';
   }
-  return `${type}: ${message}`.replace(/[\r\n]+/g, ' ').slice(0, 300);
+  return oneLine(`${type}: ${message}`);
 }
 
 /** The payload segment of a compact JWS, decoded (the bytes exactly as signed). */
@@ -103,5 +108,5 @@ function verdictOf(e) {
 
 module.exports = {
   DEFAULT_LIBRARY, LIBRARY, DRIVER, UnknownLibrary, InvalidPayload, InvalidSignature,
-  objectClaims, describeError, payloadBytes, library, verdictOf,
+  objectClaims, oneLine, describeError, payloadBytes, library, verdictOf,
 };

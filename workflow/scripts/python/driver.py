@@ -4,13 +4,14 @@ Another JWS library through its adapter when JWTBENCH_LIBRARY names one (librari
 
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
-  | verify-batch --cases
+  | verify-batch --cases | sign-batch --cases
   | bench --spec --out | crosscheck --spec --out | stopping --series
   | coldstart --hmac --rsa --payload
 Suites: jwt, tokensize, transfer, hash, percall, primitive, harness, keygen (README.md beside this file).
 """
 
 import argparse
+import base64
 import csv
 import functools
 import importlib.metadata
@@ -177,8 +178,10 @@ OUTCOMES = {0: "accept", EXIT_INVALID: "reject", EXIT_UNSUPPORTED: "unsupported"
 
 def verify_case(case):
     """One conformance case (README.md, verify-batch): its line, from one timed call of
-    the same verify as the `verify` command."""
+    the same verify as the `verify` command (`verify --signature-only` when the case says
+    `signature_only`)."""
     alg = case["alg"]
+    signature_only = bool(case.get("signature_only"))
     try:
         ensure_supported(alg)
     except UnsupportedAlgorithm as exc:
@@ -190,10 +193,12 @@ def verify_case(case):
         return case_line(case, EXIT_ERROR, 0, f"cannot load the case's key or token: {type(exc).__name__}")
     reset_peak_rss()
     start = clock()
-    status, result = judged(lambda: verify(token, key, alg))
+    status, result = judged(lambda: (verify_signature if signature_only else verify)(token, key, alg))
     elapsed = clock() - start
     line = case_line(case, status, elapsed, "" if status == 0 else result)
-    if status == 0 and case.get("claims"):
+    if status == 0 and signature_only:
+        line["payload_b64url"] = base64.urlsafe_b64encode(result).rstrip(b"=").decode("ascii")
+    elif status == 0 and case.get("claims"):
         line["claims"] = result  # what `verify` prints, for the gate's checks
     return line
 
@@ -203,16 +208,45 @@ def case_line(case, status, elapsed_ns, reason):
             "peak_rss_kb": peak_rss_kb(), "reason": reason}  # fmt: skip
 
 
-def command_verify_batch(args):
+def read_cases(path, fields):
+    """The cases of a batch command's FILE, each with every one of `fields`."""
     try:
-        cases = json.loads(read_file(args.cases, "cases"))["cases"]
-        incomplete = [index for index, case in enumerate(cases) if not CASE_FIELDS.issubset(case)]
+        cases = json.loads(read_file(path, "cases"))["cases"]
+        incomplete = [index for index, case in enumerate(cases) if not fields.issubset(case)]
     except (ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{args.cases}: not a cases file ({one_line(exc)})") from None
+        raise UsageError(f"{path}: not a cases file ({one_line(exc)})") from None
     if incomplete:
-        raise UsageError(f"{args.cases}: case {incomplete[0]} lacks one of {sorted(CASE_FIELDS)}")
-    for case in cases:
+        raise UsageError(f"{path}: case {incomplete[0]} lacks one of {sorted(fields)}")
+    return cases
+
+
+def command_verify_batch(args):
+    for case in read_cases(args.cases, CASE_FIELDS):
         print(json.dumps(verify_case(case)), flush=True)
+    return 0
+
+
+SIGN_CASE_FIELDS = {"id", "alg", "key", "payload"}
+
+
+def sign_case(case):
+    """One case of sign-batch: what `sign` does, as a line with its exit status."""
+    alg = case["alg"]
+    try:
+        ensure_supported(alg)
+    except UnsupportedAlgorithm as exc:
+        return {"id": case["id"], "exit": EXIT_UNSUPPORTED, "token": "", "reason": one_line(exc)}
+    try:
+        claims = json.loads(Path(case["payload"]).read_bytes())
+        token = sign(claims, load_signing_key(alg, case["key"]), alg)
+    except Exception as exc:  # noqa: BLE001 - the case's line says what went wrong
+        return {"id": case["id"], "exit": EXIT_ERROR, "token": "", "reason": one_line(exc)}
+    return {"id": case["id"], "exit": 0, "token": token, "reason": ""}
+
+
+def command_sign_batch(args):
+    for case in read_cases(args.cases, SIGN_CASE_FIELDS):
+        print(json.dumps(sign_case(case)), flush=True)
     return 0
 
 
@@ -697,6 +731,8 @@ def parser():
     )  # fmt: skip
     p = sub.add_parser("verify-batch", help="verify each case of a conformance cases file, one JSON line each")
     p.add_argument("--cases", required=True)
+    p = sub.add_parser("sign-batch", help="sign each case of a cases file, one JSON line each")
+    p.add_argument("--cases", required=True)
     p = sub.add_parser("bench")
     p.add_argument("--spec", required=True)
     p.add_argument("--out", required=True)
@@ -718,6 +754,7 @@ def main(argv):
             print(json.dumps(versions()))
             return 0
         commands = {"sign": command_sign, "verify": command_verify, "verify-batch": command_verify_batch,
+                    "sign-batch": command_sign_batch,
                     "bench": command_bench, "crosscheck": command_crosscheck,
                     "stopping": command_stopping, "coldstart": command_coldstart}  # fmt: skip
         return commands[args.command](args)

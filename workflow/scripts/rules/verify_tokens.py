@@ -4,8 +4,8 @@ Two modes, chosen by the rule's outputs:
 - self-check (rule check_driver, output `tokens`): one language signs every variant and
   verifies its own token, the token with one signature bit flipped, and an unsigned
   (alg: none) twin; then it checks the JWS known answers (data/vectors/
-  jws-known-answers.json: RFC 7515 A.1-A.4, RFC 8037 A.4) with `verify --signature-only`:
-  each RFC token must give exactly its payload, its twin with the payload changed (the
+  jws-known-answers.json: RFC 7515 A.1-A.4, RFC 8037 A.4) as `verify --signature-only`
+  does: each RFC token must give exactly its payload, its twin with the payload changed (the
   signature kept) and its alg: none twin must be rejected. A driver may answer
   `unsupported` only for the algorithms its driver.yaml declares, and must for those. Any
   wrong verdict fails the job: that language is not timed.
@@ -13,11 +13,13 @@ Two modes, chosen by the rule's outputs:
   language's tokens and their forged twins. The matrix (self rows included) is written
   whatever it holds; the report names every failure.
 Drivers run as they will be timed: natively, or each call in a fresh container that sees
-only the keys, the payload and the scratch directory holding the tokens to verify. The
-verify checks of a driver go through one `verify-batch` per job (the same verify as the
-`verify` command, in one process: the matrix's calls grow with the square of the drivers),
-with the verified claims on each accepted line to compare with what was signed; signing
-and the known answers (`verify --signature-only`) stay one call each.
+only the keys, the payload and the scratch directory holding the tokens to verify. A
+self-check is two processes of the driver: one `sign-batch` (the same sign as the `sign`
+command) and one `verify-batch` (the same verify as `verify`, with the verified claims on
+each accepted line to compare with what was signed, and the known answers as
+`signature_only` cases giving their payload bytes); interop is one `verify-batch` per
+verifier (the matrix's checks grow with the square of the drivers). A process start per
+check cost about a second each in java, and in containers a `podman exec` each.
 """
 
 import base64
@@ -90,6 +92,14 @@ def known_answer_variant(vector):
     return variants.parse(variants.name_of(vector["algorithm"], bits))
 
 
+def given_payload(line):
+    """The payload bytes an accepted signature_only line gives, or None if it gives none."""
+    try:
+        return b64url_decode(line["payload_b64url"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 class Checker(contextlib.ExitStack):
     """Runs drivers (a {language: driver params} dict) for the checks; a context manager
     holding each driver's session (and, in containers, its key copy) until the job ends."""
@@ -119,40 +129,16 @@ class Checker(contextlib.ExitStack):
             env=self.runners[language].environ(),
         )  # fmt: skip
 
-    def sign(self, language, variant, tokens_dir):
-        """Write the token to tokens_dir; return its path, or None if unsupported."""
-        signing_key, _ = variants.key_files(variant, self.key_dir)
-        result = self.run(
-            language, "sign", "--alg", variant.algorithm, "--key", signing_key,
-            "--payload", self.payload,
-        )  # fmt: skip
-        if result.returncode == EXIT_UNSUPPORTED:
-            self.note(f"{language} sign {variant.name}: unsupported")
-            return None
-        if result.returncode != 0:
-            raise RuntimeError(
-                f"{language} sign {variant.name} exited {result.returncode}: "
-                f"{result.stderr.strip()}"
-            )
-        path = Path(tokens_dir) / f"{variant.name}.jwt"
-        path.write_text(result.stdout.strip() + "\n")
-        return path
-
-    def verdicts(self, verifier, cases):
-        """{case id: verdict} of the verifier's `verify-batch` over cases, each (id, variant,
-        token file): accept (and its claims are the payload's), reject, unsupported, or error
-        (noted); a batch that fails as a whole raises."""
-        if not cases:
+    def batch(self, driver, command, entries):
+        """{case id: its line} of the driver's `command` (verify-batch, sign-batch) over
+        `entries`, the cases as the contract writes them; raises unless every case has its
+        line and the process exited 0."""
+        if not entries:
             return {}
-        entries = [
-            {"id": case_id, "alg": variant.algorithm, "key": variants.key_files(variant, self.key_dir)[1],
-             "token": str(token_file), "claims": True}
-            for case_id, variant, token_file in cases
-        ]  # fmt: skip
         with tempfile.NamedTemporaryFile("w", suffix=".cases.json", dir=self.scratch, delete=False) as handle:
             json.dump({"cases": entries}, handle)
         Path(handle.name).chmod(0o644)  # a container's user reads it
-        result = self.run(verifier, "verify-batch", "--cases", handle.name)
+        result = self.run(driver, command, "--cases", handle.name)
         lines = {}
         for line in result.stdout.splitlines():
             with contextlib.suppress(ValueError, KeyError, TypeError):
@@ -161,61 +147,108 @@ class Checker(contextlib.ExitStack):
         missing = [entry["id"] for entry in entries if entry["id"] not in lines]
         if result.returncode != 0 or missing:
             raise RuntimeError(
-                f"{verifier} verify-batch exited {result.returncode} with {len(missing)} of {len(entries)} "
+                f"{driver} {command} exited {result.returncode} with {len(missing)} of {len(entries)} "
                 f"cases unanswered: {result.stderr.strip()[-500:]}"
             )
-        return {case_id: self.batch_verdict(verifier, case_id, lines[case_id]) for case_id, _, _ in cases}
+        return lines
 
-    def batch_verdict(self, verifier, case_id, line):
+    def sign_all(self, language, variant_list, tokens_dir):
+        """Each variant's token written to tokens_dir, from one `sign-batch`: its path, or
+        None where the library lacks the algorithm."""
+        entries = [
+            {"id": variant.name, "alg": variant.algorithm, "key": variants.key_files(variant, self.key_dir)[0],
+             "payload": self.payload}
+            for variant in variant_list
+        ]  # fmt: skip
+        lines = self.batch(language, "sign-batch", entries)
+        paths = []
+        for variant in variant_list:
+            line = lines[variant.name]
+            if line.get("exit") == EXIT_UNSUPPORTED:
+                self.note(f"{language} sign {variant.name}: unsupported")
+                paths.append(None)
+                continue
+            if line.get("exit") != 0 or not line.get("token"):
+                raise RuntimeError(f"{language} sign {variant.name} exited {line.get('exit')}: {line.get('reason', '')}")
+            path = Path(tokens_dir) / f"{variant.name}.jwt"
+            path.write_text(line["token"].strip() + "\n")
+            paths.append(path)
+        return paths
+
+    def verdicts(self, verifier, entries, payloads=None):
+        """{case id: verdict} of the verifier's `verify-batch` over `entries`: accept (and
+        what it gives is what was signed: the claims, or for a `signature_only` case the
+        bytes `payloads` holds under its id), reject, unsupported, or error (noted); a batch
+        that fails as a whole raises."""
+        payloads = payloads or {}
+        lines = self.batch(verifier, "verify-batch", entries)
+        return {
+            entry["id"]: self.batch_verdict(verifier, entry["id"], lines[entry["id"]], payloads.get(entry["id"]))
+            for entry in entries
+        }
+
+    def batch_verdict(self, verifier, case_id, line, payload=None):
         outcome = line.get("outcome")
         if outcome == "accept":
-            if line.get("claims") == self.claims:
+            if payload is None and line.get("claims") == self.claims:
                 return "accept"
-            self.note(f"{verifier} verify {case_id}: accepted, but the claims differ from what was signed")
+            if payload is not None and given_payload(line) == payload:
+                return "accept"
+            what = "the claims differ from what was signed" if payload is None else "the payload differs from the token's"
+            self.note(f"{verifier} verify {case_id}: accepted, but {what}")
             return "error"
         if outcome in ("reject", "unsupported"):
             return outcome
         self.note(f"{verifier} verify {case_id}: {outcome} (exit {line.get('exit')}): {line.get('reason', '')}")
         return "error"
 
-    def judge(self, result, accepted, what, mismatch):
-        """A verify call's verdict: accept (exit 0 and `accepted`: it printed what the token
-        carries), reject (exit 1), unsupported (exit 3), else error (noted with `what`)."""
-        if result.returncode == 0:
-            if accepted:
-                return "accept"
-            self.note(f"{what}: exit 0 but {mismatch}")
-            return "error"
-        if result.returncode == 1:
-            return "reject"
-        if result.returncode == EXIT_UNSUPPORTED:
-            return "unsupported"
-        stderr = result.stderr.decode(errors="replace") if isinstance(result.stderr, bytes) else result.stderr
-        self.note(f"{what} exited {result.returncode}: {stderr.strip()}")
-        return "error"
-
     def twin_cases(self, signer, verifier, variant, token_file):
-        """The verify-batch cases of one token's three checks: (id, variant, token file)."""
+        """The verify-batch cases of one token's three checks."""
         cases = []
         for check, token in forged_twins(Path(token_file).read_text().strip()).items():
             case_id = f"{signer}-{verifier}-{variant.name}-{check}"
             path = Path(self.scratch) / file_name(f"{case_id}.jwt")
             path.write_text(token + "\n")
             path.chmod(0o644)
-            cases.append((case_id, variant, path))
+            cases.append({"id": case_id, "alg": variant.algorithm, "key": variants.key_files(variant, self.key_dir)[1],
+                          "token": str(path), "claims": True})  # fmt: skip
         return cases
 
-    def rows_for(self, verifier, tokens, declared=None):
-        """The three checks of each token a verifier verifies, in one verify-batch. tokens:
-        [(signer, variant, token file or None (the signer lacks the variant), valid)], where
-        `valid` is what the verifier must answer for the token itself (interop: `reject` when
-        its header names the algorithm otherwise than the verifier's library, see header_alg)."""
-        cases = {
-            (signer, variant.name): self.twin_cases(signer, verifier, variant, token_file)
+    def known_answer_cases(self, language, vector):
+        """The verify-batch cases (`signature_only`) of one known-answer vector's three checks
+        (see known_answer_twins), and {case id: the payload each must give if accepted}."""
+        directory = Path(self.scratch) / "known-answers"
+        directory.mkdir(exist_ok=True)
+        _, key_file = jwk_keys.write_key_files(vector["jwk"], directory, file_name(f"{language}-{vector['name']}"))
+        cases, payloads = [], {}
+        for check, (token, payload) in known_answer_twins(vector).items():
+            case_id = f"{language}-{vector['name']}-{check}"
+            path = directory / file_name(f"{case_id}.jwt")
+            path.write_text(token + "\n")
+            path.chmod(0o644)
+            cases.append({"id": case_id, "alg": vector["algorithm"], "key": str(key_file), "token": str(path),
+                          "signature_only": True})  # fmt: skip
+            payloads[case_id] = payload
+        return cases, payloads
+
+    def rows_for(self, verifier, tokens, declared=None, known_answers=()):
+        """The three checks of each token a verifier verifies, and of each known-answer
+        vector (self-checks), in one verify-batch. tokens: [(signer, variant, token file or
+        None (the signer lacks the variant), valid)], where `valid` is what the verifier must
+        answer for the token itself (interop: `reject` when its header names the algorithm
+        otherwise than the verifier's library, see header_alg)."""
+        entries = [
+            case
             for signer, variant, token_file, _ in tokens
             if token_file is not None
-        }
-        verdicts = self.verdicts(verifier, [case for twins in cases.values() for case in twins])
+            for case in self.twin_cases(signer, verifier, variant, token_file)
+        ]
+        payloads = {}
+        for vector in known_answers:
+            cases, expected = self.known_answer_cases(verifier, vector)
+            entries += cases
+            payloads.update(expected)
+        verdicts = self.verdicts(verifier, entries, payloads)
         rows = []
         for signer, variant, token_file, valid in tokens:
             for check in CHECKS:
@@ -225,31 +258,11 @@ class Checker(contextlib.ExitStack):
                 expected = valid if check == "valid" else EXPECTED[check]
                 observed = verdicts[f"{signer}-{verifier}-{variant.name}-{check}"]
                 rows.append(self.row(signer, verifier, variant, check, observed, declared, expected))
-        return rows
-
-    def known_answer_rows(self, language, vector, declared):
-        """Rows of one known-answer vector for `language` (see known_answer_twins)."""
-        variant = known_answer_variant(vector)
-        directory = Path(self.scratch) / "known-answers"
-        directory.mkdir(exist_ok=True)
-        _, key_file = jwk_keys.write_key_files(vector["jwk"], directory, file_name(f"{language}-{vector['name']}"))
-        rows = []
-        for check, (token, payload) in known_answer_twins(vector).items():
-            path = directory / file_name(f"{language}-{vector['name']}-{check}.jwt")
-            path.write_text(token + "\n")
-            result = self.run(
-                language, "verify", "--alg", vector["algorithm"], "--key", key_file,
-                "--token", str(path), "--signature-only", text=False,
-            )  # fmt: skip
-            observed = self.judge(result, result.stdout == payload, f"{language} {vector['name']} {check} (--signature-only)",
-                                  "the printed payload differs from the token's")  # fmt: skip
-            rows.append(self.row(language, language, variant, check, observed, declared))
-            if observed == "unsupported":  # no need to ask again about the twins
-                rows += [
-                    self.row(language, language, variant, twin, "unsupported", declared)
-                    for twin in list(KNOWN_ANSWER_CHECKS)[len(rows):]
-                ]
-                break
+        for vector in known_answers:
+            variant = known_answer_variant(vector)
+            for check in KNOWN_ANSWER_CHECKS:
+                observed = verdicts[f"{verifier}-{vector['name']}-{check}"]
+                rows.append(self.row(verifier, verifier, variant, check, observed, declared))
         return rows
 
     def row(self, signer, verifier, variant, check, observed, declared=None, expected=None):
@@ -287,16 +300,14 @@ def failures(rows):
     return [row for row in rows if row[-1] == "false"]
 
 
-def self_check(checker, language, variant_list, tokens_dir, table, threads, known_answers, declared):
-    """`declared`: the algorithms the language's driver.yaml says its library lacks."""
+def self_check(checker, language, variant_list, tokens_dir, table, known_answers, declared):
+    """`declared`: the algorithms the language's driver.yaml says its library lacks. Two
+    calls of the driver: one sign-batch, one verify-batch."""
     Path(tokens_dir).mkdir(parents=True, exist_ok=True)
     declared = set(declared)
-    with ThreadPoolExecutor(threads) as pool:
-        # The known answers first: they share the pool with the signing calls.
-        known = [pool.submit(checker.known_answer_rows, language, vector, declared) for vector in known_answers]
-        tokens = list(pool.map(lambda v: checker.sign(language, v, tokens_dir), variant_list))
-        own = [(language, variant, token, "accept") for variant, token in zip(variant_list, tokens)]
-        rows = checker.rows_for(language, own, declared) + [row for job in known for row in job.result()]
+    tokens = checker.sign_all(language, variant_list, tokens_dir)
+    own = [(language, variant, token, "accept") for variant, token in zip(variant_list, tokens)]
+    rows = checker.rows_for(language, own, declared, known_answers)
     write_table(table, rows)
     bad = failures(rows)
     for row in bad:
@@ -365,8 +376,7 @@ def run_job(snake):
                 language = snake.wildcards.driver
                 self_check(
                     checker, language, variant_list, snake.output.tokens, snake.output.table,
-                    snake.threads, jwk_keys.known_answers(snake.input.known_answers),
-                    snake.params.unsupported,
+                    jwk_keys.known_answers(snake.input.known_answers), snake.params.unsupported,
                 )  # fmt: skip
 
 

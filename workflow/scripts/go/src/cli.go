@@ -120,7 +120,7 @@ func verifyCommand(args []string) error {
 	}
 	token := strings.TrimSpace(string(raw))
 	if switches["signature-only"] {
-		payload, err := guardedSignature(verifier, token)
+		payload, _, err := guardedSignature(verifier, token)
 		if _, panicked := err.(*panicError); panicked {
 			return verdictError(err) // exit 4, one line
 		}

@@ -42,6 +42,7 @@ const usage = `usage: jwtbench-go versions
        jwtbench-go sign --alg ALG --key FILE --payload FILE
        jwtbench-go verify --alg ALG --key FILE --token FILE [--signature-only]
        jwtbench-go verify-batch --cases FILE
+       jwtbench-go sign-batch --cases FILE
        jwtbench-go bench --spec FILE --out FILE
        jwtbench-go crosscheck --spec FILE --out FILE
        jwtbench-go stopping --series FILE
@@ -52,6 +53,7 @@ var commands = map[string]func(args []string) error{
 	"sign":              signCommand,
 	"verify":            verifyCommand,
 	"verify-batch":      verifyBatchCommand,
+	"sign-batch":        signBatchCommand,
 	"bench":             benchCommand,
 	"stopping":          stoppingCommand,
 	"coldstart":         coldstartCommand,

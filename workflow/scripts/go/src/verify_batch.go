@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,14 +34,17 @@ func guardedVerify(v verifier, token string) (claims any, elapsed time.Duration,
 	return claims, time.Since(began), err
 }
 
-// guardedSignature is verifier.verifySignature with a panic in it a panicError.
-func guardedSignature(v verifier, token string) (payload []byte, err error) {
+// guardedSignature times one call of verifier.verifySignature (monotonic clock), a panic
+// in it a panicError.
+func guardedSignature(v verifier, token string) (payload []byte, elapsed time.Duration, err error) {
+	began := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
-			payload, err = nil, &panicError{r}
+			payload, elapsed, err = nil, time.Since(began), &panicError{r}
 		}
 	}()
-	return v.verifySignature(token)
+	payload, err = v.verifySignature(token)
+	return payload, time.Since(began), err
 }
 
 // errorReason names an error "Type: message" on one line of at most maxReason characters,
@@ -74,13 +78,15 @@ func verdictError(err error) error {
 	return &libraryFailure{reason}
 }
 
-// batchCase is one case of a --cases file; Claims asks for the verified claims on accept.
+// batchCase is one case of a --cases file; Claims asks for the verified claims on accept;
+// SignatureOnly times the JWS-only check of `verify --signature-only` instead of verify.
 type batchCase struct {
-	ID     string `json:"id"`
-	Alg    string `json:"alg"`
-	Key    string `json:"key"`
-	Token  string `json:"token"`
-	Claims bool   `json:"claims"`
+	ID            string `json:"id"`
+	Alg           string `json:"alg"`
+	Key           string `json:"key"`
+	Token         string `json:"token"`
+	Claims        bool   `json:"claims"`
+	SignatureOnly bool   `json:"signature_only"`
 }
 
 // caseLine is verify-batch's line for one case.
@@ -94,6 +100,9 @@ type caseLine struct {
 	// Claims are the verified claims, encoded as `verify` prints them (json.Number keeps
 	// every number's literal); nil, so left out, unless the case asked and was accepted.
 	Claims map[string]any `json:"claims,omitzero"`
+	// PayloadB64url is a signature_only case's payload as signed, base64url without
+	// padding; nil, so left out, unless such a case was accepted (an empty payload is "").
+	PayloadB64url *string `json:"payload_b64url,omitempty"`
 }
 
 // verifyBatchCommand runs the verify function on every case of --cases in this process and
@@ -117,18 +126,19 @@ func verifyBatchCommand(args []string) error {
 	return nil
 }
 
-// casesFile is a --cases file: {"cases": [...]}.
-type casesFile struct {
-	Cases *[]batchCase `json:"cases"`
+// casesFile is a --cases file: {"cases": [...]}, the cases of verify-batch or sign-batch.
+type casesFile[C any] struct {
+	Cases *[]C `json:"cases"`
 }
 
-// readCases reads and checks a --cases file; any problem is a usage error naming it.
-func readCases(path string) ([]batchCase, error) {
+// readCaseList reads a --cases file and checks each case with check (its 1-based index):
+// any problem is a usage error naming the file.
+func readCaseList[C any](path string, check func(number int, c C) error) ([]C, error) {
 	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}
-	var file casesFile
+	var file casesFile[C]
 	if err := json.Unmarshal(data, &file); err != nil {
 		return nil, usagef("--cases %s: %v", path, err)
 	}
@@ -136,14 +146,30 @@ func readCases(path string) ([]batchCase, error) {
 		return nil, usagef("--cases %s: lacks 'cases'", path)
 	}
 	for i, c := range *file.Cases {
-		if c.ID == "" || c.Alg == "" || c.Key == "" || c.Token == "" {
-			return nil, usagef("--cases %s: case %d lacks id, alg, key or token", path, i+1)
-		}
-		if err := checkAlgorithm(c.Alg); err != nil && !errors.Is(err, errUnsupported) {
-			return nil, usagef("--cases %s: case %q: %v", path, c.ID, err)
+		if err := check(i+1, c); err != nil {
+			return nil, usagef("--cases %s: %v", path, err)
 		}
 	}
 	return *file.Cases, nil
+}
+
+// caseAlgorithm checks a case's alg: a name outside the contract is an error of the file;
+// one the library lacks is the case's own `unsupported` line.
+func caseAlgorithm(id, alg string) error {
+	if err := checkAlgorithm(alg); err != nil && !errors.Is(err, errUnsupported) {
+		return fmt.Errorf("case %q: %v", id, err)
+	}
+	return nil
+}
+
+// readCases reads and checks verify-batch's --cases file.
+func readCases(path string) ([]batchCase, error) {
+	return readCaseList(path, func(number int, c batchCase) error {
+		if c.ID == "" || c.Alg == "" || c.Key == "" || c.Token == "" {
+			return fmt.Errorf("case %d lacks id, alg, key or token", number)
+		}
+		return caseAlgorithm(c.ID, c.Alg)
+	})
 }
 
 // runCase loads the case's key and token (untimed), resets the peak RSS and times one call
@@ -173,6 +199,9 @@ func runCase(c batchCase) (line caseLine) {
 	token := strings.TrimSpace(string(raw))
 	debug.FreeOSMemory() // the last case's garbage does not count in this one's peak
 	resetPeakRSS()
+	if c.SignatureOnly {
+		return signatureOnlyCase(line, v, token)
+	}
 	claims, elapsed, err := guardedVerify(v, token)
 	line.ElapsedNS, line.PeakRSSKB = elapsed.Nanoseconds(), peakRSSKB()
 	if err == nil {
@@ -184,6 +213,26 @@ func runCase(c batchCase) (line caseLine) {
 		line.Exit, line.Outcome, line.Reason = exitInvalid, "reject", reason
 	} else {
 		line.Exit, line.Outcome, line.Reason = exitFailure, "error", reason
+	}
+	return line
+}
+
+// signatureOnlyCase times one call of the JWS-only check `verify --signature-only` makes
+// and answers as it does: accept with the payload as signed, a recovered panic an error,
+// and every other error the check's verdict (reject).
+func signatureOnlyCase(line caseLine, v verifier, token string) caseLine {
+	payload, elapsed, err := guardedSignature(v, token)
+	line.ElapsedNS, line.PeakRSSKB = elapsed.Nanoseconds(), peakRSSKB()
+	if err == nil {
+		encoded := base64.RawURLEncoding.EncodeToString(payload)
+		line.Exit, line.Outcome, line.PayloadB64url = exitOK, "accept", &encoded
+		return line
+	}
+	reason, _ := errorReason(err)
+	if _, panicked := err.(*panicError); panicked {
+		line.Exit, line.Outcome, line.Reason = exitFailure, "error", reason
+	} else {
+		line.Exit, line.Outcome, line.Reason = exitInvalid, "reject", reason
 	}
 	return line
 }

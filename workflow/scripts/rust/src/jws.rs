@@ -10,7 +10,7 @@ use serde_json::Value;
 use sha2::{Sha256, Sha384};
 
 use crate::failure::{Failure, catch_panic, read_file};
-use crate::libraries::{self, SignJws, VerifyJws};
+use crate::libraries::{self, SignJws, VerifyJws, VerifyJwsSignature};
 
 /// The contract's JWS algorithms (workflow/scripts/README.md, `ALG`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +104,26 @@ impl Verifier {
     /// (`Failure::Error`).
     pub fn verify(&self, token: impl AsRef<[u8]>) -> Result<Value, Failure> {
         catch_panic(|| self.verifying.verify(token.as_ref()))
+    }
+}
+
+/// The key of `verify --signature-only`, parsed once through the library's adapter.
+pub struct SignatureVerifier {
+    verifying: Box<dyn VerifyJwsSignature>,
+}
+
+impl SignatureVerifier {
+    pub fn load(alg: Alg, path: &str) -> Result<SignatureVerifier, Failure> {
+        let verifying = libraries::current().signature_verifier(alg, &read_file(path)?, path)?;
+        Ok(SignatureVerifier { verifying })
+    }
+
+    /// The one signature-only check of this driver (`verify --signature-only`, a
+    /// `verify-batch` case with `"signature_only": true`): the JWS alone through the
+    /// library's JWS layer, returning the payload segment's bytes as signed. A panic in the
+    /// library is caught (`Failure::Error`).
+    pub fn verify(&self, token: &str) -> Result<Vec<u8>, Failure> {
+        catch_panic(|| self.verifying.verify_signature(token))
     }
 }
 
@@ -230,9 +250,20 @@ pub fn read_token_text(path: &str) -> Result<String, Failure> {
 pub fn sign_command(alg: &str, key: &str, payload: &str) -> Result<String, Failure> {
     let alg = algorithm(alg)?;
     let claims = read_claims(payload)?;
-    let signer = libraries::current().signer(alg, &read_file(key)?, key)?;
+    sign_claims(&*signing_key(alg, key)?, alg, key, &claims)
+}
+
+/// `sign`'s private key (the HMAC secret or a PKCS#8 PEM) from its file, parsed by the
+/// library (`sign`, `sign-batch`).
+pub fn signing_key(alg: Alg, path: &str) -> Result<Box<dyn SignJws>, Failure> {
+    libraries::current().signer(alg, &read_file(path)?, path)
+}
+
+/// `sign`'s signing: the claims through the library's ordinary API, as a compact JWS
+/// (`sign`, `sign-batch`). `key` is the key file's path, named in the error.
+pub fn sign_claims(signer: &dyn SignJws, alg: Alg, key: &str, claims: &Value) -> Result<String, Failure> {
     signer
-        .sign(&claims)
+        .sign(claims)
         .map_err(|e| Failure::Input(format!("{key}: cannot sign with {alg:?}: {e}")))
 }
 
@@ -247,7 +278,8 @@ pub fn verify_command(alg: &str, key: &str, token: &str) -> Result<String, Failu
 /// parsed, no `exp` checked. Returns the payload segment's bytes as signed.
 pub fn verify_signature_only(alg: &str, key: &str, token: &str) -> Result<Vec<u8>, Failure> {
     let alg = algorithm(alg)?;
-    libraries::current().verify_signature_only(alg, &read_file(key)?, key, token)
+    let verifier = SignatureVerifier::load(alg, key)?;
+    verifier.verify(&read_token_text(token)?)
 }
 
 /// One cold process's work: an HS256 token and an RS256 token of the payload.

@@ -1,9 +1,10 @@
 //! jwtbench's Rust driver: the `jsonwebtoken` crate on its RustCrypto backend, behind the
-//! driver contract of workflow/scripts/README.md (versions, sign, verify, verify-batch,
-//! bench, crosscheck, coldstart, stopping); with JWTBENCH_LIBRARY=jwt-simple or josekit,
-//! the same harness times that library instead (src/libraries/).
+//! driver contract of workflow/scripts/README.md (versions, sign, sign-batch, verify,
+//! verify-batch, bench, crosscheck, coldstart, stopping); with JWTBENCH_LIBRARY=jwt-simple or
+//! josekit, the same harness times that library instead (src/libraries/).
 
 mod args;
+mod batch;
 mod criterion_harness;
 mod crosscheck;
 mod crosscheck_rows;
@@ -17,6 +18,7 @@ mod libraries;
 mod percall;
 mod primitive;
 mod raw_samples;
+mod sign_batch;
 mod spec;
 mod stopping;
 mod suite_jwt;
@@ -31,7 +33,7 @@ use std::process::ExitCode;
 
 use failure::Failure;
 
-const USAGE: &str = "usage: run versions | sign --alg ALG --key FILE --payload FILE | \
+const USAGE: &str = "usage: run versions | sign --alg ALG --key FILE --payload FILE | sign-batch --cases FILE | \
 verify --alg ALG --key FILE --token FILE [--signature-only] | verify-batch --cases FILE | \
 bench --spec FILE --out FILE | crosscheck --spec FILE --out FILE | \
 coldstart --hmac FILE --rsa FILE --payload FILE | stopping --series FILE";
@@ -68,6 +70,11 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
             let token = jws::sign_command(flags.get("--alg")?, flags.get("--key")?, flags.get("--payload")?)?;
             println!("{token}");
             Ok(())
+        }
+        "sign-batch" => {
+            let flags = args::Flags::parse(rest, &["--cases"])?;
+            failure::silence_panics();
+            sign_batch::command(flags.get("--cases")?)
         }
         "verify" if rest.iter().any(|a| a == "--signature-only") => {
             let rest: Vec<String> = rest.iter().filter(|a| *a != "--signature-only").cloned().collect();

@@ -1,13 +1,17 @@
 //! `verify-batch --cases FILE` (workflow/scripts/README.md): every case of FILE through the
-//! very `Verifier::verify` the `verify` command uses, one JSON line per case.
+//! very `Verifier::verify` the `verify` command uses, one JSON line per case; a case with
+//! `"signature_only": true` through the `SignatureVerifier::verify` of
+//! `verify --signature-only` instead.
 
-use std::io::Write;
 use std::time::Instant;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
+use crate::batch::{Fields, load_cases, write_line};
 use crate::failure::{Failure, catch_panic, one_line, read_file};
-use crate::jws::{self, Verifier};
+use crate::jws::{self, SignatureVerifier, Verifier};
 
 struct Case {
     id: String,
@@ -16,54 +20,68 @@ struct Case {
     token: String,
     /// `"claims": true`: an `accept` line also carries the verified claims.
     claims: bool,
+    /// `"signature_only": true`: the check of `verify --signature-only`; an `accept` line
+    /// also carries the payload's bytes (`payload_b64url`).
+    signature_only: bool,
 }
 
-/// The cases of FILE, all of them checked before the first runs (exit 2 names FILE).
-fn load_cases(path: &str) -> Result<Vec<Case>, Failure> {
-    let bad = |what: String| Failure::Input(format!("{path}: {what}"));
-    let file: Value = serde_json::from_slice(&read_file(path)?).map_err(|e| bad(format!("not JSON: {e}")))?;
-    let cases = file
-        .get("cases")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad("no \"cases\" array".into()))?;
-    cases
-        .iter()
-        .enumerate()
-        .map(|(i, case)| {
-            let field = |name: &str| {
-                case.get(name)
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .ok_or_else(|| bad(format!("case {i} has no string {name:?}")))
-            };
-            let claims = match case.get("claims") {
-                None => false,
-                Some(flag) => flag
-                    .as_bool()
-                    .ok_or_else(|| bad(format!("case {i} has a non-boolean \"claims\"")))?,
-            };
-            Ok(Case {
-                id: field("id")?,
-                alg: field("alg")?,
-                key: field("key")?,
-                token: field("token")?,
-                claims,
-            })
+impl Case {
+    fn from_fields(fields: &Fields) -> Result<Case, Failure> {
+        let claims = fields.flag("claims")?;
+        let signature_only = fields.flag("signature_only")?;
+        Ok(Case {
+            id: fields.string("id")?,
+            alg: fields.string("alg")?,
+            key: fields.string("key")?,
+            token: fields.string("token")?,
+            claims,
+            signature_only,
         })
-        .collect()
+    }
 }
 
-/// The untimed part of a case: the algorithm, its key and the token's bytes (surrounding
-/// whitespace dropped). A key or token file that cannot be used is not the library's
+/// A case's key parsed and its token read, ready for the timed call.
+enum Check {
+    /// `verify`'s: the token's bytes, surrounding whitespace dropped.
+    Claims(Verifier, Vec<u8>),
+    /// `verify --signature-only`'s: the token's text, surrounding whitespace dropped.
+    Signature(SignatureVerifier, String),
+}
+
+/// What an accepted case yields: `verify`'s claims or `verify --signature-only`'s payload.
+enum Accepted {
+    Claims(Value),
+    Payload(Vec<u8>),
+}
+
+/// The untimed part of a case: the algorithm, its key and the token (read as the command the
+/// case stands for reads it). A key or token file that cannot be used is not the library's
 /// verdict: exit 4, the reason naming the file's problem.
-fn prepare(case: &Case) -> Result<(Verifier, Vec<u8>), Failure> {
+fn prepare(case: &Case) -> Result<Check, Failure> {
     let alg = jws::algorithm(&case.alg).map_err(|e| match e {
         Failure::Unsupported(m) => Failure::Unsupported(format!("UnsupportedAlgorithm: {m}")),
         other => Failure::Error(format!("AlgorithmError: {}", other.message())),
     })?;
-    let verifier = Verifier::load(alg, &case.key).map_err(|e| Failure::Error(format!("KeyError: {}", e.message())))?;
+    let key_error = |e: Failure| Failure::Error(format!("KeyError: {}", e.message()));
+    if case.signature_only {
+        let verifier = SignatureVerifier::load(alg, &case.key).map_err(key_error)?;
+        let token = jws::read_token_text(&case.token).map_err(|e| match e {
+            // A token that is not UTF-8: `verify --signature-only`'s verdict too (exit 1).
+            Failure::Invalid(m) => Failure::Invalid(format!("TokenError: {m}")),
+            other => Failure::Error(format!("TokenFileError: {}", other.message())),
+        })?;
+        return Ok(Check::Signature(verifier, token));
+    }
+    let verifier = Verifier::load(alg, &case.key).map_err(key_error)?;
     let token = read_file(&case.token).map_err(|e| Failure::Error(format!("TokenFileError: {}", e.message())))?;
-    Ok((verifier, token.trim_ascii().to_vec()))
+    Ok(Check::Claims(verifier, token.trim_ascii().to_vec()))
+}
+
+/// One call timed with the monotonic clock.
+fn timed<T>(call: impl FnOnce() -> T) -> (T, u64) {
+    let start = Instant::now();
+    let result = call();
+    (result, start.elapsed().as_nanos() as u64)
 }
 
 /// VmHWM of /proc/self/status in kB (0 when unreadable).
@@ -77,22 +95,18 @@ fn peak_rss_kb() -> u64 {
 }
 
 pub fn command(path: &str) -> Result<(), Failure> {
-    let cases = load_cases(path)?;
+    let cases = load_cases(path, Case::from_fields)?;
     let mut stdout = std::io::stdout().lock();
     for case in &cases {
         let prepared = catch_panic(|| prepare(case));
         let _ = std::fs::write("/proc/self/clear_refs", "5");
         let (result, elapsed_ns) = match &prepared {
-            Ok((verifier, token)) => {
-                let start = Instant::now();
-                let result = verifier.verify(token);
-                let elapsed_ns = start.elapsed().as_nanos() as u64;
-                (result, elapsed_ns)
-            }
-            Err(_) => (Ok(Value::Null), 0),
+            Ok(Check::Claims(verifier, token)) => timed(|| verifier.verify(token).map(Accepted::Claims)),
+            Ok(Check::Signature(verifier, token)) => timed(|| verifier.verify(token).map(Accepted::Payload)),
+            Err(_) => (Ok(Accepted::Claims(Value::Null)), 0),
         };
-        let (claims, failure) = match prepared.and(result) {
-            Ok(claims) => (Some(claims), None),
+        let (accepted, failure) = match prepared.and(result) {
+            Ok(accepted) => (Some(accepted), None),
             Err(failure) => (None, Some(failure)),
         };
         let (exit, outcome) = match &failure {
@@ -109,13 +123,14 @@ pub fn command(path: &str) -> Result<(), Failure> {
             "peak_rss_kb": peak_rss_kb(),
             "reason": failure.as_ref().map_or(String::new(), |f| one_line(f.message())),
         });
-        // The `Value` `verify` prints, serialized after the timed call.
-        if let Some(claims) = claims.filter(|_| case.claims) {
-            line["claims"] = claims;
+        // What the command prints, serialized after the timed call: `verify`'s claims (on
+        // request), `verify --signature-only`'s payload bytes as base64url.
+        match accepted {
+            Some(Accepted::Claims(claims)) if case.claims => line["claims"] = claims,
+            Some(Accepted::Payload(payload)) => line["payload_b64url"] = URL_SAFE_NO_PAD.encode(payload).into(),
+            _ => {}
         }
-        writeln!(stdout, "{line}")
-            .and_then(|_| stdout.flush())
-            .map_err(|e| Failure::Input(format!("cannot write to stdout: {e}")))?;
+        write_line(&mut stdout, &line)?;
     }
     Ok(())
 }

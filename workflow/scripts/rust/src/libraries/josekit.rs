@@ -14,9 +14,9 @@ use josekit::jws::{
 use josekit::jwt::{self, JwtPayload, JwtPayloadValidator};
 use serde_json::{Map, Value};
 
-use super::{Decode, Library, SignJws, VerifyJws, key_error, reason};
+use super::{Decode, Library, SignJws, VerifyJws, VerifyJwsSignature, key_error, reason};
 use crate::failure::Failure;
-use crate::jws::{Alg, read_token_text};
+use crate::jws::Alg;
 
 pub struct Josekit;
 pub static JOSEKIT: Josekit = Josekit;
@@ -81,6 +81,20 @@ impl VerifyJws for Verifying {
         pinned_validator().validate(&payload).map_err(verdict)?;
         let claims: Map<String, Value> = payload.into();
         Ok(Value::Object(claims))
+    }
+}
+
+struct SignatureOnly {
+    verifier: Box<dyn JwsVerifier>,
+}
+
+impl VerifyJwsSignature for SignatureOnly {
+    /// The JWS alone through josekit's JWS layer, `jws::deserialize_compact` with the
+    /// verifier: the header's `alg` must be the verifier's and the signature must verify; it
+    /// returns the payload's bytes and parses no claims.
+    fn verify_signature(&self, token: &str) -> Result<Vec<u8>, Failure> {
+        let (payload, _header) = jws::deserialize_compact(token, &*self.verifier).map_err(verdict)?;
+        Ok(payload)
     }
 }
 
@@ -166,14 +180,10 @@ impl Library for Josekit {
         }))
     }
 
-    /// The JWS alone through josekit's JWS layer, `jws::deserialize_compact` with the
-    /// verifier: the header's `alg` must be the verifier's and the signature must verify; it
-    /// returns the payload's bytes and parses no claims.
-    fn verify_signature_only(&self, alg: Alg, key: &[u8], path: &str, token: &str) -> Result<Vec<u8>, Failure> {
-        let verifier = verifier(alg, key).map_err(|e| key_error(path, "public key", alg, e))?;
-        let text = read_token_text(token)?;
-        let (payload, _header) = jws::deserialize_compact(text, &*verifier).map_err(verdict)?;
-        Ok(payload)
+    fn signature_verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJwsSignature>, Failure> {
+        Ok(Box::new(SignatureOnly {
+            verifier: verifier(alg, key).map_err(|e| key_error(path, "public key", alg, e))?,
+        }))
     }
 
     fn decoder(&self) -> Result<Decode, &'static str> {

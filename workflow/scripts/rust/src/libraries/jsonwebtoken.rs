@@ -7,7 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde_json::{Map, Value};
 
-use super::{Decode, Library, SignJws, VerifyJws};
+use super::{Decode, Library, SignJws, VerifyJws, VerifyJwsSignature};
 use crate::failure::{Failure, one_line};
 use crate::jws::{Alg, split};
 use crate::versions::{ED25519, HMAC, P256, P384, RSA, SHA2};
@@ -123,6 +123,39 @@ impl VerifyJws for Verifying {
     }
 }
 
+struct SignatureOnly {
+    decoding: DecodingKey,
+    alg: Algorithm,
+}
+
+impl VerifyJwsSignature for SignatureOnly {
+    /// The JWS alone, through jsonwebtoken's own JWS layer (`decode_header`, then
+    /// `crypto::verify` over the signing input): no claims parsed, no `exp` checked.
+    fn verify_signature(&self, token: &str) -> Result<Vec<u8>, Failure> {
+        let (header, payload, signature) = split(token)?;
+        let alg = self.alg;
+        match jsonwebtoken::decode_header(token) {
+            Ok(parsed) if parsed.alg == alg => {}
+            Ok(parsed) => {
+                return Err(Failure::Invalid(format!(
+                    "the header names {:?}, not {alg:?}",
+                    parsed.alg
+                )));
+            }
+            Err(e) => return Err(Failure::Invalid(format!("bad header: {e}"))),
+        }
+        let signing_input = format!("{header}.{payload}");
+        match jsonwebtoken::crypto::verify(signature, signing_input.as_bytes(), &self.decoding, alg) {
+            Ok(true) => {}
+            Ok(false) => return Err(Failure::Invalid("the signature does not verify".into())),
+            Err(e) => return Err(Failure::Invalid(format!("the signature cannot be checked: {e}"))),
+        }
+        URL_SAFE_NO_PAD
+            .decode(payload)
+            .map_err(|e| Failure::Invalid(format!("payload is not base64url: {e}")))
+    }
+}
+
 /// `jsonwebtoken::dangerous::insecure_decode`.
 fn decode(token: &str) -> Result<Value, Failure> {
     jsonwebtoken::dangerous::insecure_decode::<Value>(token)
@@ -158,33 +191,11 @@ impl Library for JsonWebToken {
         }))
     }
 
-    /// The JWS alone, through jsonwebtoken's own JWS layer (`decode_header`, then
-    /// `crypto::verify` over the signing input): no claims parsed, no `exp` checked.
-    fn verify_signature_only(&self, alg: Alg, key: &[u8], path: &str, token: &str) -> Result<Vec<u8>, Failure> {
-        let decoding = decoding_key(alg, key, path)?;
-        let text = crate::jws::read_token_text(token)?;
-        let text = text.as_str();
-        let (header, payload, signature) = split(text)?;
-        let alg = algorithm(alg);
-        match jsonwebtoken::decode_header(text) {
-            Ok(parsed) if parsed.alg == alg => {}
-            Ok(parsed) => {
-                return Err(Failure::Invalid(format!(
-                    "the header names {:?}, not {alg:?}",
-                    parsed.alg
-                )));
-            }
-            Err(e) => return Err(Failure::Invalid(format!("bad header: {e}"))),
-        }
-        let signing_input = format!("{header}.{payload}");
-        match jsonwebtoken::crypto::verify(signature, signing_input.as_bytes(), &decoding, alg) {
-            Ok(true) => {}
-            Ok(false) => return Err(Failure::Invalid("the signature does not verify".into())),
-            Err(e) => return Err(Failure::Invalid(format!("the signature cannot be checked: {e}"))),
-        }
-        URL_SAFE_NO_PAD
-            .decode(payload)
-            .map_err(|e| Failure::Invalid(format!("payload is not base64url: {e}")))
+    fn signature_verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJwsSignature>, Failure> {
+        Ok(Box::new(SignatureOnly {
+            decoding: decoding_key(alg, key, path)?,
+            alg: algorithm(alg),
+        }))
     }
 
     fn decoder(&self) -> Result<Decode, &'static str> {

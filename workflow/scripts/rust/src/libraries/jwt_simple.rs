@@ -11,9 +11,9 @@ use jwt_simple::reexports::ct_codecs;
 use p256_jwt_simple::ecdsa::signature::Verifier as _;
 use serde_json::{Map, Value};
 
-use super::{Decode, Library, SignJws, VerifyJws, key_error, pem_text, reason};
+use super::{Decode, Library, SignJws, VerifyJws, VerifyJwsSignature, key_error, pem_text, reason};
 use crate::failure::Failure;
-use crate::jws::{Alg, read_token_text, split};
+use crate::jws::{Alg, split};
 
 pub struct JwtSimple;
 pub static JWT_SIMPLE: JwtSimple = JwtSimple;
@@ -220,6 +220,36 @@ fn signature_verifies(key: &Key, input: &[u8], signature: &[u8]) -> Result<bool,
     }
 }
 
+struct SignatureOnly {
+    alg: Alg,
+    key: Key,
+}
+
+impl VerifyJwsSignature for SignatureOnly {
+    /// jwt-simple's JWS layer (`Token::verify`) is private and always goes on to the claims,
+    /// so this runs its parts one by one: `Token::decode_metadata` for the header's `alg`
+    /// (the names its `verify_token` accepts: ALG, and for EdDSA also `Ed25519`), then the
+    /// signature as its `verify_token` checks it, on the same parsed key.
+    fn verify_signature(&self, token: &str) -> Result<Vec<u8>, Failure> {
+        let alg = self.alg;
+        let (header, payload, signature) = split(token)?;
+        let metadata = Token::decode_metadata(token).map_err(verdict)?;
+        let named = metadata.algorithm();
+        if named != alg.name() && !(alg == Alg::EdDSA && named == "Ed25519") {
+            return Err(Failure::Invalid(format!("the header names {named:?}, not {alg:?}")));
+        }
+        let decode = |part: &str| {
+            use ct_codecs::{Base64UrlSafeNoPadding, Decoder};
+            Base64UrlSafeNoPadding::decode_to_vec(part, None).map_err(|e| Failure::Invalid(reason("Base64", e)))
+        };
+        let signing_input = format!("{header}.{payload}");
+        if !signature_verifies(&self.key, signing_input.as_bytes(), &decode(signature)?)? {
+            return Err(Failure::Invalid("the signature does not verify".into()));
+        }
+        decode(payload)
+    }
+}
+
 impl Library for JwtSimple {
     fn name(&self) -> &'static str {
         "jwt-simple"
@@ -265,28 +295,11 @@ impl Library for JwtSimple {
         }))
     }
 
-    /// jwt-simple's JWS layer (`Token::verify`) is private and always goes on to the claims,
-    /// so this runs its parts one by one: `Token::decode_metadata` for the header's `alg`
-    /// (the names its `verify_token` accepts: ALG, and for EdDSA also `Ed25519`), then the
-    /// signature as its `verify_token` checks it, on the same parsed key.
-    fn verify_signature_only(&self, alg: Alg, key: &[u8], path: &str, token: &str) -> Result<Vec<u8>, Failure> {
-        let key = public_key(alg, key, path)?;
-        let text = read_token_text(token)?;
-        let (header, payload, signature) = split(&text)?;
-        let metadata = Token::decode_metadata(&text).map_err(verdict)?;
-        let named = metadata.algorithm();
-        if named != alg.name() && !(alg == Alg::EdDSA && named == "Ed25519") {
-            return Err(Failure::Invalid(format!("the header names {named:?}, not {alg:?}")));
-        }
-        let decode = |part: &str| {
-            use ct_codecs::{Base64UrlSafeNoPadding, Decoder};
-            Base64UrlSafeNoPadding::decode_to_vec(part, None).map_err(|e| Failure::Invalid(reason("Base64", e)))
-        };
-        let signing_input = format!("{header}.{payload}");
-        if !signature_verifies(&key, signing_input.as_bytes(), &decode(signature)?)? {
-            return Err(Failure::Invalid("the signature does not verify".into()));
-        }
-        decode(payload)
+    fn signature_verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJwsSignature>, Failure> {
+        Ok(Box::new(SignatureOnly {
+            alg,
+            key: public_key(alg, key, path)?,
+        }))
     }
 
     fn decoder(&self) -> Result<Decode, &'static str> {

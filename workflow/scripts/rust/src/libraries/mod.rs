@@ -29,6 +29,14 @@ pub trait VerifyJws: Send + Sync {
     fn verify(&self, token: &[u8]) -> Result<Value, Failure>;
 }
 
+/// A verifying key of one algorithm, parsed once, for `verify --signature-only`: the JWS
+/// alone through the library's JWS layer.
+pub trait VerifyJwsSignature: Send + Sync {
+    /// The header must name the key's algorithm and the signature over the signing input must
+    /// verify; returns the payload segment's bytes as signed (no claims parsed, no `exp`).
+    fn verify_signature(&self, token: &str) -> Result<Vec<u8>, Failure>;
+}
+
 /// `decode`: the claims of a compact JWS without checking its signature.
 pub type Decode = fn(&str) -> Result<Value, Failure>;
 
@@ -42,9 +50,8 @@ pub trait Library: Sync {
     fn signer(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn SignJws>, Failure>;
     /// The verifying key of `alg` from the bytes of `path` (the HMAC secret or an SPKI PEM).
     fn verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJws>, Failure>;
-    /// `verify --signature-only`: the header must name `alg` and the signature over the
-    /// signing input must verify with the key; returns the payload segment's bytes.
-    fn verify_signature_only(&self, alg: Alg, key: &[u8], path: &str, token: &str) -> Result<Vec<u8>, Failure>;
+    /// The key of `verify --signature-only` (the HMAC secret or an SPKI PEM), parsed once.
+    fn signature_verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJwsSignature>, Failure>;
     /// The library's documented decode without verification, or why it has none.
     fn decoder(&self) -> Result<Decode, &'static str>;
     /// `versions`: the crypto backend and every library the driver loads for it.

@@ -12,8 +12,9 @@ import java.util.Map;
  * with this same harness. The command line of the driver contract (workflow/scripts/README.md):
  *
  * <pre>
- *   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
- *   | verify-batch --cases | bench --spec --out | crosscheck --spec --out
+ *   versions | sign --alg --key --payload | sign-batch --cases
+ *   | verify --alg --key --token [--signature-only] | verify-batch --cases
+ *   | bench --spec --out | crosscheck --spec --out
  *   | coldstart --hmac --rsa --payload | stopping --series
  * </pre>
  *
@@ -40,6 +41,7 @@ public final class Driver {
   private static final String USAGE = String.join("\n",
       "usage: run versions",
       "       run sign   --alg ALG --key FILE --payload FILE",
+      "       run sign-batch --cases FILE",
       "       run verify --alg ALG --key FILE --token FILE [--signature-only]",
       "       run verify-batch --cases FILE",
       "       run bench  --spec FILE --out FILE",
@@ -50,6 +52,7 @@ public final class Driver {
   private static final Map<String, List<String>> COMMANDS = Map.of(
       "versions", List.of(),
       "sign", List.of("alg", "key", "payload"),
+      "sign-batch", List.of("cases"),
       "verify", List.of("alg", "key", "token"),
       "verify-batch", List.of("cases"),
       "bench", List.of("spec", "out"),
@@ -101,6 +104,7 @@ public final class Driver {
         yield EXIT_OK;
       }
       case "sign" -> sign(flags);
+      case "sign-batch" -> SignBatch.run(flags.get("cases"));
       case "verify" -> verify(flags);
       case "verify-batch" -> VerifyBatch.run(flags.get("cases"));
       case "bench" -> {
@@ -167,10 +171,14 @@ public final class Driver {
     return values;
   }
 
-  private static Object payload(String file) {
-    Input input = Input.claims(file, "--payload");
+  /**
+   * A payload file's claims as the library's claims object, what sign hands it (sign,
+   * sign-batch, coldstart); an InputError naming `origin` and the file when it is not one.
+   */
+  static Object payload(String file, String origin) {
+    Input input = Input.claims(file, origin);
     if (input.refused != null) {
-      throw new InputError("--payload " + file + ": " + input.refused);
+      throw new InputError(origin + " " + file + ": " + input.refused);
     }
     return input.first().claims();
   }
@@ -187,7 +195,7 @@ public final class Driver {
   private static int sign(Map<String, String> flags) throws UnsupportedAlgorithm {
     String alg = flags.get("alg");
     Key key = Keys.load(alg, Keys.Role.SIGNING, flags.get("key"), "--key");
-    Object claims = payload(flags.get("payload"));
+    Object claims = payload(flags.get("payload"), "--payload");
     Progress.stdout(bind(alg, key, null, flags.get("key")).sign(claims));
     return EXIT_OK;
   }
@@ -254,7 +262,7 @@ public final class Driver {
    * RS256 token (an RSA PKCS#8 PEM), one per line.
    */
   private static int coldstart(Map<String, String> flags) throws UnsupportedAlgorithm {
-    Object claims = payload(flags.get("payload"));
+    Object claims = payload(flags.get("payload"), "--payload");
     Key hmac = Keys.load("HS256", Keys.Role.SIGNING, flags.get("hmac"), "--hmac");
     Key rsa = Keys.load("RS256", Keys.Role.SIGNING, flags.get("rsa"), "--rsa");
     String hs256 = bind("HS256", hmac, null, flags.get("hmac")).sign(claims);

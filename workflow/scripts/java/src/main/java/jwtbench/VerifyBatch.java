@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.Key;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,10 @@ import java.util.Map;
  * one JSON line goes to stdout, flushed. Every Throwable of a case is caught (a hostile token
  * may cause a StackOverflowError or an OutOfMemoryError), so every case gets its line. A case
  * with {@code "claims": true} has, when accepted, the verified claims on its line as `verify`
- * prints them ({@link Claims#toJson}, written after the timed call).
+ * prints them ({@link Claims#toJson}, written after the timed call). A case with {@code
+ * "signature_only": true} times instead the function `verify --signature-only` uses ({@link
+ * Jws#verifySignatureOnly}) and has, when accepted, {@code "payload_b64url"}: the payload bytes
+ * that command prints, base64url without padding ({@code "claims"} is ignored on it).
  */
 final class VerifyBatch {
   private static final List<String> FIELDS = List.of("id", "alg", "key", "token");
@@ -27,7 +31,7 @@ final class VerifyBatch {
 
   private VerifyBatch() {}
 
-  record Case(String id, String alg, String key, String token, boolean claims) {}
+  record Case(String id, String alg, String key, String token, boolean claims, boolean signatureOnly) {}
 
   static int run(String file) {
     for (Case c : cases(file)) {
@@ -38,20 +42,33 @@ final class VerifyBatch {
 
   /** The cases of FILE; an InputError (exit 2) naming the file when it is not a cases file. */
   static List<Case> cases(String file) {
+    List<Case> cases = new ArrayList<>();
+    for (JsonNode c : caseObjects(file, FIELDS)) {
+      cases.add(new Case(c.get("id").asText(), c.get("alg").asText(), c.get("key").asText(), c.get("token").asText(),
+          c.path("claims").booleanValue(), c.path("signature_only").booleanValue()));
+    }
+    return cases;
+  }
+
+  /**
+   * The case objects of a batch's cases file (verify-batch, sign-batch): {"cases": [...]}, each
+   * case with a string for every one of `fields`; an InputError (exit 2) naming the file, and
+   * the case's index, when it is not such a file.
+   */
+  static List<JsonNode> caseObjects(String file, List<String> fields) {
     JsonNode root = Json.parseObject(Json.readBytes(file, "--cases"), "--cases " + file);
     JsonNode list = root.get("cases");
     if (list == null || !list.isArray()) {
       throw new InputError("--cases " + file + ": no \"cases\" array");
     }
-    List<Case> cases = new ArrayList<>();
+    List<JsonNode> cases = new ArrayList<>();
     for (JsonNode c : list) {
-      for (String field : FIELDS) {
+      for (String field : fields) {
         if (!c.path(field).isTextual()) {
           throw new InputError("--cases " + file + ": case " + cases.size() + " has no string \"" + field + "\"");
         }
       }
-      cases.add(new Case(c.get("id").asText(), c.get("alg").asText(), c.get("key").asText(), c.get("token").asText(),
-          c.path("claims").booleanValue()));
+      cases.add(c);
     }
     return cases;
   }
@@ -71,6 +88,9 @@ final class VerifyBatch {
       return line(c, Driver.EXIT_UNSUPPORTED, 0, Driver.reason(e));
     } catch (Throwable e) { // InputError names the file and its problem, never its content
       return line(c, Driver.EXIT_ERROR, 0, "cannot load the case's key or token: " + Driver.reason(e));
+    }
+    if (c.signatureOnly()) {
+      return signatureOnly(c, jws, token);
     }
     resetPeakRss();
     Throwable thrown = null;
@@ -94,6 +114,31 @@ final class VerifyBatch {
       return line;
     }
     return line(c, Jws.isInvalidToken(thrown) ? Driver.EXIT_INVALID : Driver.EXIT_ERROR, elapsed, Driver.reason(thrown));
+  }
+
+  /**
+   * A signature_only case: one timed {@link Jws#verifySignatureOnly}, judged as `verify
+   * --signature-only` judges it (a RuntimeException is the verdict invalid; any other Throwable
+   * an error); accepted, the payload bytes it returned, base64url without padding.
+   */
+  private static Map<String, Object> signatureOnly(Case c, Jws jws, String token) {
+    resetPeakRss();
+    Throwable thrown = null;
+    byte[] payload = null;
+    long start = System.nanoTime();
+    try {
+      payload = jws.verifySignatureOnly(c.alg(), token);
+    } catch (Throwable e) {
+      thrown = e;
+    }
+    long elapsed = System.nanoTime() - start;
+    if (thrown == null) {
+      Map<String, Object> line = line(c, Driver.EXIT_OK, elapsed, "");
+      line.put("payload_b64url", Base64.getUrlEncoder().withoutPadding().encodeToString(payload));
+      return line;
+    }
+    return line(c, thrown instanceof RuntimeException ? Driver.EXIT_INVALID : Driver.EXIT_ERROR, elapsed,
+        Driver.reason(thrown));
   }
 
   private static Map<String, Object> line(Case c, int exit, long elapsedNs, String reason) {
