@@ -290,8 +290,10 @@ def fake_driver(tmp_path, script):
 
 def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypatch):
     """The run goes on: every cell becomes `failed`, the partial CSV is kept, the
-    metadata says why, and nothing raises."""
+    metadata says why, and nothing raises. (A lock of its own: the machine's is the smoke
+    run's to hold, and this driver times nothing.)"""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JWTBENCH_BENCHMARK_LOCK", str(tmp_path / "benchmark.lock"))
     payload = tmp_path / "claims.json"
     payload.write_text('{"sub": "1"}')
     spec = {"format": "jwtbench-spec/1", "language": "python", "suite": "jwt", "timing": {},

@@ -1,6 +1,6 @@
 # Benchmarks: one job per (driver, suite, input), never two at once (resource bench=1, set in
-# workflow/profiles/default; with execution.lanes, one per lane), and only after every
-# language passed the gate.
+# workflow/profiles/default; with execution.lanes, one per lane, the cross-check, cold
+# starts and compare_native too), and only after every language passed the gate.
 
 
 # Writing a spec is bookkeeping (one small JSON file): under a cluster executor it runs in
@@ -72,13 +72,15 @@ rule crosscheck_harness:
     log:
         "logs/crosscheck_harness/{driver}.log",
     resources:
-        bench=1,
+        # With lanes, in a lane of its own like a benchmark (machine_lock.py).
+        bench=0 if config["execution"]["lanes"] else 1,
     params:
         wall_time="logs/wall_times/crosscheck_harness/{driver}.tsv",
         driver=get_driver,
         settings=config["crosscheck"],
         timing=SPEC_TIMING,
         cpus=config["execution"]["cpus"],
+        lanes=config["execution"]["lanes"],
     run:
         wall_times.timed(
             params.wall_time,
@@ -99,7 +101,7 @@ rule compare_native:
     log:
         "logs/compare_native/compare_native.log",
     resources:
-        bench=1,
+        bench=0 if config["execution"]["lanes"] else 1,
     params:
         wall_time="logs/wall_times/compare_native/compare_native.tsv",
         drivers={
@@ -113,6 +115,7 @@ rule compare_native:
         timing=config["timing"],
         payload=jwt_input_file(),
         cpus=config["execution"]["cpus"],
+        lanes=config["execution"]["lanes"],
     run:
         wall_times.timed(
             params.wall_time,
@@ -132,7 +135,7 @@ rule run_coldstart:
     log:
         "logs/run_coldstart/{driver}.log",
     resources:
-        bench=1,
+        bench=0 if config["execution"]["lanes"] else 1,
     params:
         wall_time="logs/wall_times/run_coldstart/{driver}.tsv",
         driver=get_driver,
@@ -140,6 +143,7 @@ rule run_coldstart:
         settings=config["suites"]["coldstart"],
         payload=jwt_input_file(),
         cpus=config["execution"]["cpus"],
+        lanes=config["execution"]["lanes"],
     run:
         wall_times.timed(
             params.wall_time,

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from jwtbench import container_engine, raw_samples
+from jwtbench import container_engine, machine_lock, raw_samples
 
 
 def parse_cpus(text):
@@ -38,6 +38,15 @@ def checked_cpus(text, key="execution.cpus"):
             f" to this process (available: {sorted(available)})"
         )
     return cpus
+
+
+@contextlib.contextmanager
+def timed_cpus(cpus, lanes, log):
+    """The CPUs a timed job (a benchmark, the cross-check, cold starts, compare_native) runs
+    pinned to, held while it runs: execution.cpus with the machine to itself, or with
+    execution.lanes a lane's own CPUs beside the other lanes (machine_lock.benchmark_slot)."""
+    with machine_lock.benchmark_slot(lanes, log) as lane:
+        yield checked_cpus(cpus) if lane is None else checked_cpus(lane, "execution.lanes")
 
 
 def taskset(command, cpus):

@@ -7,7 +7,8 @@ warm-up runs, and exported as JSON:
 - process, container (container engines only): the same in a fresh locked-down container;
 - startup, container: a fresh container of the same image that runs `true` and exits,
   so the container's own start-up cost is its own bar.
-All of them run pinned to execution.cpus and alone on the machine (machine_lock).
+All of them run pinned to execution.cpus and alone on the machine (machine_lock), or with
+execution.lanes in a lane of their own.
 
 summarize() turns the exports into results/coldstart.csv (median with a bootstrap CI).
 """
@@ -28,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jwtbench import driver_runner, sample_statistics  # noqa: E402
 from jwtbench.machine_facts import output_of  # noqa: E402
-from jwtbench.machine_lock import machine_to_ourselves  # noqa: E402
 
 COLUMNS = ["language", "mode", "measure", "runs", "median_ns", "ci_low_ns", "ci_high_ns",
            "mean_ns", "sd_ns", "min_ns", "max_ns", "command"]  # fmt: skip
@@ -51,7 +51,6 @@ def hyperfine(command, runs, warmup, export, log, env):
 
 def run_job(snake):
     language = snake.wildcards.driver
-    cpus = driver_runner.checked_cpus(snake.params.cpus)
     settings = snake.params.settings
     key_dir = str(Path(snake.input.key_manifest).parent.resolve())
     payload = snake.params.payload
@@ -64,9 +63,14 @@ def run_job(snake):
         runners["container"] = configured
     work = ["coldstart", "--hmac", f"{key_dir}/hmac-256.secret",
             "--rsa", f"{key_dir}/rsa-2048.private.pem", "--payload", payload]  # fmt: skip
-    record = {"language": language, "hyperfine": output_of(["hyperfine", "--version"]), "cpus": sorted(cpus),
+    record = {"language": language, "hyperfine": output_of(["hyperfine", "--version"]),
               "runs": settings["runs"], "warmup_runs": settings["warmup_runs"], "results": []}  # fmt: skip
-    with open(snake.log[0], "w") as log, machine_to_ourselves(log), tempfile.TemporaryDirectory() as scratch:
+    with (
+        open(snake.log[0], "w") as log,
+        driver_runner.timed_cpus(snake.params.cpus, snake.params.lanes, log) as cpus,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        record["cpus"] = sorted(cpus)
         for mode, runner in runners.items():
             with contextlib.ExitStack() as sessions:
                 argv = sessions.enter_context(runner.session(key_dir, read_only=[payload], cpus=cpus))

@@ -17,7 +17,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jwtbench import driver_runner, variants  # noqa: E402
-from jwtbench.machine_lock import machine_to_ourselves  # noqa: E402
 from rules import write_bench_spec  # noqa: E402
 
 COLUMNS = ["language", "operation", "variant", "native_ns", "container_ns", "ratio", "tolerance",
@@ -46,11 +45,14 @@ def stack(runner):
 
 def run_job(snake):
     settings = snake.params.settings
-    cpus = driver_runner.checked_cpus(snake.params.cpus)
     key_dir = str(Path(snake.input.key_manifest).parent.resolve())
     names = settings["variants"]
     rows = []
-    with open(snake.log[0], "w") as log, machine_to_ourselves(log), tempfile.TemporaryDirectory() as scratch:
+    with (
+        open(snake.log[0], "w") as log,
+        driver_runner.timed_cpus(snake.params.cpus, snake.params.lanes, log) as cpus,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
         Path(scratch).chmod(0o755)
         for language, params in snake.params.drivers.items():
             native = driver_runner.DriverRunner.from_params(params["native"])

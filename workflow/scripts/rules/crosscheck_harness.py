@@ -3,8 +3,8 @@
 
 The job writes the crosscheck spec (a `jwt` bench spec of the configured variants and
 operations on the claims file, with the run's timing and `crosscheck: {alternations,
-block_seconds}`), runs the driver's `crosscheck` command on it alone on the machine,
-pinned like a benchmark (natively or in the driver's image, without network), and keeps
+block_seconds}`), runs the driver's `crosscheck` command on it alone on the machine
+(with execution.lanes, in a lane of its own, as the benchmarks run), pinned like a benchmark (natively or in the driver's image, without network), and keeps
 its CSV of blocks (workflow/scripts/README.md, "crosscheck"). summarize_crosscheck.py turns
 the blocks of every driver into ratios with their CIs (results/crosscheck.csv).
 
@@ -28,7 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jwtbench import config_validation, driver_runner  # noqa: E402
 from jwtbench.container_engine import Engine  # noqa: E402
-from jwtbench.machine_lock import machine_to_ourselves  # noqa: E402
 from rules import summarize_crosscheck, write_bench_spec  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parents[1]
@@ -54,20 +53,23 @@ def write_spec(language, settings, timing, key_dir, input_file, out):
     Path(out).write_text(json.dumps(spec, indent=2) + "\n")
 
 
-def run_driver(runner, spec_path, key_dir, cpus, out_csv, log):
-    """The driver's `crosscheck` on spec_path, alone on the machine; its CSV to out_csv."""
+def run_driver(runner, spec_path, key_dir, cpus, out_csv, log, lanes=()):
+    """The driver's `crosscheck` on spec_path, alone on the machine (pinned to `cpus`, the
+    execution.cpus text), or with execution.lanes in a lane of its own, as a benchmark; its
+    CSV to out_csv."""
     spec = json.loads(Path(spec_path).read_text())
     inputs = sorted({cell["input_file"] for cell in spec["cells"]})
     scratch = Path(tempfile.mkdtemp(prefix=".crosscheck-", dir=Path(out_csv).parent)).resolve()
     try:
         driver_runner.writable_by_container(scratch)
         written = scratch / "blocks.csv"
-        session = runner.session(key_dir, read_only=[spec_path, *inputs], writable=scratch, cpus=cpus)
-        with machine_to_ourselves(log), session as argv:
-            command = argv("crosscheck", "--spec", str(Path(spec_path).resolve()), "--out", str(written))
-            print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
-            print("  " + " ".join(command), file=log, flush=True)
-            result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
+        with driver_runner.timed_cpus(cpus, lanes, log) as pinned:
+            session = runner.session(key_dir, read_only=[spec_path, *inputs], writable=scratch, cpus=pinned)
+            with session as argv:
+                command = argv("crosscheck", "--spec", str(Path(spec_path).resolve()), "--out", str(written))
+                print(f"running {runner.describe()} pinned to CPUs {sorted(pinned) or 'any'}:", file=log)
+                print("  " + " ".join(command), file=log, flush=True)
+                result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
         if result.returncode != 0:
             raise RuntimeError(f"{runner.language} crosscheck ({runner.describe()}) exited {result.returncode}")
         rows = summarize_crosscheck.read_blocks(written)
@@ -84,9 +86,8 @@ def run_job(job):
     write_spec(language, job.params.settings, job.params.timing, key_dir, str(Path(job.input.claims).resolve()),
                job.output.spec)  # fmt: skip
     runner = driver_runner.DriverRunner.from_params(job.params.driver)
-    cpus = driver_runner.checked_cpus(job.params.cpus)
     with open(job.log[0], "w") as log:
-        run_driver(runner, job.output.spec, key_dir, cpus, job.output.blocks, log)
+        run_driver(runner, job.output.spec, key_dir, job.params.cpus, job.output.blocks, log, job.params.lanes)
 
 
 def main(argv=None):
@@ -111,7 +112,7 @@ def main(argv=None):
     native = Engine("native", "native", "the cross-check by hand runs natively")
     claims = str((REPO / config["suites"]["jwt"]["input"]).resolve())
     key_dir = str(Path(args.keys).resolve())
-    cpus = driver_runner.checked_cpus(config["execution"]["cpus"])
+    cpus = config["execution"]["cpus"]
     blocks = {}
     for name in drivers:
         spec, csv_path = out / f"{name.replace('/', '-')}.json", out / f"{name.replace('/', '-')}.csv"

@@ -24,7 +24,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jwtbench import driver_runner, host_identity, raw_samples  # noqa: E402
-from jwtbench.machine_lock import benchmark_slot  # noqa: E402
 
 
 def now():
@@ -99,11 +98,7 @@ def run_job(snake):
     driver_out = scratch / "samples.csv"
     failure = None
     try:
-        with open(snake.log[0], "w") as log, benchmark_slot(snake.params.lanes, log) as lane:
-            if lane is None:
-                cpus = driver_runner.checked_cpus(snake.params.cpus)
-            else:
-                cpus = driver_runner.checked_cpus(lane, "execution.lanes")
+        with open(snake.log[0], "w") as log, driver_runner.timed_cpus(snake.params.cpus, snake.params.lanes, log) as cpus:
             with driver_runner.bench_command(runner, spec_path, key_dir, cpus, scratch) as command:
                 print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
