@@ -132,6 +132,19 @@ class Background(threading.Thread):
         return self.value
 
 
+# Work on the finished smoke run that no test needs to do itself, each started in a thread
+# the moment the smoke run ends (run_smoke), so it runs beside the end-to-end tests rather
+# than one after another: {name: Background}. The tests that read it wait for it.
+AFTER_SMOKE = {}
+
+
+def start_after_smoke(workdir):
+    from test_containers import native_python_run, report_rendered_on_the_host
+
+    AFTER_SMOKE["host_report"] = Background(report_rendered_on_the_host, workdir)
+    AFTER_SMOKE["native_python"] = Background(native_python_run, workdir)
+
+
 def run_smoke(workdir, images_ready):
     """The whole pipeline on the smoke config in `workdir` (engine auto: in containers
     wherever podman or docker works), with the planted Kaggle credentials. `images_ready`
@@ -144,6 +157,7 @@ def run_smoke(workdir, images_ready):
     result = snakemake(workdir, env=smoke_env())
     (workdir / "smoke-output.txt").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    start_after_smoke(workdir)
     return workdir
 
 
@@ -193,7 +207,7 @@ def background_runs(request, tmp_path_factory):
             slurm_workdir, cluster = tmp_path_factory.mktemp("slurm-run"), tmp_path_factory.mktemp("slurm-cluster")
             runs["slurm"] = Background(run_slurm_smoke, images_ready, slurm_workdir, cluster, workdir / ".envs")
     yield runs
-    for run in runs.values():
+    for run in [*runs.values(), *AFTER_SMOKE.values()]:
         run.join()
 
 
@@ -201,3 +215,9 @@ def background_runs(request, tmp_path_factory):
 def smoke(background_runs):
     """The smoke run's working directory, once the run has ended (background_runs)."""
     return background_runs["smoke"].result()
+
+
+@pytest.fixture(scope="session")
+def after_smoke(smoke):
+    """AFTER_SMOKE, once the smoke run has ended (its work may still be running)."""
+    return AFTER_SMOKE

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -184,12 +185,18 @@ def test_a_benchmark_container_is_locked_down(smoke, engine, tmp_path, reuse):
     assert not [p for p in Path("/tmp").glob("jwtbench-keys-*") if str(p) in " ".join(command)]
 
 
-def test_native_and_container_runs_write_the_same_columns(smoke, tmp_path):
-    native = tmp_path / "native"
-    native.mkdir()
+def native_python_run(smoke):
+    """Python's jwt cells on the claims file run natively beside the smoke run's directory
+    (conftest.AFTER_SMOKE): (its directory, the CompletedProcess)."""
+    native = Path(tempfile.mkdtemp(prefix="native-", dir=smoke.parent))
     (native / ".envs").symlink_to(smoke / ".envs")  # the native environments the smoke run built
     result = snakemake(native, "results/raw/python/jwt/claims-001.csv", "--config", "execution={engine: native}",
                        "languages=[python]", "suites={jwt: {algorithms: [HS256], on_datasets: false}}")  # fmt: skip
+    return native, result
+
+
+def test_native_and_container_runs_write_the_same_columns(smoke, after_smoke):
+    native, result = after_smoke["native_python"].result()
     assert result.returncode == 0, result.stderr[-3000:]
     headers = []
     for path in (native / "results/raw/python/jwt/claims-001.csv", smoke / "results/raw/python/jwt/claims-001.csv"):
@@ -218,13 +225,20 @@ def test_container_vs_native_and_coldstart_are_measured(smoke):
     assert 'id="fig-coldstart"' in html
 
 
-def test_the_report_image_renders_the_same_html_as_the_host(smoke, tmp_path):
-    """The smoke run rendered in the report image; rendered natively from the same
-    results, the HTML is byte-for-byte the same (same R, knitr, pandoc from Debian)."""
-    native = tmp_path / "report.html"
+def report_rendered_on_the_host(smoke):
+    """The smoke run's results rendered natively (conftest.AFTER_SMOKE): (the HTML's path,
+    the CompletedProcess)."""
+    native = Path(tempfile.mkdtemp(prefix="host-report-", dir=smoke.parent)) / "report.html"
     script = REPO / "workflow/scripts/rules/render_report.sh"
     result = subprocess.run([str(script), str(smoke / "results"), str(native), "rmarkdown"],
                             capture_output=True, text=True, timeout=600)  # fmt: skip
+    return native, result
+
+
+def test_the_report_image_renders_the_same_html_as_the_host(smoke, after_smoke):
+    """The smoke run rendered in the report image; rendered natively from the same
+    results, the HTML is byte-for-byte the same (same R, knitr, pandoc from Debian)."""
+    native, result = after_smoke["host_report"].result()
     assert result.returncode == 0, result.stderr[-2000:]
     assert native.read_bytes() == (smoke / "results/report/report.html").read_bytes()
 

@@ -1,6 +1,7 @@
 # Benchmarks: one job per (driver, suite, input), never two at once (resource bench=1, set in
-# workflow/profiles/default; with execution.lanes, one per lane, the cross-check, cold
-# starts and compare_native too), and only after every language passed the gate.
+# workflow/profiles/default; with execution.lanes, one per lane, cold starts and
+# compare_native too; the cross-check always alone), and only after every language passed
+# the gate.
 
 
 # Writing a spec is bookkeeping (one small JSON file): under a cluster executor it runs in
@@ -72,15 +73,15 @@ rule crosscheck_harness:
     log:
         "logs/crosscheck_harness/{driver}.log",
     resources:
-        # With lanes, in a lane of its own like a benchmark (machine_lock.py).
-        bench=0 if config["execution"]["lanes"] else 1,
+        # Alone even with lanes: beside another lane's benchmark the ratios fell to 0.4-0.9
+        # (16 of 30 cells in the band, against 29-30 alone; smoke config, 2026-11-26).
+        bench=1,
     params:
         wall_time="logs/wall_times/crosscheck_harness/{driver}.tsv",
         driver=get_driver,
         settings=config["crosscheck"],
         timing=SPEC_TIMING,
         cpus=config["execution"]["cpus"],
-        lanes=config["execution"]["lanes"],
     run:
         wall_times.timed(
             params.wall_time,

@@ -4,8 +4,8 @@
 The job writes the crosscheck spec (a `jwt` bench spec of the configured variants and
 operations on the claims file, with the run's timing and `crosscheck: {alternations,
 block_seconds}`), runs the driver's `crosscheck` command on it alone on the machine
-(with execution.lanes, in a lane of its own, as the benchmarks run), pinned like a benchmark (natively or in the driver's image, without network), and keeps
-its CSV of blocks (workflow/scripts/README.md, "crosscheck"). summarize_crosscheck.py turns
+(even with execution.lanes), pinned like a benchmark (natively or in the driver's image,
+without network), and keeps its CSV of blocks (workflow/scripts/README.md, "crosscheck"). summarize_crosscheck.py turns
 the blocks of every driver into ratios with their CIs (results/crosscheck.csv).
 
 By hand, after a run (natively; prints each cell's ratio, exits 1 when one disagrees):
@@ -53,17 +53,16 @@ def write_spec(language, settings, timing, key_dir, input_file, out):
     Path(out).write_text(json.dumps(spec, indent=2) + "\n")
 
 
-def run_driver(runner, spec_path, key_dir, cpus, out_csv, log, lanes=()):
-    """The driver's `crosscheck` on spec_path, alone on the machine (pinned to `cpus`, the
-    execution.cpus text), or with execution.lanes in a lane of its own, as a benchmark; its
-    CSV to out_csv."""
+def run_driver(runner, spec_path, key_dir, cpus, out_csv, log):
+    """The driver's `crosscheck` on spec_path, alone on the machine, pinned to `cpus` (the
+    execution.cpus text), even with execution.lanes; its CSV to out_csv."""
     spec = json.loads(Path(spec_path).read_text())
     inputs = sorted({cell["input_file"] for cell in spec["cells"]})
     scratch = Path(tempfile.mkdtemp(prefix=".crosscheck-", dir=Path(out_csv).parent)).resolve()
     try:
         driver_runner.writable_by_container(scratch)
         written = scratch / "blocks.csv"
-        with driver_runner.timed_cpus(cpus, lanes, log) as pinned:
+        with driver_runner.timed_cpus(cpus, (), log) as pinned:
             session = runner.session(key_dir, read_only=[spec_path, *inputs], writable=scratch, cpus=pinned)
             with session as argv:
                 command = argv("crosscheck", "--spec", str(Path(spec_path).resolve()), "--out", str(written))
@@ -87,7 +86,7 @@ def run_job(job):
                job.output.spec)  # fmt: skip
     runner = driver_runner.DriverRunner.from_params(job.params.driver)
     with open(job.log[0], "w") as log:
-        run_driver(runner, job.output.spec, key_dir, job.params.cpus, job.output.blocks, log, job.params.lanes)
+        run_driver(runner, job.output.spec, key_dir, job.params.cpus, job.output.blocks, log)
 
 
 def main(argv=None):
