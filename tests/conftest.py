@@ -6,6 +6,7 @@ same directory.
 """
 
 import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ FIXTURE = REPO / "data" / "fixtures" / "claims-001.json"
 sys.path.insert(0, str(SCRIPTS))
 
 from jwtbench import config_validation  # noqa: E402
+from rules import check_conformance  # noqa: E402
 
 LANGUAGES = sorted(config_validation.driver_languages(SCRIPTS))
 # Languages with a JWS library (driver.yaml `jws: true`): the gate, interop, cold start.
@@ -109,6 +111,21 @@ def run_driver(language, env, *args):
     return subprocess.run(
         [str(SCRIPTS / language / "run"), *args], capture_output=True, text=True, env=env
     )
+
+
+def run_batch(language, env, command, entries, tmp_path):
+    """{case id: its line} of one `sign-batch` or `verify-batch` over `entries` (the cases
+    as the contract writes them): the process exits 0 with one JSON line per case, in order,
+    and no key material or stack trace on any stream."""
+    path = tmp_path / f"{command}.cases.json"
+    path.write_text(json.dumps({"cases": entries}))
+    result = run_driver(language, env, command, "--cases", str(path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["id"] for line in lines] == [entry["id"] for entry in entries]
+    output = result.stdout + result.stderr
+    assert "PRIVATE KEY" not in output and not check_conformance.STACK_TRACE.search(output), output[-2000:]
+    return {line["id"]: line for line in lines}
 
 
 class Background(threading.Thread):

@@ -8,7 +8,7 @@ import json
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from conftest import FIXTURE, JWS_DRIVERS, SCRIPTS, run_driver
+from conftest import FIXTURE, JWS_DRIVERS, SCRIPTS, run_batch, run_driver
 
 from jwtbench import config_validation, raw_samples, variants
 
@@ -46,19 +46,6 @@ def verify(language, env, keys, variant, token_text, tmp_path):
                       "--key", verifying, "--token", str(path))  # fmt: skip
 
 
-def batch(language, env, command, entries, tmp_path):
-    """{case id: its line} of one `sign-batch` or `verify-batch` over `entries`: the
-    process exits 0 with one JSON line per case, in order."""
-    path = tmp_path / f"{command}.cases.json"
-    path.write_text(json.dumps({"cases": entries}))
-    result = run_driver(language, env, command, "--cases", str(path))
-    assert result.returncode == 0, result.stderr[-2000:]
-    lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [line["id"] for line in lines] == [entry["id"] for entry in entries]
-    assert "PRIVATE KEY" not in result.stdout + result.stderr
-    return {line["id"]: line for line in lines}
-
-
 def sign_cases(keys, variant_list):
     return [{"id": v.name, "alg": v.algorithm, "key": variants.key_files(v, keys)[0], "payload": str(FIXTURE)}
             for v in variant_list]  # fmt: skip
@@ -92,7 +79,7 @@ def test_round_trip_and_forgeries(language, keys, driver_env, tmp_path):
     one call each): its token names its algorithm and verifies to exactly the claims
     signed; its forgeries are rejected; an algorithm driver.yaml declares missing is
     `unsupported` both ways, and only those."""
-    signed = batch(language, driver_env, "sign-batch", sign_cases(keys, VARIANTS), tmp_path)
+    signed = run_batch(language, driver_env, "sign-batch", sign_cases(keys, VARIANTS), tmp_path)
     cases, expected = [], {}
     for variant in VARIANTS:
         line = signed[variant.name]
@@ -113,7 +100,7 @@ def test_round_trip_and_forgeries(language, keys, driver_env, tmp_path):
             path.write_text(token + "\n")
             cases.append({"id": case_id, "alg": variant.algorithm, "key": verifying, "token": str(path), "claims": True})
             expected[case_id] = {"valid": "accept", "unsupported": "unsupported"}.get(check, "reject")
-    verdicts = batch(language, driver_env, "verify-batch", cases, tmp_path)
+    verdicts = run_batch(language, driver_env, "verify-batch", cases, tmp_path)
     wrong = {case_id: verdicts[case_id]["outcome"] for case_id in expected if verdicts[case_id]["outcome"] != expected[case_id]}
     assert not wrong, f"{language}: {wrong} (expected {[expected[case_id] for case_id in wrong]})"
     for case_id, line in verdicts.items():
@@ -152,7 +139,7 @@ def test_sign_batch_answers_every_case_and_refuses_a_malformed_file(language, ke
     without one of its fields, exits 2 naming the file."""
     cases = sign_cases(keys, [variants.parse("HS256")] * 2)
     cases[0].update(id="missing-key", key=str(tmp_path / "no-such-key.secret"))
-    lines = batch(language, driver_env, "sign-batch", cases, tmp_path)
+    lines = run_batch(language, driver_env, "sign-batch", cases, tmp_path)
     assert lines["missing-key"]["exit"] == 4 and lines["missing-key"]["reason"], lines["missing-key"]
     assert "\n" not in lines["missing-key"]["reason"] and len(lines["missing-key"]["reason"]) <= 300
     assert lines["HS256"]["exit"] == 0 and lines["HS256"]["token"].count(".") == 2
