@@ -204,15 +204,21 @@ final class Crosscheck {
 
   /**
    * JMH's options for one cell: its benchmark method, one fork (forks 1, no warm-up fork, one
-   * thread) given the driver's own JVM flags, Mode.AverageTime in ns, warm-up iterations of
-   * block_seconds enough for warmup_seconds, per alternation iterationsPerBlock measurement
-   * iterations of the driver's batch length, no forced GC between iterations. The fork's
-   * temporary files go to `tmp`.
+   * thread) given the driver's own JVM flags, Mode.AverageTime in ns, per alternation
+   * iterationsPerBlock measurement iterations of the driver's batch length, no forced GC between
+   * iterations. Warm-up: as many iterations of that length as the measurement has (at least
+   * warmup_seconds of them), so that JMH's own per-iteration code has run as often before the
+   * measurement as during it, and the JIT's work on it is done before (each iteration's result
+   * goes to the parent serialised: a 140 ms C2 compile of ObjectOutputStream.writeObject0 ran in
+   * the warm-up of a verify fork, on the benchmark's CPU). With one warm-up iteration of block_seconds, java's cells read
+   * 0.94-0.98 natively and 0.85-0.95 in a noisy hour; with these, 0.96-1.00 (README, crosscheck).
+   * The fork's temporary files go to `tmp`.
    */
   private static Options options(String specFile, int index, Path blocksFile, String method, Settings settings,
       Spec.Timing timing, Path tmp) {
-    TimeValue block = TimeValue.nanoseconds(settings.blockNs());
-    int warmups = Math.max(1, (int) Math.ceil(timing.warmupSeconds() / settings.blockSeconds() - 1e-9));
+    TimeValue iteration = TimeValue.nanoseconds(Math.round(settings.iterationSeconds() * 1e9));
+    int measurements = settings.iterationsPerBlock() * settings.alternations();
+    int warmups = Math.max(measurements, (int) Math.ceil(timing.warmupSeconds() / settings.iterationSeconds() - 1e-9));
     List<String> jvmFlags = ManagementFactory.getRuntimeMXBean().getInputArguments();
     return new OptionsBuilder()
         .include("^" + Pattern.quote(CrosscheckBenchmark.class.getName() + "." + method) + "$")
@@ -225,9 +231,9 @@ final class Crosscheck {
         .warmupForks(0)
         .threads(1)
         .warmupIterations(warmups)
-        .warmupTime(block)
-        .measurementIterations(settings.iterationsPerBlock() * settings.alternations())
-        .measurementTime(TimeValue.nanoseconds(Math.round(settings.iterationSeconds() * 1e9)))
+        .warmupTime(iteration)
+        .measurementIterations(measurements)
+        .measurementTime(iteration)
         .shouldDoGC(false)
         .shouldFailOnError(true)
         .jvmArgs(jvmFlags.toArray(new String[0]))
