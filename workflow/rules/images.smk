@@ -30,6 +30,9 @@ rule build_image:
         "logs/build_image/{image}.log",
     benchmark:
         "logs/wall_times/build_image/{image}.tsv"
+    priority: get_build_priority
+    resources:
+        image_builds=1,
     params:
         engine=ENGINE.as_dict(),
         repo=str(SOURCE),
