@@ -210,8 +210,9 @@ final class Crosscheck {
    * warmup_seconds of them), so that JMH's own per-iteration code has run as often before the
    * measurement as during it, and the JIT's work on it is done before (each iteration's result
    * goes to the parent serialised: a 140 ms C2 compile of ObjectOutputStream.writeObject0 ran in
-   * the warm-up of a verify fork, on the benchmark's CPU). With one warm-up iteration of block_seconds, java's cells read
-   * 0.94-0.98 natively and 0.85-0.95 in a noisy hour; with these, 0.96-1.00 (README, crosscheck).
+   * the warm-up of a verify fork, on the benchmark's CPU). With one warm-up iteration of
+   * block_seconds, java's cells read 0.94-0.98 natively and 0.85-0.95 in a noisy hour; with
+   * these, 0.96-1.00 (README, crosscheck).
    * The fork's temporary files go to `tmp`.
    */
   private static Options options(String specFile, int index, Path blocksFile, String method, Settings settings,
