@@ -486,9 +486,8 @@ def get_runtime_image(wildcards):
 
 # Image builds share the machine's CPUs: at most `image_builds` at once (workflow/profiles/
 # default: 4), in this order. rust's first: its cargo build ends with one crate compiled on one
-# CPU (about 100 s here), which then overlaps the other builds instead of running alone after
-# them (2026-11-26 19:09: with all seven at once, rust's build took 741 s, 5.5 minutes of them
-# alone after the others; 4.1 minutes on the idle machine). The report's image is needed last.
+# CPU, which then overlaps the other builds instead of running alone after them (figures:
+# docs/measurements.md, 2026-11-26 21:15). The report's image is needed last.
 BUILD_ORDER = {"runtime": 5, "rust": 4, "java": 3, "go": 3, "node": 2, "report": 0}
 
 
