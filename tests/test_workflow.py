@@ -104,6 +104,16 @@ def test_profile_from_the_repository_serialises_benchmarks():
         assert block and "bench=1" in block.group(1), rule
 
 
+def test_profile_keeps_the_scheduler_quiet_beside_benchmarks():
+    """No ILP solver process per scheduling round, and the rate limiter's re-evaluation
+    timers at most once a minute per chain (workflow/profiles/default/config.yaml says why)."""
+    profile = yaml.safe_load((REPO / "workflow/profiles/default/config.yaml").read_text())
+    assert profile["scheduler"] == "greedy"
+    count, span, unit = re.fullmatch(r"(\d+)/(\d+)(s|m|h)", profile["max-jobs-per-timespan"]).groups()
+    assert int(span) * {"s": 1, "m": 60, "h": 3600}[unit] >= 60
+    assert int(count) >= 1000
+
+
 def test_lint_is_clean():
     result = subprocess.run([SNAKEMAKE, "--lint"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr

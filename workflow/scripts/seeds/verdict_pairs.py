@@ -7,9 +7,10 @@ claim_parts runs on a recorder that stands in for its cells and notes which two 
 divides; seed 000's per-record ratios (HS512 against RS512) come from its RATIOS. Added to
 those, seed 002's SHA-512 / SHA-256 per length. Ratios that no verdict rests on (verify /
 sign of every variant, every variant / HS512 in seed 001's ranking) are reported from the
-same rounds, but do not hold their cells back: on the default run of 2026-11-27 they kept
-cells sampling for about a tenth of suite jwt's time. Ratios across processes (a language
-against another, against openssl) cannot be paired by round; issue 22 deals with them.
+same rounds, but do not hold their cells back (replayed on the samples of a noisy hour,
+2026-11-27, they had kept suite jwt's cells sampling about 3% longer; in a quiet one, not
+at all). Ratios across processes (a language against another, against openssl) cannot be
+paired by round; issue 22 deals with them.
 """
 
 import sys
