@@ -164,6 +164,32 @@ def test_seed004_composes_the_combined_figure_from_its_parts(tmp_path):
     assert float(decomposed["RSA", 3072]["keygen_share"]) == pytest.approx(300 / 303.1, rel=0.01)
 
 
+def test_seed004_a_timed_combined_cell_out_of_budget_says_what_it_got(tmp_path):
+    """config/full.yaml times keygen+sign+verify as one cell beside its parts. When that
+    cell runs to its budget after a few samples (RSA-7680 on 2026-11-27), its row says so
+    with its samples and time, and the seed's figure is composed from the parts."""
+    cells = {}
+    for operation, input_name, in_bytes, ms in (("keygen", "keypair", 0, 10_000.0), ("sign", "msg-1000", 1000, 35.0),
+                                                ("verify", "msg-1000", 1000, 0.2)):  # fmt: skip
+        cells[("node", "crypto", "keygen", operation, "RSA-SHA512", 7680, input_name, in_bytes, 960)] = ms * 1e6
+    raw = write_raw(tmp_path / "raw.csv", cells)
+    seconds = [27.0, 18.9, 15.1, 11.8, 7.4, 16.4, 15.3]
+    with open(raw, "a") as handle:
+        for sample, spent in enumerate(seconds, 1):
+            handle.write(f"node,crypto,1,keygen,keygen+sign+verify,RSA-SHA512,7680,msg-1000,1000,{sample},1,"
+                         f"{int(spent * 1e9)},960,timeout\n")  # fmt: skip
+    outputs = {name: tmp_path / f"{name}.csv" for name in seed004.COLUMNS}
+    with open(tmp_path / "log", "w") as log:
+        seed004.main([raw], SETTINGS, outputs, log)
+    (run,) = [r for r in read_csv(outputs["runs"]) if r["operation"] == "keygen+sign+verify"]
+    assert (run["status"], run["source"], run["iterations"], run["median_ms"]) == ("timeout", "timed", "7", "")
+    assert float(run["seconds_spent"]) == pytest.approx(sum(seconds))
+    (decomposed,) = read_csv(outputs["decomposed"])
+    assert decomposed["combined_source"] == "composed"
+    assert float(decomposed["combined_ms"]) == pytest.approx(10_035.2, rel=0.01)
+    assert "RSA-7680 keygen+sign+verify msg-1000: timeout" in (tmp_path / "log").read_text()
+
+
 def test_default_specs_of_primitive_and_keygen(tmp_path):
     """The default config's cells: openssl speed's primitives at its five sizes, plus the
     signing-input cells for a JWS language; seed 004's grid for every implementation."""

@@ -108,7 +108,7 @@ def run_rows(cells, first, rows_by_cell):
         if row["status"] == "timeout":
             entry["seconds_spent"] = sum(r["elapsed_ns"] for r in timed) / 1e9
             entry["iterations"] = sum(r["iterations"] for r in timed)
-        if key in cells:
+        if key in cells.samples:  # timed as one and ok (a timed-out one is composed in `cells`)
             values = cells.samples[key]
             low, high = cells.interval(cells.medians(key))
             entry.update(iterations=len(values), median_ms=cells.median(key) / 1e6, mean_ms=statistics.fmean(values) / 1e6,
