@@ -130,6 +130,12 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
     (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\ncrosscheck_gaps: {sign HS256: ''}\n")
     with pytest.raises(config_validation.ConfigError, match=r"key 'crosscheck_gaps' must map cells"):
         config_validation.driver_manifest(tmp_path, "lang")
+    # A further library's process runs its language's harness and drift reference: the
+    # reference's gap, explained in the language's driver.yaml, is the library's too.
+    python = config_validation.driver_manifest(REPO / "workflow" / "scripts", "python")
+    jwcrypto = config_validation.driver_manifest(REPO / "workflow" / "scripts", "python/jwcrypto")
+    assert jwcrypto["crosscheck_gaps"]["reference SHA-256"] == python["crosscheck_gaps"]["reference SHA-256"]
+    assert set(jwcrypto["crosscheck_gaps"]) == {"reference SHA-256"}
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
     assert manifest == {"library": "openssl", "jws": False, "suites": ["primitive"], "unsupported": {},
                         "unsupported_operations": {}, "verify": {"validates": [], "lacks": {}}, "crosscheck_gaps": {}}
@@ -157,6 +163,7 @@ def test_a_further_library_is_a_driver_of_its_language(tmp_path):
     assert config_validation.signed_tokens_driver("results/verify/tokens/node/jose/signed") == "node/jose"
     assert config_validation.signed_tokens_driver("results/verify/tokens/python/signed") == "python"
     policy = "verify: {validates: [signature, alg, exp, nbf, iat, leeway, required_claims]}\n"
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\n" + policy)
     (tmp_path / "lang" / "other" / "driver.yaml").write_text("library: another\njws: true\nsuites: [jwt]\n" + policy)
     with pytest.raises(config_validation.ConfigError, match=r"lang/other/driver.yaml: key 'library' must be 'other'"):
         config_validation.driver_manifest(tmp_path, "lang/other")
