@@ -10,6 +10,8 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from jwtbench import raw_samples
+
 
 class ConfigError(Exception):
     """The config is invalid; the message names each offending key."""
@@ -268,7 +270,7 @@ def driver_manifest(scripts_dir, language):
         # The drift reference is the language's harness timing its own hash, the same in
         # every library's process: a gap explained there holds for each library.
         harness = driver_manifest(scripts_dir, language.split("/", 1)[0])["crosscheck_gaps"]
-        gaps = {**{cell: why for cell, why in harness.items() if cell.startswith("reference ")}, **gaps}
+        gaps = {**{cell: why for cell, why in harness.items() if cell.split()[0] == raw_samples.REFERENCE}, **gaps}
     return {"library": library, "jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
             "unsupported_operations": dict(operations), "crosscheck_gaps": dict(gaps),
             "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})}}
