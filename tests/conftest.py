@@ -55,9 +55,11 @@ def smoke_env():
 
 
 def snakemake(workdir, *args, timeout=1800, env=None):
-    """Run the workflow in `workdir` with the smoke config; CompletedProcess."""
+    """Run the workflow in `workdir` with the smoke config, under --strict (every warning
+    about the numbers fails the run; JWTBENCH_STRICT); CompletedProcess."""
     command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir),
                "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS), "--cores", "2", *args]  # fmt: skip
+    env = {**(os.environ if env is None else env), "JWTBENCH_STRICT": "1"}
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 

@@ -46,7 +46,8 @@ SLURM_SUITES = ("jwt", "coldstart")
 SLURM_SEEDS = ("seed001",)
 # The rules with resources bench=1: the SLURM jobs running them ask for a whole node
 # (--exclusive) and run nothing else.
-BENCHMARK_RULES = ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "measure_cycle_counter")
+BENCHMARK_RULES = ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "measure_cycle_counter",
+                   "confirm_crosscheck")  # fmt: skip
 # Rules the submitting Snakemake runs itself (`localrules:`), and the target rule.
 LOCAL_RULES = ("write_bench_spec", "all")
 SLURM_RUN_TIMEOUT = 20 * 60
@@ -96,7 +97,9 @@ def run_under_slurm(workdir, cluster_dir, native_envs=None):
     if native_envs is not None:
         (Path(workdir) / ".envs").symlink_to(Path(native_envs).resolve(), target_is_directory=True)
     with slurm_cluster(cluster_dir, min_job_age=FINISHED_JOBS_KEPT_SECONDS) as cluster:
+        # Under --strict, as every run of the test suite (conftest.snakemake).
         env = {key: value for key, value in cluster.env.items() if not key.startswith("KAGGLE_")}
+        env["JWTBENCH_STRICT"] = "1"
         # A status check every 2 s rather than the profile's cluster-friendly 10 s: this
         # cluster is ours, and its jobs are short.
         command = [SNAKEMAKE, "--profile", str(PROFILE), "-s", str(SNAKEFILE), "-d", str(workdir),

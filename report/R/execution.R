@@ -84,18 +84,12 @@ warning_block_css <- function() {
          ".callout-warning > :last-child { margin-bottom: 0; }\n</style>\n")
 }
 
-# Warning blocks (markdown) for the top of the report: the engine's warning (a native
-# fallback) and failed benchmark jobs or failed cells. "" when there is nothing to say.
-run_warning_blocks <- function(engine, failed_jobs, cells, drift_range = NULL, max_drift_pct = Inf) {
+# Warning blocks (markdown) for "What was measured": the engine's warning (a native
+# fallback) and failed benchmark jobs or failed cells. "" when there is nothing to say. The
+# machine's drift, like every doubt about a figure, is in results/warnings.csv, shown on
+# the first screen (warnings.R).
+run_warning_blocks <- function(engine, failed_jobs, cells) {
   blocks <- character()
-  if (!is.null(drift_range) && drift_range$pct > max_drift_pct) {
-    blocks <- c(blocks, callout_warning(
-      "**Warning: the machine drifted by ", fmt_pct(drift_range$pct, 1), " during this run**, more than the ",
-      fmt_pct(max_drift_pct, 0), " allowed (`statistics.max_drift_pct`): the middle 90% of the drift reference's rounds ",
-      "took between ", fmt_num(drift_range$low, 3), " and ", fmt_num(drift_range$high, 3), " of its median ",
-      "time (the median over languages). Figures from different processes (languages, suites) carry that difference; ratios paired by ",
-      "round do not. See [The machine's drift](#drift)."))
-  }
   if (!is.null(engine$warning) && nzchar(engine$warning)) {
     lead <- if (identical(engine$name, "native")) {
       paste0("**Warning: the drivers ran natively, not in containers**",

@@ -90,6 +90,40 @@ rule crosscheck_harness:
         )
 
 
+# The confirmation pass: a cross-checked cell that disagrees is measured again at the end
+# of the run (after every benchmark), alone, on the same CPU and settings; a driver with no
+# disagreement is not run again. Its table is the one the report and the warnings read.
+rule confirm_crosscheck:
+    input:
+        first="results/crosscheck/first-pass.csv",
+        specs=expand("results/crosscheck/{driver}.json", driver=CROSSCHECK_DRIVERS),
+        key_manifest=KEY_MANIFEST,
+        claims=jwt_input_file(),
+        gate=verification_gate(),
+        images=get_all_images,
+        # At the end of the run: after every benchmark.
+        samples=get_raw_samples,
+    output:
+        table="results/crosscheck.csv",
+    log:
+        "logs/confirm_crosscheck/confirm_crosscheck.log",
+    resources:
+        bench=1,
+    params:
+        wall_time="logs/wall_times/confirm_crosscheck/confirm_crosscheck.tsv",
+        drivers={name: driver_params(name) for name in CROSSCHECK_DRIVERS},
+        specs={name: f"results/crosscheck/{name}.json" for name in CROSSCHECK_DRIVERS},
+        band=CROSSCHECK["band"],
+        gaps={name: DRIVERS[name]["crosscheck_gaps"] for name in CROSSCHECK_DRIVERS},
+        cpus=config["execution"]["cpus"],
+    run:
+        wall_times.timed(
+            params.wall_time,
+            crosscheck_harness.confirm_job,
+            job(input, output, params, log),
+        )
+
+
 rule compare_native:
     input:
         # Like a benchmark: only drivers that passed every check are timed.

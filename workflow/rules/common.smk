@@ -6,6 +6,7 @@
 # engine, or natively in its pinned environment (envs/<language>/, rule
 # install_native_env); driver_runner.py does both. A `conda:` or `container:` directive
 # would name environments this workflow does not use.
+import os
 import re
 import sys
 from pathlib import Path
@@ -42,6 +43,7 @@ from rules import (  # noqa: E402
     prepare_dataset,
     render_report,
     run_benchmark,
+    run_warnings,
     summarize_crosscheck,
     verify_tokens,
     wall_times,
@@ -612,6 +614,7 @@ def get_report_inputs(wildcards):
         "provenance": "results/provenance.json",
         "wall_times": "results/wall_times.csv",
         "drift": "results/drift.csv",
+        "warnings": "results/warnings.csv",
         "images": [image_record("report")] if IN_CONTAINERS else [],
         "sources": sorted(
             str(path) for path in (SOURCE / "report").rglob("*") if path.is_file()
@@ -688,8 +691,26 @@ def get_final_outputs():
         "results/provenance.json",
         "results/report/report.html",
         "results/bundles/latest.json",
-        *(["results/crosscheck.checked"] if CROSSCHECK_DRIVERS else []),
+        "results/run.checked",
     ]
+
+
+# --strict (./jwtbench run --strict, JWTBENCH_STRICT=1, or config key strict): the run's
+# warnings (rule collect_warnings) fail it instead of being shown only.
+STRICT = config["strict"] or os.environ.get("JWTBENCH_STRICT", "0") != "0"
+
+
+def get_warning_inputs(wildcards):
+    """The inputs of rule collect_warnings (the confirmed cross-check, the drift, the summary
+    and every benchmark's metadata, for its failure if any)."""
+    inputs = {
+        "summary": "results/summary.csv",
+        "drift": "results/drift.csv",
+        "metadata": get_raw_metadata(),
+    }
+    if CROSSCHECK_DRIVERS:
+        inputs["crosscheck"] = "results/crosscheck.csv"
+    return inputs
 
 
 def config_bundles(key):
@@ -706,6 +727,12 @@ def config_bundles(key):
         return paths
 
     return existing_bundles
+
+
+def print_run_warnings():
+    """The run's last lines: its warnings (results/warnings.csv), each with what to do."""
+    for line in run_warnings.lines():
+        print(line, file=sys.stderr)
 
 
 def print_bench_plan():

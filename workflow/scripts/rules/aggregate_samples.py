@@ -158,8 +158,12 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
         driver, library = named or (f"{row['language']}/{row['implementation']}", row["implementation"])
         summaries[key].update(driver=driver, library=library)
         summaries[key]["stop_reason"] = reasons.get(key, "")
-        if reasons.get(key) in ("precision", "sample_cap", "time_cap") and key[2] in cell_samples.ROUND_SUITES:
-            rounds[key] = {row["sample"]: row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"]}
+        if reasons.get(key) in ("precision", "sample_cap", "time_cap"):
+            # The bimodality rule for cells sampled in rounds, whose median picks a speed;
+            # not for one-call samples (percall), nor a fixed count of trials.
+            summaries[key]["bimodal"] = stats.modes(samples[key]) is not None
+            if key[2] in cell_samples.ROUND_SUITES:
+                rounds[key] = {row["sample"]: row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"]}
     result_tables.write_csv(summary_path, result_tables.columns("summary.schema.yaml"), summaries.values())
     ratio_rows = ratios(summaries, samples, rounds, settings)
     result_tables.write_csv(ratios_path, result_tables.columns("ratios.schema.yaml"), ratio_rows)

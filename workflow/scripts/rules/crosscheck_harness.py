@@ -14,6 +14,7 @@ By hand, after a run (natively; prints each cell's ratio, exits 1 when one disag
 """
 
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -87,6 +88,61 @@ def run_job(job):
     runner = driver_runner.DriverRunner.from_params(job.params.driver)
     with open(job.log[0], "w") as log:
         run_driver(runner, job.output.spec, key_dir, job.params.cpus, job.output.blocks, log)
+
+
+# The first pass's numeric columns, read back as numbers (None when empty).
+NUMBERS = ("driver_ns", "native_ns", "ratio", "ratio_low", "ratio_high", "band")
+
+
+def confirm(first_rows, rerun, band, gaps_of):
+    """The cross-check's table after its confirmation pass: each driver with a cell that
+    disagrees in `first_rows` is measured again, whole (rerun(driver) -> its new blocks
+    CSV), and each such cell's row becomes the second measurement's, with the first's ratio
+    beside it and `confirmation` saying whether it disagrees again."""
+    again = sorted({row["driver"] for row in first_rows if row["agreement"] == "disagrees"})
+    second = {}
+    for driver in again:
+        table = summarize_crosscheck.summarize({driver: rerun(driver)}, band, gaps_of)
+        second.update({(driver, row["operation"], row["variant"]): row for row in table})
+    out = []
+    for row in first_rows:
+        if row["agreement"] != "disagrees":
+            out.append({**row, "confirmation": ""})
+            continue
+        new = second.get((row["driver"], row["operation"], row["variant"]), {**row, "agreement": "disagrees"})
+        out.append({
+            **new, "first_ratio": row["ratio"], "first_ratio_low": row["ratio_low"],
+            "first_ratio_high": row["ratio_high"],
+            "confirmation": "confirmed" if new["agreement"] == "disagrees" else "cleared",
+        })  # fmt: skip
+    return out
+
+
+def confirm_job(job):
+    """Rule confirm_crosscheck: the first pass's disagreements measured again, at the end of
+    the run, alone on the machine, on the same CPUs and settings (the first pass's specs)."""
+    with open(job.input.first, newline="") as handle:
+        first_rows = [
+            {**row, **{name: float(row[name]) if row[name] else None for name in NUMBERS}}
+            for row in csv.DictReader(handle)
+        ]
+    key_dir = str(Path(job.input.key_manifest).parent.resolve())
+    folder = Path(job.output.table).parent / "crosscheck" / "confirmation"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(job.log[0], "w") as log:
+
+        def rerun(driver):
+            print(f"{driver}: a cell disagreed; its cross-check again", file=log, flush=True)
+            runner = driver_runner.DriverRunner.from_params(job.params.drivers[driver])
+            blocks = folder / f"{driver.replace('/', '-')}.csv"
+            spec = Path(job.params.specs[driver])
+            run_driver(runner, str(spec), key_dir, job.params.cpus, blocks, log)
+            return blocks
+
+        table = confirm(first_rows, rerun, job.params.band, job.params.gaps)
+        summarize_crosscheck.write(table, job.output.table)
+        for row in table:
+            print(summarize_crosscheck.describe(row), file=log)
 
 
 def main(argv=None):

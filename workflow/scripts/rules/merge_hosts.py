@@ -57,7 +57,9 @@ def main(paths, out_dir, log):
                 )
             seen[run] = index
             tag = {"host_id": manifest["host_id"], "run_id": manifest["run_id"], "label": label_of(manifest)}
-            summary += [{**tag, **row} for row in read_table(directory / "summary.csv", summary_columns)]
+            # A bundle written before summary.csv had `bimodal` merges with it empty.
+            summary_required = [name for name in summary_columns if name != "bimodal"]
+            summary += [{**tag, **row} for row in read_table(directory / "summary.csv", summary_required)]
             ratios += [{**tag, **row} for row in read_table(directory / "ratios.csv", ratio_columns)]
             found, ids = compare_runs.read_verdicts(directory)
             id_columns.extend(name for name in ids if name not in id_columns)

@@ -1,5 +1,7 @@
 """The cross-check's ratios: every driver's blocks (results/crosscheck/<driver>.csv, written by
-its `crosscheck` command) to one row per cell in results/crosscheck.csv.
+its `crosscheck` command) to one row per cell: the first pass's table
+(results/crosscheck/first-pass.csv), which the confirmation pass (crosscheck_harness.confirm)
+turns into results/crosscheck.csv.
 
 A cell's ratio is the median over its alternations of (the driver's block / the native
 harness's block of the same alternation): the two blocks of one alternation were timed
@@ -8,7 +10,8 @@ median's by timing rule 5a's order statistics (jwtbench/stopping_rule.py). Again
 1 +/- `band`: `agrees` when the ratio is inside; `outside` when it is not but the CI reaches
 into the band (not shown to differ); `disagrees` when the whole CI lies outside. A gap the
 driver's folder explains (driver.yaml `crosscheck_gaps`, keyed "operation variant") is
-reported as `explained`, with its reason, instead of failing the run.
+reported as `explained`, with its reason, instead of as a disagreement (which the
+confirmation pass measures again and, if it holds, the run warns of: run_warnings.py).
 """
 
 import csv
@@ -134,25 +137,3 @@ def run_job(job):
         write(table, job.output[0])
         for row in table:
             print(describe(row), file=log)
-
-
-def check_job(job):
-    """Fail the run when a cell disagrees (its whole CI outside the band, unexplained) and
-    crosscheck.fail_outside_band is on; the verdict to the output either way."""
-    with open(job.input.crosscheck, newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    disagree = [row for row in rows if row["agreement"] == "disagrees"]
-    lines = [f"{row['driver']} {row['operation']} {row['variant']}: jwtbench / {row['harness']} = "
-             f"{float(row['ratio']):.3f} (CI {float(row['ratio_low']):.3f}-{float(row['ratio_high']):.3f})"
-             for row in disagree]  # fmt: skip
-    with open(job.log[0], "w") as log:
-        print("\n".join(lines) or f"{len(rows)} cells: none disagrees", file=log)
-    if disagree and job.params.fail:
-        raise RuntimeError(
-            f"{len(disagree)} of {len(rows)} cross-checked cells disagree with their language's harness beyond"
-            f" the band (results/crosscheck.csv; the report and the bundle are written): " + "; ".join(lines)
-            + ". If a gap is real, explain it in the driver's driver.yaml crosscheck_gaps."
-        )
-    agree = sum(row["agreement"] == "agrees" for row in rows)
-    outcome = f"{len(disagree)} disagree (crosscheck.fail_outside_band: false)" if disagree else "none disagrees"
-    Path(job.output[0]).write_text(f"{agree} of {len(rows)} cells agree; {outcome}\n")

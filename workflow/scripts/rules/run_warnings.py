@@ -1,0 +1,165 @@
+"""The run's warnings: what it detected that may make a number wrong, in one table
+(results/warnings.csv, workflow/schemas/warnings.schema.yaml), read by the report's first
+screen, by the terminal's last lines (the Snakefile's onsuccess and onerror) and by the
+strict check.
+
+A warning is a doubt about a figure, not a failure: the run exits 0 with it, and `--strict`
+(./jwtbench run --strict, JWTBENCH_STRICT=1 or config key strict; the test suite's runs
+use it) turns each into a failure. Kinds:
+
+- crosscheck: a cross-checked cell whose driver's loop and its language's own harness
+  still disagree after the confirmation pass (its whole CI outside the band, unexplained);
+- drift: the machine's speed moved, over the run, by more than statistics.max_drift_pct
+  (the drift reference's middle 90% of rounds, the median over languages), or one
+  language's reference never settled within that spread;
+- bimodal: a cell whose samples fall in two groups (sample_statistics.modes): its median
+  picks one of two speeds;
+- failed_job: a benchmark job whose driver failed (every cell of it `failed`).
+
+What protects correctness (a library that accepts a forged token, a driver that signs
+wrongly, a known answer that does not match) is not here: those stop the run at the gate.
+"""
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from jwtbench import cell_samples, result_tables  # noqa: E402
+
+COLUMNS = result_tables.columns("warnings.schema.yaml")
+WARNINGS = "results/warnings.csv"
+
+
+def read_rows(path):
+    if not path or not Path(path).exists():
+        return []
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def crosscheck_warnings(rows):
+    out = []
+    for row in rows:
+        if row["agreement"] != "disagrees":
+            continue
+        cell = f"{row['driver']} {row['operation']} {row['variant']}"
+        first = (f"first {float(row['first_ratio']):.3f}, confirmation " if row.get("first_ratio") else "")
+        out.append({
+            "kind": "crosscheck", "subject": cell,
+            "message": (f"the cross-check of {cell} disagrees: jwtbench / {row['harness']} = {first}"
+                        f"{float(row['ratio']):.3f} (CI {float(row['ratio_low']):.3f}-{float(row['ratio_high']):.3f}),"
+                        f" outside 1 +/- {float(row['band']):g}"),
+            "action": ("the driver's loop and its language's harness time this call differently: its figures may be"
+                       " off by that much. Rerun in a quieter hour (python workflow/scripts/rules/crosscheck_harness.py"
+                       f" --driver {row['driver']}), and if the gap is real, explain it in the driver's driver.yaml"
+                       " crosscheck_gaps"),
+        })  # fmt: skip
+    return out
+
+
+def drift_warnings(rows, max_drift_pct):
+    """The run's drift beyond max_drift_pct, and each language whose reference's own spread is."""
+    if not rows:
+        return []
+    rows = [{**row, "relative": float(row["relative"])} for row in rows]
+    spread = cell_samples.drift_range(rows)
+    languages = cell_samples.by_language((row["language"], row["relative"]) for row in rows)
+    out = []
+    if spread and (spread[1] - spread[0]) * 100 > max_drift_pct:
+        out.append({
+            "kind": "drift", "subject": "the run",
+            "message": (f"the machine's speed moved by {(spread[1] - spread[0]) * 100:.1f}% during the run (the drift"
+                        f" reference's middle 90% of rounds: {spread[0]:.3f}-{spread[1]:.3f} of its median, the median"
+                        f" over languages), more than statistics.max_drift_pct ({max_drift_pct:g}%)"),
+            "action": ("figures from different processes (languages, suites) carry that difference; ratios paired by"
+                       " round do not. Rerun with nothing else on the machine to compare absolute times"),
+        })  # fmt: skip
+    for language, values in sorted(languages.items()):
+        low, high = np.percentile(values, [5, 95])
+        if (high - low) * 100 > max_drift_pct:
+            out.append({
+                "kind": "drift", "subject": language,
+                "message": (f"{language}'s drift reference never settled: its middle 90% of rounds took"
+                            f" {low:.3f}-{high:.3f} of its median ({(high - low) * 100:.1f}% apart, more than"
+                            f" statistics.max_drift_pct, {max_drift_pct:g}%)"),
+                "action": (f"{language}'s figures from different processes may differ by that much; its round-paired"
+                           " ratios (the verdicts') do not. The report's drift section shows when"),
+            })  # fmt: skip
+    return out
+
+
+def bimodal_warnings(summary):
+    cells = [row for row in summary if row.get("bimodal") == "True"]
+    if not cells:
+        return []
+    names = [f"{r['driver']} {r['suite']} {r['operation']} {r['variant']} ({r['input']})" for r in cells]
+    shown = "; ".join(names[:10]) + (f"; and {len(names) - 10} more" if len(names) > 10 else "")
+    return [{
+        "kind": "bimodal", "subject": f"{len(cells)} cells",
+        "message": f"{len(cells)} cell(s) sampled at two speeds (bimodal samples): {shown}",
+        "action": ("each such median picks one of two speeds and another run may pick the other; the summary's"
+                   " `bimodal` column marks them"),
+    }]  # fmt: skip
+
+
+def failed_job_warnings(metadata_paths):
+    out = []
+    for path in metadata_paths:
+        facts = json.loads(Path(path).read_text())
+        if facts.get("failure"):
+            job = f"{facts['driver']}/{facts['suite']}/{facts['input']}"
+            out.append({
+                "kind": "failed_job", "subject": job,
+                "message": f"benchmark {job} failed: {facts['failure']}",
+                "action": f"every cell of it is recorded as failed; its log: logs/run_benchmark/{job}.log",
+            })  # fmt: skip
+    return out
+
+
+def collect(crosscheck, drift, summary, metadata, max_drift_pct):
+    return (
+        crosscheck_warnings(read_rows(crosscheck))
+        + drift_warnings(read_rows(drift), max_drift_pct)
+        + bimodal_warnings(read_rows(summary))
+        + failed_job_warnings(metadata)
+    )
+
+
+def run_job(job):
+    warnings = collect(job.input.get("crosscheck"), job.input.drift, job.input.summary, job.input.metadata,
+                       job.params.max_drift_pct)  # fmt: skip
+    result_tables.write_csv(job.output[0], COLUMNS, warnings)
+    with open(job.log[0], "w") as log:
+        print(f"{len(warnings)} warning(s)", file=log)
+        for warning in warnings:
+            print(f"- {warning['message']}", file=log)
+
+
+def lines(path=WARNINGS):
+    """The terminal's closing lines for the warnings at `path` ([] when none or no file)."""
+    warnings = read_rows(path)
+    if not warnings:
+        return []
+    out = [f"jwtbench: {len(warnings)} warning(s) about this run's numbers ({path}; the report's first screen):"]
+    for warning in warnings:
+        out.append(f"  - {warning['message']}.")
+        out.append(f"    What to do: {warning['action']}.")
+    return out
+
+
+def check_job(job):
+    """The run's last step: the warnings as its log; under strict, a failure if any."""
+    warnings = read_rows(job.input.warnings)
+    with open(job.log[0], "w") as log:
+        print("\n".join(lines(job.input.warnings)) or "no warnings", file=log)
+    if warnings and job.params.strict:
+        raise RuntimeError(
+            f"--strict: {len(warnings)} warning(s) about this run's numbers ({job.input.warnings}; the report and the"
+            " bundle are written): " + "; ".join(w["message"] for w in warnings)
+        )
+    Path(job.output[0]).write_text(f"{len(warnings)} warning(s); strict: {bool(job.params.strict)}\n")
