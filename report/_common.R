@@ -123,7 +123,12 @@ input_columns <- list(
     logical = "own"),
   drift = list(
     character = c("language", "suite", "input", "implementation", "implementation_version"),
-    numeric = c("round", "iterations", "ns_per_op", "seconds_before", "rounds_seconds", "relative"))
+    numeric = c("round", "iterations", "ns_per_op", "seconds_before", "rounds_seconds", "relative")),
+  noise = list(
+    character = c("job", "language", "suite", "input", "utc", "others_top"),
+    numeric = c("interval", "seconds", "interval_seconds", "steal_pct", "steal_all_pct", "busy_pct", "irq_pct",
+                "bench_pct", "others_pct", "others_runnable", "others_top_pct", "wait_pct", "pressure_pct",
+                "freq_mhz", "throttle_events", "sampler_ms"))
 )
 
 as_flag <- function(x) {
@@ -197,6 +202,8 @@ container_native <- read_result_csv("container_vs_native.csv", input_columns$con
 # Optional so the report still renders from a bundle or results of an older run.
 wall_times <- read_result_csv("wall_times.csv", input_columns$wall_times, optional = TRUE)
 drift <- read_result_csv("drift.csv", input_columns$drift, optional = TRUE)
+# The machine's noise beside each benchmark (R/noise.R); absent in results of runs before it.
+noise <- read_result_csv("noise.csv", input_columns$noise, optional = TRUE)
 # Optional: config conformance.activate (and results of runs before the suite existed).
 conformance_rows <- read_result_csv(file.path("verify", "conformance.csv"), input_columns$conformance,
                                     optional = TRUE)
@@ -212,7 +219,7 @@ input_files <- c("summary.csv", "ratios.csv", "drivers.csv", file.path("verify",
                  file.path("seed003", paste0(c("speed", "verdicts"), ".csv")), file.path("primitive", "overhead.csv"),
                  file.path("seed004", paste0(c("runs", "decomposed", "verdicts"), ".csv")),
                  "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "wall_times.csv", "drift.csv",
-                 "provenance.json")
+                 "noise.csv", "provenance.json")
 input_files <- input_files[file.exists(file.path(results_dir, input_files))]
 
 # ---- orderings and colours --------------------------------------------------------

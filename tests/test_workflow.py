@@ -49,7 +49,7 @@ NATIVE_JOBS = {
     "check_conformance": 1, "describe_drivers": 1,
     "prepare_dataset": 3,
     "write_bench_spec": BENCH_JOBS, "run_benchmark": BENCH_JOBS, "run_coldstart": len(JWS_LANGUAGES),
-    "summarize_coldstart": 1, "aggregate_samples": 1, "collect_provenance": 1, "reproduce_seed000": 1,
+    "summarize_coldstart": 1, "aggregate_samples": 1, "summarize_noise": 1, "collect_provenance": 1, "reproduce_seed000": 1,
     "reproduce_seed001": 1, "reproduce_seed002": 1, "measure_cycle_counter": 1,
     "crosscheck_harness": len(JWS_LANGUAGES), "summarize_crosscheck": 1, "confirm_crosscheck": 1,
     "collect_warnings": 1, "check_run": 1,

@@ -216,3 +216,19 @@ rule reproduce_seed004:
         statistics=config["statistics"],
     run:
         seed004.run_job(job(input, output, params, log))
+
+
+# The machine's noise beside each benchmark (run_benchmark's metadata, `noise`) as one table.
+rule summarize_noise:
+    input:
+        metadata=get_raw_metadata,
+    output:
+        noise="results/noise.csv",
+    log:
+        "logs/summarize_noise/summarize_noise.log",
+    benchmark:
+        "logs/wall_times/summarize_noise/summarize_noise.tsv"
+    run:
+        from rules import summarize_noise
+
+        summarize_noise.run_job(job(input, output, params, log))

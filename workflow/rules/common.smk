@@ -614,6 +614,7 @@ def get_report_inputs(wildcards):
         "provenance": "results/provenance.json",
         "wall_times": "results/wall_times.csv",
         "drift": "results/drift.csv",
+        "noise": "results/noise.csv",
         "warnings": "results/warnings.csv",
         "images": [image_record("report")] if IN_CONTAINERS else [],
         "sources": sorted(

@@ -14,7 +14,6 @@ import datetime
 import hashlib
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jwtbench import driver_runner, host_identity, raw_samples  # noqa: E402
+from jwtbench import driver_runner, host_identity, machine_noise, raw_samples  # noqa: E402
 
 
 def now():
@@ -103,7 +102,9 @@ def run_job(snake):
                 print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
                 started, clock = now(), time.monotonic()
-                result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
+                # What else ran on its CPUs meanwhile (machine_noise.py), sampled from another CPU.
+                result, noise = machine_noise.run(command, cpus, stdout=log, stderr=log, env=runner.environ(),
+                                                  started=clock)  # fmt: skip
                 seconds, ended = time.monotonic() - clock, now()
             try:
                 if result.returncode != 0:
@@ -143,5 +144,7 @@ def run_job(snake):
         "cell_status": dict(statuses),
         "samples": len(rows),
         "spec_sha256": hashlib.sha256(Path(spec_path).read_bytes()).hexdigest(),
+        # One row per half second of the driver's run (columns: workflow/schemas/noise.schema.yaml).
+        "noise": noise,
     }
     Path(snake.output.metadata).write_text(json.dumps(metadata, indent=2) + "\n")

@@ -38,9 +38,9 @@ STAGES = {
     "checks": ("check_driver", "check_interop", "check_deterministic_tokens", "check_conformance"),
     "benchmarks": ("measure_cycle_counter", "run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness",
                    "confirm_crosscheck"),
-    "results": ("aggregate_samples", "describe_drivers", "summarize_coldstart", "summarize_crosscheck", "collect_provenance",
-                "reproduce_seed000", "reproduce_seed001", "reproduce_seed002", "reproduce_seed003", "reproduce_seed004",
-                "collect_warnings"),
+    "results": ("aggregate_samples", "describe_drivers", "summarize_coldstart", "summarize_crosscheck", "summarize_noise",
+                "collect_provenance", "reproduce_seed000", "reproduce_seed001", "reproduce_seed002", "reproduce_seed003",
+                "reproduce_seed004", "collect_warnings"),
     "report": ("render_report", "write_bundle", "check_run"),
 }  # fmt: skip
 STAGE_OF = {rule: stage for stage, rules in STAGES.items() for rule in rules}
