@@ -24,12 +24,15 @@ driver_label <- function(names) {
 # without drivers.csv.
 driver_unsupported <- function(variants) {
   if (is.null(drivers)) return(NULL)
-  lacked <- drivers[nzchar(unsupported), .(algorithm = strsplit(unsupported, " ", fixed = TRUE)[[1]]),
-                    by = driver]
+  none <- data.table(driver = character(), operation = character(), variant = character())
+  lacked <- drivers[!is.na(unsupported) & nzchar(unsupported)]
+  # A run whose every driver supports every algorithm (one language, say) lacks none.
+  if (!nrow(lacked)) return(none)
+  lacked <- lacked[, .(algorithm = strsplit(unsupported, " ", fixed = TRUE)[[1]]), by = driver]
   by_algorithm <- data.table(variant = as.character(variants),
                              algorithm = sub("-[0-9]+$", "", as.character(variants)))
   pairs <- merge(lacked, by_algorithm, by = "algorithm", allow.cartesian = TRUE)
-  if (!nrow(pairs)) return(data.table(driver = character(), operation = character(), variant = character()))
+  if (!nrow(pairs)) return(none)
   pairs[, .(operation = c("sign", "verify")), by = .(driver, variant)][, .(driver, operation, variant)]
 }
 
