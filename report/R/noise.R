@@ -79,8 +79,31 @@ noise_summary <- function(noise) {
   )
 }
 
-# What the noise figure shows, as a paragraph of markdown.
-noise_text <- function(noise) {
+# The drift reference's rounds beside the noise: both in five-second stretches of the run
+# (a round placed back from its process's end as plot_drift does), matched by language, so
+# two lanes' processes at once stay apart. Spearman's rho of the reference's relative time
+# against the benchmark's wait for its CPU and against the others' share of it; NULL
+# without wall times or with fewer than ten stretches.
+drift_beside_noise <- function(drift, noise, wt, width = 5) {
+  if (is.null(drift) || !nrow(drift) || is.null(noise) || !nrow(noise) || is.null(wt)) return(NULL)
+  ends <- wt[rule == "run_benchmark", .(job = job, end_t = noise_time(end))]
+  d <- copy(drift)[, job := paste(language, suite, input, sep = "/")]
+  if (!all(d$job %in% ends$job)) return(NULL)
+  d <- merge(d, ends, by = "job")
+  d[, bin := floor((as.numeric(end_t) - (rounds_seconds - seconds_before)) / width)]
+  rounds <- d[, .(relative = mean(relative)), by = .(language, bin)]
+  n <- copy(noise)[, bin := floor(as.numeric(noise_time(utc)) / width)]
+  n <- n[, .(wait = mean(wait_pct, na.rm = TRUE), others = mean(others_pct, na.rm = TRUE)), by = .(language, bin)]
+  both <- merge(rounds, n, by = c("language", "bin"))
+  if (nrow(both) < 10) return(NULL)
+  rho <- function(x) if (all(is.na(x)) || length(unique(x)) < 2) NA_real_ else
+    suppressWarnings(cor(both$relative, x, method = "spearman", use = "complete.obs"))
+  list(stretches = nrow(both), wait = rho(both$wait), others = rho(both$others))
+}
+
+# What the noise figure shows, as a paragraph of markdown (`drift` and `wt` for how the
+# drift followed the noise).
+noise_text <- function(noise, drift = NULL, wt = NULL) {
   s <- noise_summary(noise)
   if (is.null(s)) {
     return(paste("This run has no record of the machine's noise (`noise.csv` is absent or empty: results of a",
@@ -102,8 +125,23 @@ noise_text <- function(noise) {
     "Where the drift line rises with the others' share or the wait, the machine's slow stretch was a ",
     "competitor on the benchmark CPU; where it rises with neither, the slowdown came from outside what this ",
     "guest can see (the host's other guests sharing caches and memory bandwidth, which steal time does not ",
-    "count). The sampler cost ", fmt_num(s$sampler_ms, 2), " ms of CPU per sample (",
+    "count). ", drift_follows(drift_beside_noise(drift, noise, wt)),
+    "The sampler cost ", fmt_num(s$sampler_ms, 2), " ms of CPU per sample (",
     fmt_pct(s$sampler_pct, 2), " of one CPU), on a CPU the benchmark did not use."
+  )
+}
+
+# How the drift followed the noise in this run, one sentence ("" when it cannot be told).
+drift_follows <- function(b) {
+  if (is.null(b) || is.na(b$wait) && is.na(b$others)) return("")
+  strongest <- max(abs(c(b$wait, b$others)), na.rm = TRUE)
+  paste0(
+    "In this run, over the ", fmt_int(b$stretches), " five-second stretches that have both, the drift ",
+    "reference's time ", if (strongest >= 0.3) "rose with" else "hardly followed", " the benchmark's wait for ",
+    "its CPU (Spearman \u03c1 = ", fmt_num(b$wait, 2), ") and the others' share of it (\u03c1 = ",
+    fmt_num(b$others, 2), "): ",
+    if (strongest >= 0.3) "its slow stretches were, at least in part, competitors on the benchmark CPU. " else
+      "its slow stretches were mostly not competitors on the benchmark CPU. "
   )
 }
 
