@@ -61,7 +61,9 @@ def run_job(snake):
     config = snake.params.config
     datasets = {Path(p).parent.name: p for p in snake.input.datasets}
     config_text = json.dumps(config, sort_keys=True, separators=(",", ":"))
-    jobs = [json.loads(Path(p).read_text()) for p in snake.input.metadata]
+    # A job's noise record (one row per half second) is results/noise.csv's, not provenance's.
+    jobs = [{key: value for key, value in json.loads(Path(p).read_text()).items() if key != "noise"}
+            for p in snake.input.metadata]  # fmt: skip
     started = min(job["started"] for job in jobs)
     ended = max(job["ended"] for job in jobs)
     wall = datetime.datetime.fromisoformat(ended) - datetime.datetime.fromisoformat(started)
