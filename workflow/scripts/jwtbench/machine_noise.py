@@ -153,14 +153,15 @@ def allowed_cpus(pid):
 
 
 class OwnTree:
-    """Which processes are the benchmark's (see the module's docstring); a shim's decision
-    is kept for as long as that process lives."""
+    """Which processes are the benchmark's (see the module's docstring). A shim found to be
+    the benchmark's stays so; one that is not yet (its container's first process may run
+    before the engine has pinned it) is looked at again at the next sample."""
 
     def __init__(self, root, cpus):
         self.root, self.cpus = root, set(cpus)
         first = read_bytes(f"/proc/{root}/stat")
         self.root_start = parse_stat(first)[4] if first else 0
-        self.shims = {}
+        self.ours = set()  # (pid, start time) of the shims that are the benchmark's
 
     def pids(self, found):
         processes = {pid: (comm, ppid, start) for (tid, start), (pid, comm, _, ppid, *_rest) in found.items() if tid == pid}
@@ -172,13 +173,12 @@ class OwnTree:
         return descendants(roots, children)
 
     def shim_is_ours(self, pid, start, children):
-        if (pid, start) not in self.shims:
+        if (pid, start) not in self.ours:
             below = descendants(children.get(pid, []), children)
-            if not below:
-                return False  # its container has not started yet: decide at the next sample
             pinned = [allowed_cpus(child) for child in below]
-            self.shims[pid, start] = not self.cpus or any(cpus and cpus <= self.cpus for cpus in pinned)
-        return self.shims[pid, start]
+            if below and (not self.cpus or any(cpus and cpus <= self.cpus for cpus in pinned)):
+                self.ours.add((pid, start))
+        return (pid, start) in self.ours
 
 
 def descendants(roots, children):
