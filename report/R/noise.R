@@ -119,7 +119,7 @@ noise_text <- function(noise, drift = NULL, wt = NULL) {
     "; another task was runnable on it at ", fmt_pct(100 * s$runnable, 0), " of the samples, and the benchmark's ",
     "own threads waited for their CPU ", fmt_pct(s$wait, 1), " of the time at the median (95th percentile ",
     fmt_pct(s$wait_p95, 1), "). ",
-    if (s$freq) "" else "This machine exposes no CPU frequency (no cpufreq: a virtual machine), ",
+    if (s$freq) "" else "This machine exposes no CPU frequency (no cpufreq, as in most virtual machines), ",
     if (s$throttle_seen) paste0(fmt_int(s$throttle), " thermal throttle events. ") else
       paste0(if (s$freq) "It exposes " else "nor ", "thermal throttle counts. "),
     "Where the drift line rises with the others' share or the wait, the machine's slow stretch was a ",
