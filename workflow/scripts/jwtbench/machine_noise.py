@@ -164,12 +164,13 @@ class OwnTree:
         self.ours = set()  # (pid, start time) of the shims that are the benchmark's
 
     def pids(self, found):
-        processes = {pid: (comm, ppid, start) for (tid, start), (pid, comm, _, ppid, *_rest) in found.items() if tid == pid}
+        processes = {pid: (comm, ppid, start)
+                     for (tid, start), (pid, comm, _, ppid, *_rest) in found.items() if tid == pid}  # fmt: skip
         children = {}
         for pid, (_, ppid, _) in processes.items():
             children.setdefault(ppid, []).append(pid)
-        roots = [self.root] + [pid for pid, (comm, _, start) in processes.items()
-                               if comm in SHIMS and start >= self.root_start and self.shim_is_ours(pid, start, children)]  # fmt: skip
+        shims = [pid for pid, (comm, _, start) in processes.items() if comm in SHIMS and start >= self.root_start]
+        roots = [self.root] + [pid for pid in shims if self.shim_is_ours(pid, processes[pid][2], children)]
         return descendants(roots, children)
 
     def shim_is_ours(self, pid, start, children):
@@ -192,14 +193,16 @@ def descendants(roots, children):
 
 
 def wait_ns(found, own):
-    """The benchmark's threads' time waiting on a run queue, {(tid, start): ns}."""
-    waits = {}
+    """The benchmark's threads' time waiting on a run queue, {(tid, start): ns}; None when
+    it has threads but the kernel shows none of their schedstat (no CONFIG_SCHED_INFO)."""
+    waits, threads = {}, 0
     for key, (pid, *_rest) in found.items():
         if pid in own:
+            threads += 1
             text = read_bytes(f"/proc/{pid}/task/{key[0]}/schedstat")
             if text:
                 waits[key] = int(text.split()[1])
-    return waits
+    return None if threads and not waits else waits
 
 
 class Snapshot:
@@ -236,7 +239,8 @@ def interval_row(before, after, cpus, number, started):
         by_comm[comm] = by_comm.get(comm, 0) + ran
         runnable += state == "R"
     top = max(by_comm.items(), key=lambda item: item[1], default=("", 0))
-    waited = sum(ns - before.waits.get(key, 0) for key, ns in after.waits.items())
+    waits = None if after.waits is None or before.waits is None else after.waits
+    waited = sum(ns - before.waits.get(key, 0) for key, ns in waits.items()) if waits is not None else None
     all_cpus = [cpu for cpu in after.cpu if cpu is not None]
 
     def pct(ticks, of=capacity):
@@ -256,7 +260,8 @@ def interval_row(before, after, cpus, number, started):
         "others_runnable": runnable,
         "others_top": top[0] if top[1] else "",
         "others_top_pct": pct(top[1]),
-        "wait_pct": round(100 * waited / (seconds * 1e9 * len(cpus)), 2) if seconds > 0 else None,
+        "wait_pct": (round(100 * waited / (seconds * 1e9 * len(cpus)), 2)
+                     if seconds > 0 and waited is not None else None),  # fmt: skip
         "pressure_pct": (round(100 * (after.pressure - before.pressure) / (seconds * 1e6), 2)
                          if after.pressure is not None and before.pressure is not None else None),  # fmt: skip
         "freq_mhz": round(after.freq, 1) if after.freq is not None else None,
