@@ -50,6 +50,8 @@ rule run_benchmark:
     params:
         wall_time="logs/wall_times/run_benchmark/{driver}/{suite}/{input}.tsv",
         driver=get_driver,
+        # Its expected and worst-case seconds, for the benchmark budget.
+        plan=get_job_plan,
         cpus=config["execution"]["cpus"],
         lanes=config["execution"]["lanes"],
     run:

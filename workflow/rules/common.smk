@@ -17,6 +17,7 @@ SCRIPTS = SOURCE / "workflow" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 from jwtbench import (  # noqa: E402
+    bench_budget,
     config_validation,
     conformance_cases,
     container_engine,
@@ -745,3 +746,36 @@ def print_bench_plan():
             CROSSCHECK_DRIVERS, CROSSCHECK, config["timing"]
         )
     print(bench_plan.describe(totals, DRIVER_JOBS), file=sys.stderr)
+    write_bench_budget()
+
+
+def get_job_plan(wildcards):
+    """A benchmark job's seconds as the plan sees them (bench_plan.job_seconds)."""
+    return bench_plan.job_seconds(
+        wildcards.driver,
+        wildcards.suite,
+        wildcards.input,
+        suite_config_of(wildcards.driver, wildcards.suite, wildcards.input),
+        config["timing"],
+        DRIVERS[wildcards.driver]["jws"],
+    )
+
+
+def write_bench_budget():
+    """The benchmark budget's plan (jwtbench/bench_budget.py): this run's benchmark jobs,
+    each with its expected and worst-case seconds."""
+    minutes = config["execution"]["benchmark_budget_minutes"]
+    scheduled = [
+        job.wildcards
+        for job in workflow.dag.needrun_jobs()
+        if job.rule.name == "run_benchmark"
+    ]
+    jobs = {f"{w.driver}/{w.suite}/{w.input}": get_job_plan(w)[:2] for w in scheduled}
+    bench_budget.write_plan(minutes * 60, jobs)
+    if minutes and jobs:
+        expected = sum(seconds for seconds, _ in jobs.values()) / 60
+        print(
+            f"  benchmark budget: {minutes:g} min for these {len(jobs)} jobs (expected"
+            f" {expected:.0f} min); past it, cells stop at a time cap and the report says which",
+            file=sys.stderr,
+        )

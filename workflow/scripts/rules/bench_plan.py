@@ -56,6 +56,25 @@ def seconds(suite, cell, suite_config, timing, jws):
     return least + planned * batch, min(most, timing["max_cell_seconds"])
 
 
+def job_seconds(driver, suite, input_name, suite_config, timing, jws):
+    """One benchmark job's (expected seconds, worst-case seconds, its cells sampled in rounds
+    as [(least, most)], the seconds of everything else in it) for the benchmark budget
+    (jwtbench/bench_budget.py): expected is halfway between every cell stopping at
+    min_samples and every one running to its cap."""
+    made = job_cells(driver, suite, input_name, suite_config, jws)
+    fixed = timing.get("process_warmup_seconds", 0) if suite in cell_samples.ROUND_SUITES and jws else 0.0
+    rounds, least_all, most_all = [], fixed, fixed
+    for cell in made:
+        least, most = seconds(suite, cell, suite_config, timing, jws)
+        least_all += least
+        most_all += most
+        if suite in cell_samples.ROUND_SUITES and jws and cell_samples.in_rounds({"suite": suite}, cell):
+            rounds.append((least, most))
+        else:
+            fixed += most
+    return (least_all + most_all) / 2, most_all, rounds, fixed
+
+
 def crosscheck_plan(drivers, settings, timing):
     """[cells, least seconds, most seconds] of the cross-check (rule crosscheck_harness): per
     driver, each variant and operation and the reference, warmed up by both timers, then

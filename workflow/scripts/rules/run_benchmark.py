@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jwtbench import driver_runner, host_identity, machine_noise, raw_samples  # noqa: E402
+from jwtbench import bench_budget, driver_runner, host_identity, machine_noise, raw_samples  # noqa: E402
 
 
 def now():
@@ -81,6 +81,33 @@ def write_rows(path, rows):
         writer.writerows(rows)
 
 
+def budget_spec(job_name, spec, spec_path, plan, scratch, log):
+    """(what the benchmark budget gave this job, the spec the driver reads): the job's spec,
+    or a copy in `scratch` whose timing.max_cell_seconds caps its cells sampled in rounds so
+    that their worst case fits in the job's share (jwtbench/bench_budget.py)."""
+    taken = bench_budget.share(job_name)
+    if taken is None:
+        return None, spec_path
+    share, left, budget = taken
+    expected, most, cells, fixed = plan
+    cap = bench_budget.cell_cap(cells, share, fixed)
+    current = spec["timing"].get("max_cell_seconds", float("inf"))
+    facts = {"budget_seconds": budget, "left_seconds": round(left, 3), "share_seconds": round(share, 3),
+             "worst_case_seconds": round(most, 3), "cell_cap_seconds": None}  # fmt: skip
+    if cap is None or cap >= current:
+        print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's worst case ({most:.0f} s) fits",
+              file=log)  # fmt: skip
+        return facts, spec_path
+    facts["cell_cap_seconds"] = round(cap, 3)
+    print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's share {share:.0f} s of its worst case"
+          f" {most:.0f} s: its cells sampled in rounds stop at {cap:.2f} s each (timing.max_cell_seconds"
+          f" {current:g})", file=log)  # fmt: skip
+    capped = scratch / Path(spec_path).name
+    capped.write_text(json.dumps({**spec, "timing": {**spec["timing"], "max_cell_seconds": round(cap, 3)}}, indent=2))
+    capped.chmod(0o644)
+    return facts, str(capped)
+
+
 def run_job(snake):
     driver, suite, input_name = snake.wildcards.driver, snake.wildcards.suite, snake.wildcards.input
     job_name = f"{driver}/{suite}/{input_name}"
@@ -98,7 +125,9 @@ def run_job(snake):
     failure = None
     try:
         with open(snake.log[0], "w") as log, driver_runner.timed_cpus(snake.params.cpus, snake.params.lanes, log) as cpus:
-            with driver_runner.bench_command(runner, spec_path, key_dir, cpus, scratch) as command:
+            # Its share of the benchmark budget, taken when it starts (after its wait for the CPUs).
+            budget, timed_spec = budget_spec(job_name, spec, spec_path, snake.params.plan, scratch, log)
+            with driver_runner.bench_command(runner, timed_spec, key_dir, cpus, scratch) as command:
                 print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
                 started, clock = now(), time.monotonic()
@@ -106,6 +135,7 @@ def run_job(snake):
                 result, noise = machine_noise.run(command, cpus, stdout=log, stderr=log, env=runner.environ(),
                                                   started=clock)  # fmt: skip
                 seconds, ended = time.monotonic() - clock, now()
+                bench_budget.record(job_name, seconds)
             try:
                 if result.returncode != 0:
                     raise RuntimeError(f"{driver} bench exited {result.returncode} (see {snake.log[0]})")
@@ -137,6 +167,7 @@ def run_job(snake):
         "started": started,
         "ended": ended,
         "seconds": round(seconds, 3),
+        "budget": budget,
         "cpus": sorted(cpus),
         "exit_code": result.returncode,
         "failure": failure,
