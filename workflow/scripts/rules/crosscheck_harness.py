@@ -135,7 +135,9 @@ def confirm_job(job):
             print(f"{driver}: a cell disagreed; its cross-check again", file=log, flush=True)
             runner = driver_runner.DriverRunner.from_params(job.params.drivers[driver])
             blocks = folder / f"{driver.replace('/', '-')}.csv"
-            spec = Path(job.params.specs[driver])
+            # The first pass's spec, copied: the run may write into the spec it runs, and
+            # this one is an input of the rule.
+            spec = shutil.copy(job.params.specs[driver], blocks.with_suffix(".json"))
             run_driver(runner, str(spec), key_dir, job.params.cpus, blocks, log)
             return blocks
 
