@@ -5,14 +5,17 @@ file:line and loses nothing already measured."""
 import csv
 import json
 import os
+import re
 import subprocess
 from collections import Counter
 
+import numpy as np
 import pytest
 import yaml
 from conftest import JWS_LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, link_test_envs
 
-from seeds import seed000
+from jwtbench import raw_samples, variants
+from seeds import seed000, transfer_processes
 
 DATASETS = tuple(dataset["name"] for dataset in yaml.safe_load(SMOKE_CONFIG.read_text())["datasets"])
 CLAIMS = ("sign_speed", "verify_speed", "decode_similar", "token_size", "transfer_rate")
@@ -134,7 +137,9 @@ def test_a_malformed_dataset_stops_with_file_and_line_and_loses_nothing(tmp_path
     first = run("results/seed000/verdicts.csv")
     assert first.returncode == 0, first.stderr[-3000:]
     measured = {p: p.read_bytes() for p in (tmp_path / "run" / "results" / "raw").rglob("*.csv")}
-    assert len(measured) == 3 * len(DATASETS)  # jwt, tokensize and transfer on each dataset
+    processes = yaml.safe_load(SMOKE_CONFIG.read_text())["suites"]["transfer"]["processes"]
+    # jwt and tokensize on each dataset, transfer once per process
+    assert len(measured) == (2 + processes) * len(DATASETS)
     assert "netflix-titles" in DATASETS
 
     source = (tmp_path / "run/results/data/netflix-titles/source.csv").read_bytes().splitlines(keepends=True)
@@ -148,3 +153,102 @@ def test_a_malformed_dataset_stops_with_file_and_line_and_loses_nothing(tmp_path
     for path, data in measured.items():
         assert path.read_bytes() == data, f"{path} changed or vanished"
     assert (tmp_path / "run/results/seed000/verdicts.csv").is_file()
+
+
+# --- suite transfer in several processes (issue 42 item 6) ---------------------------------
+
+SETTINGS = {"seed": 7, "confidence": 0.95, "bootstrap_resamples": 400}
+BODY = 23_000_000  # bytes of one transfer body; a trial's MB/s is BODY / 1e6 / seconds
+
+
+def write_transfer(path, mb_per_s, trials=5, noise=0.02, seed=0):
+    """A raw CSV of one transfer process: go on amazon-prime-users, {variant: median MB/s}."""
+    rng = np.random.default_rng(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(raw_samples.COLUMNS)
+        for variant, rate in mb_per_s.items():
+            parsed = variants.parse(variant)
+            for trial in range(1, trials + 1):
+                seconds = BODY / 1e6 / (rate * rng.normal(1, noise))
+                for operation, share in (("request-response", 1.0), ("sign", 0.3), ("verify", 0.3)):
+                    writer.writerow(["go", "golang-jwt", "5", "transfer", operation, parsed.algorithm,
+                                     parsed.key_bits, "amazon-prime-users", BODY, trial, 1,
+                                     int(seconds * share * 1e9), BODY, "ok"])  # fmt: skip
+    raw_samples.read(path)  # the fixture follows the contract
+    return path
+
+
+def transfer_verdict(tmp_path, processes):
+    """seed000's transfer_rate verdict row for go on amazon-prime-users, from one raw file per
+    process ({HS512 MB/s, RS512 MB/s} each), and the pooled trials' CI judged alone (what
+    the verdict rested on before the processes were repeated)."""
+    paths = [write_transfer(tmp_path / f"amazon-prime-users.p{number}.csv", {"HS512": hs, "RS512-2048": rs}, seed=number)
+             for number, (hs, rs) in enumerate(processes, 1)]  # fmt: skip
+    rows = seed000.read_rows(paths)
+    trials = seed000.transfer_trials(rows)
+    ratio_rows = seed000.ratios(rows, trials, ["go"], ["amazon-prime-users"], SETTINGS, paths)
+    row = next(r for r in seed000.verdicts(ratio_rows, []) if r["claim"] == "transfer_rate" and r["dataset"] != "all")
+    cells = seed000.round_paired_cells(paths, seed000.jwt_key, seed000.measures(rows, trials), SETTINGS, "seed000")
+    key = ("go", "amazon-prime-users")
+    _, low, high, _ = cells.derived(((*key, "HS512", "MB/s"), (*key, "RS512-2048", "MB/s")), lambda a, b: a / b)
+    return row, trials, (low, high)
+
+
+def test_transfer_processes_that_disagree_leave_the_claim_open(tmp_path):
+    """The two runs of 2026-11-28 as two processes of one run: HS512/RS512 1.21, then
+    0.906. Each process alone is tight (2% noise), but together the claim is inconclusive."""
+    row, trials, pooled = transfer_verdict(tmp_path, [(1.21, 1.0), (0.906, 1.0)])
+    assert row["verdict"] == "inconclusive"
+    assert row["ci_low"] < 0.906 < 1.21 < row["ci_high"]
+    assert row["ci_low"] <= pooled[0] and pooled[1] <= row["ci_high"]  # never narrower than before
+    shown = dict(part.split() for part in row["processes"].split("; "))
+    assert float(shown["p1"]) == pytest.approx(1.21, rel=0.03) and float(shown["p2"]) == pytest.approx(0.906, rel=0.03)
+    assert "2 processes" in row["pairing"]
+    assert {t["process"] for t in trials} == {1, 2} and len(trials) == 2 * 2 * 5
+
+
+def test_transfer_processes_that_agree_give_the_verdict_of_their_pooled_trials(tmp_path):
+    row, _, (low, high) = transfer_verdict(tmp_path, [(1.21, 1.0), (1.2, 0.99), (1.22, 1.01)])
+    assert row["verdict"] == seed000.judge_ratio("transfer_rate", low, high)[0] == "holds"
+    assert row["ci_low"] == pytest.approx(low, rel=0.05) and row["ci_high"] == pytest.approx(high, rel=0.05)
+    row, _, (low, high) = transfer_verdict(tmp_path, [(0.8, 1.0), (0.81, 1.0)])
+    assert row["verdict"] == seed000.judge_ratio("transfer_rate", low, high)[0] == "does not hold"
+
+
+def test_a_transfer_ratio_from_one_process_stays_inconclusive(tmp_path):
+    row, _, (low, high) = transfer_verdict(tmp_path, [(1.21, 1.0)])
+    assert seed000.judge_ratio("transfer_rate", low, high)[0] == "holds"  # what one process's CI says
+    assert row["verdict"] == "inconclusive" and "one process" in row["reason"]
+
+
+def test_transfer_job_inputs_name_their_process():
+    assert transfer_processes.inputs(["a", "b-c"], 1) == ["a", "b-c"]
+    assert transfer_processes.inputs(["a", "b-c"], 2) == ["a.p1", "a.p2", "b-c.p1", "b-c.p2"]
+    for name in transfer_processes.inputs(["netflix-titles", "x.y"], 3):
+        assert transfer_processes.inputs([transfer_processes.dataset_of(name)], 3)[transfer_processes.split(name)[1] - 1] == name
+    assert transfer_processes.split("netflix-titles") == ("netflix-titles", 1)
+    assert transfer_processes.per_process({"trials": 10, "processes": 3})["trials"] == 4
+    assert transfer_processes.per_process({"trials": 10})["trials"] == 10
+
+
+@pytest.mark.parametrize("df, quantile", [(1, 12.706), (2, 4.303), (3, 3.182), (10, 2.228), (60, 2.000)])
+def test_t_quantile(df, quantile):
+    assert transfer_processes.t_quantile(0.975, df) == pytest.approx(quantile, abs=2e-3)
+
+
+def test_smoke_dry_run_has_one_transfer_job_per_process(tmp_path):
+    """snakemake -n on the smoke config: each driver's transfer runs each dataset in
+    suites.transfer.processes jobs, each with its own raw file."""
+    processes = yaml.safe_load(SMOKE_CONFIG.read_text())["suites"]["transfer"]["processes"]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
+    result = subprocess.run(
+        [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "-n", "--cores", "2", "--configfile", str(SMOKE_CONFIG),
+         "--config", "execution={engine: native}", "data_dir=/nonexistent"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = set(re.findall(r"results/raw/(\w+)/transfer/([\w.-]+)\.csv", result.stdout))
+    assert found == {(language, f"{name}.p{number}") for language in JWS_LANGUAGES for name in DATASETS
+                     for number in range(1, processes + 1)}  # fmt: skip

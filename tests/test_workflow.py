@@ -34,15 +34,17 @@ def dry_run_counts(workdir, engine):
     return {rule: int(count) for rule, count in counts.items() if rule != "total"}
 
 
-# Per JWS language: jwt on the claims file and on the 3 datasets, tokensize and transfer on
-# each, hash on its cases (the length sweep is full.yaml's), primitive and keygen; percall on the
+# Per JWS language: jwt on the claims file and on the 3 datasets, tokensize on each and
+# transfer on each in suites.transfer.processes jobs, hash on its cases (the length sweep is
+# full.yaml's), primitive and keygen; percall on the
 # claims file in java (the default's suites.percall.languages); every other language
 # (openssl) runs what its driver.yaml lists (primitive).
 # The further libraries of config libraries: each one job of suite jwt on the claims file,
 # and the same checks as each language's own driver.
 LIBRARIES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["libraries"]["drivers"]
+TRANSFER_PROCESSES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["suites"]["transfer"]["processes"]
 OTHER_JOBS = {language: 1 for language in LANGUAGES if language not in JWS_LANGUAGES}
-BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 + 1 + 1 + 1 + 1) + 1 + sum(OTHER_JOBS.values()) + len(LIBRARIES)
+BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 * TRANSFER_PROCESSES + 1 + 1 + 1 + 1) + 1 + sum(OTHER_JOBS.values()) + len(LIBRARIES)
 NATIVE_JOBS = {
     "install_native_env": len(LANGUAGES), "generate_keys": 1, "record_versions": len(LANGUAGES) + len(LIBRARIES),
     "check_driver": len(JWS_LANGUAGES) + len(LIBRARIES), "check_interop": 1, "check_deterministic_tokens": 1,

@@ -9,11 +9,11 @@ seed000_columns <- list(
   tokensize = list(character = c("language", "dataset", "variant", "status"),
                    numeric = c("records", "mean_bytes", "min_bytes", "max_bytes", "mean_record_bytes")),
   transfer = list(character = c("language", "dataset", "variant", "status"),
-                  numeric = c("trial", "body_bytes", "token_bytes", "request_response_s", "mb_per_s",
+                  numeric = c("process", "trial", "body_bytes", "token_bytes", "request_response_s", "mb_per_s",
                               "sign_s", "verify_s")),
   ratios = list(character = c("claim", "language", "dataset", "what"),
                 numeric = c("ratio", "ci_low", "ci_high")),
-  verdicts = list(character = c("claim", "language", "dataset", "verdict", "reason", "what"),
+  verdicts = list(character = c("claim", "language", "dataset", "verdict", "processes", "reason", "what"),
                   numeric = c("ratio", "ci_low", "ci_high"))
 )
 
@@ -117,7 +117,9 @@ seed000_verdict_detail <- function(verdicts, facts, langs) {
   d[, .(claim, language = as.character(language), dataset = dataset_title(facts, dataset), verdict,
         "ratio [CI]" = ifelse(claim == "token_size",
                               paste0(fmt_num(ratio, 4), " bytes [", ci_low, "\u2013", ci_high, "]"),
-                              paste0(fmt_ratio(ratio, 3), " [", fmt_num(ci_low, 3), ", ", fmt_num(ci_high, 3), "]")),
+                              paste0(fmt_ratio(ratio, 3), " [", fmt_num(ci_low, 3), ", ", fmt_num(ci_high, 3), "]",
+                                     # a transfer ratio's processes, each its own ratio (the CI covers them)
+                                     ifelse(is.na(processes) | processes == "", "", paste0("; ", processes)))),
         measures = what)]
 }
 
@@ -164,7 +166,7 @@ seed000_token_table <- function(tokens, verdicts, published, facts, langs) {
 }
 
 seed000_transfer_table <- function(transfer, published, facts, langs) {
-  ours <- transfer[status == "ok", .(trials = .N, body_mb = max(body_bytes) / 1e6,
+  ours <- transfer[status == "ok", .(trials = .N, processes = uniqueN(process), body_mb = max(body_bytes) / 1e6,
                                      median = median(mb_per_s), best = max(mb_per_s),
                                      rr = median(request_response_s)),
                    by = .(language, dataset, algorithm = sub("-2048$", "", variant))]
@@ -177,7 +179,8 @@ seed000_transfer_table <- function(transfer, published, facts, langs) {
   d[, .(dataset = dataset_title(facts, dataset), language = as.character(language), algorithm,
         "paper: size, median / best MB/s" = paste0(fmt_num(paper_mb, 2), " MB, ", fmt_num(paper_median, 3),
                                                   " / ", fmt_num(paper_best, 3)),
-        "ours: body, trials" = paste0(fmt_num(body_mb, 3), " MB, ", fmt_int(trials)),
+        "ours: body, trials" = paste0(fmt_num(body_mb, 3), " MB, ", fmt_int(trials),
+                                      ifelse(!is.na(processes) & processes > 1, paste0(" in ", processes, " processes"), "")),
         "ours: median request-response" = paste0(fmt_num(rr * 1e3, 3), " ms"),
         "ours: median / best MB/s" = paste0(fmt_num(median, 3), " / ", fmt_num(best, 3)))]
 }

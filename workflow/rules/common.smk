@@ -56,6 +56,7 @@ from seeds import (  # noqa: E402
     seed002,
     seed003,
     seed004,
+    transfer_processes,
 )
 
 try:
@@ -161,9 +162,16 @@ KEYGEN_INPUT = "levels"
 HARNESS_INPUT = "loop"
 
 
+# Suite transfer runs each dataset in this many processes (jobs) of the run: its inputs
+# are "<dataset>.p<N>" (transfer_processes; the dataset's own name with one process).
+TRANSFER_PROCESSES = transfer_processes.count(config["suites"]["transfer"])
+TRANSFER_INPUTS = transfer_processes.inputs(DATASETS, TRANSFER_PROCESSES)
+
+
 def suite_inputs(suite):
     """The inputs a bench suite runs on: jwt on the claims file (and the datasets); hash on
-    its message cases and its length sweep; percall on the claims file."""
+    its message cases and its length sweep; percall on the claims file; transfer on each
+    dataset once per process."""
     if suite == "jwt":
         return [CLAIMS_INPUT] + (list(DATASETS) if JWT["on_datasets"] else [])
     if suite == "hash":
@@ -176,6 +184,8 @@ def suite_inputs(suite):
         return [KEYGEN_INPUT]
     if suite == "harness":
         return [HARNESS_INPUT]
+    if suite == "transfer":
+        return TRANSFER_INPUTS
     return list(DATASETS)
 
 
@@ -239,6 +249,7 @@ wildcard_constraints:
         [
             CLAIMS_INPUT,
             *DATASETS,
+            *(re.escape(name) for name in TRANSFER_INPUTS),
             *HASH_INPUTS,
             PRIMITIVE_INPUT,
             KEYGEN_INPUT,
@@ -387,6 +398,8 @@ def suite_config_of(driver, suite, name):
             "algorithms": settings["dataset_algorithms"],
             "operations": settings["dataset_operations"],
         }
+    if suite == "transfer":  # one of its processes: its share of the trials
+        return transfer_processes.per_process(settings)
     return settings
 
 
@@ -423,14 +436,15 @@ def bench_input(suite, name):
     if name == CLAIMS_INPUT:
         return jwt_input_file(), "claims"
     kind = "claims" if suite == "transfer" else "records"
-    return f"results/data/{name}/{DATASET_FILE[suite]}", kind
+    dataset = transfer_processes.dataset_of(name) if suite == "transfer" else name
+    return f"results/data/{dataset}/{DATASET_FILE[suite]}", kind
 
 
 def get_spec_inputs(wildcards):
     inputs = {"key_manifest": KEY_MANIFEST}
     if wildcards.suite == "primitive":
         inputs["data"] = JWT_SIGNING_INPUT
-    if wildcards.input in DATASETS:
+    if wildcards.input in DATASETS or wildcards.input in TRANSFER_INPUTS:
         inputs["data"] = bench_input(wildcards.suite, wildcards.input)[0]
     return inputs
 
@@ -543,11 +557,17 @@ def get_dataset_facts(wildcards=None):
 
 
 # Seed 000 is reproduced when its datasets are measured by any dataset suite.
-SEED000 = any(name in DATASETS for suite, name in BENCH_JOBS)
+SEED000 = any(
+    transfer_processes.dataset_of(name) in DATASETS for suite, name in BENCH_JOBS
+)
 
 
 def get_seed000_samples(wildcards=None):
-    return [path for path in own_raw_files() if Path(path).stem in DATASETS]
+    return [
+        path
+        for path in own_raw_files()
+        if transfer_processes.dataset_of(Path(path).stem) in DATASETS
+    ]
 
 
 SEED001 = bool({("jwt", CLAIMS_INPUT), ("percall", CLAIMS_INPUT)} & set(BENCH_JOBS))

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jwtbench import config_validation, variants  # noqa: E402
-from seeds import verdict_pairs  # noqa: E402
+from seeds import transfer_processes, verdict_pairs  # noqa: E402
 
 OPERATIONS = {"tokensize": ["sign"], "transfer": ["request-response"]}
 
@@ -222,10 +222,16 @@ def main(language, suite, suite_config, timing, key_dir, input_file, out, input_
     Path(out).write_text(json.dumps(spec, indent=2) + "\n")
 
 
+def cell_input(suite, job_input):
+    """The input a job's cells name: the dataset of one of suite transfer's processes
+    ("<dataset>.p<N>", transfer_processes), so that its processes' rows are one cell's."""
+    return transfer_processes.dataset_of(job_input) if suite == "transfer" else job_input
+
+
 def run_job(job):
     key_dir = str(Path(job.input.key_manifest).parent.resolve())
     with open(job.log[0], "w") as log:
         main(config_validation.language_of(job.wildcards.driver), job.wildcards.suite, job.params.suite_config, job.params.timing,
              key_dir, job.params.input_file and str(Path(job.params.input_file).resolve()), job.output.spec,
-             job.wildcards.input, job.params.input_kind, job.params.jws)  # fmt: skip
+             cell_input(job.wildcards.suite, job.wildcards.input), job.params.input_kind, job.params.jws)  # fmt: skip
         print(f"wrote {job.output.spec}", file=log)

@@ -5,8 +5,10 @@ results/seed000/:
   rates.csv      mean time and requests per second per (language, dataset, variant,
                  operation): the paper's metrics, beside its figures in the report
   tokensize.csv  token bytes per (language, dataset, variant): records, mean, min, max
-  transfer.csv   one row per transfer trial: seconds, MB/s, sign and verify seconds
-  ratios.csv     HS512-vs-RS512 ratios per (language, dataset) with bootstrap CIs
+  transfer.csv   one row per transfer trial: its process, seconds, MB/s, sign and verify
+                 seconds
+  ratios.csv     HS512-vs-RS512 ratios per (language, dataset) with bootstrap CIs; the
+                 transfer ratio's CI also covers its processes' ratios (transfer_processes)
   verdicts.csv   per claim (report/published/seed000_claims.csv), language and dataset,
                  and overall per claim and language: holds / does not hold / inconclusive
 
@@ -23,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jwtbench import cell_samples, raw_samples, variants  # noqa: E402
+from seeds import transfer_processes  # noqa: E402
 from seeds.verdict_rules import FAILS, HOLDS, OPEN, pairing, round_paired_cells  # noqa: E402
 
 HMAC, RSA = "HS512", "RS512-2048"
@@ -35,7 +38,8 @@ def read_rows(paths):
     cell_samples.check_origins(paths)  # one host's samples only
     rows = []
     for path in paths:
-        rows.extend(raw_samples.cells_only(raw_samples.read(path)))
+        process = transfer_processes.split(Path(path).stem)[1]  # suite transfer's; 1 elsewhere
+        rows.extend({**row, "process": process} for row in raw_samples.cells_only(raw_samples.read(path)))
     return rows
 
 
@@ -92,16 +96,16 @@ def token_sizes(rows):
 def transfer_trials(rows):
     by_trial = defaultdict(dict)
     for row in timed([r for r in rows if r["suite"] == "transfer"]):
-        key = (row["language"], row["input"], variant_of(row), row["sample"])
+        key = (row["language"], row["input"], variant_of(row), row.get("process", 1), row["sample"])
         by_trial[key][row["operation"]] = row
     out = []
-    for (language, dataset, variant, trial), ops in sorted(by_trial.items()):
+    for (language, dataset, variant, process, trial), ops in sorted(by_trial.items()):
         whole = ops.get("request-response")
         if whole is None:
             continue
         seconds = whole["elapsed_ns"] / 1e9
         out.append({
-            "language": language, "dataset": dataset, "variant": variant, "trial": trial,
+            "language": language, "dataset": dataset, "variant": variant, "process": process, "trial": trial,
             "body_bytes": whole["input_bytes"], "token_bytes": whole["output_bytes"],
             "request_response_s": seconds, "mb_per_s": whole["output_bytes"] / 1e6 / seconds,
             "sign_s": ops["sign"]["elapsed_ns"] / 1e9 if "sign" in ops else "",
@@ -122,7 +126,8 @@ RATIOS = (
     ("verify_speed", (HMAC, "verify"), (RSA, "verify"),
      "HS512 verify time / RS512 verify time (how many times faster RSA verifies)"),
     ("decode_similar", (HMAC, "decode"), (RSA, "decode"), "HS512 decode time / RS512 decode time"),
-    ("transfer_rate", (HMAC, "MB/s"), (RSA, "MB/s"), "HS512 MB/s / RS512 MB/s (median trial)"),
+    ("transfer_rate", (HMAC, "MB/s"), (RSA, "MB/s"),
+     "HS512 MB/s / RS512 MB/s (median trial; the CI also covers the ratios of the processes)"),
 )  # fmt: skip
 
 
@@ -144,11 +149,22 @@ def jwt_key(row):
     return row["language"], row["input"], variant_of(row), row["operation"]
 
 
+def process_measures(trials):
+    """{((language, dataset, variant, "MB/s"), process): MB/s of its trials}."""
+    found = defaultdict(list)
+    for trial in trials:
+        found[(trial["language"], trial["dataset"], trial["variant"], "MB/s"), trial["process"]].append(trial["mb_per_s"])
+    return found
+
+
 def ratios(rows, trials, languages, datasets, settings, raw_paths):
     """Each claim's ratio per language and dataset: paired by round for the per-record
-    operations (one process samples both algorithms in the same rounds), a ratio of medians
-    widened by the drift between processes for the transfer trials (verdict_rules)."""
+    operations (one process samples both algorithms in the same rounds); for the transfer
+    trials, whose two algorithms no process pairs, the pooled trials' ratio of medians
+    (its CI widened by the drift between processes, verdict_rules), the CI then widened to
+    cover the ratios of the transfer's processes (transfer_processes.widen)."""
     cells = round_paired_cells(raw_paths, jwt_key, measures(rows, trials), settings, "seed000")
+    by_process = process_measures(trials)
     out = []
     for language in languages:
         for dataset in datasets:
@@ -157,8 +173,15 @@ def ratios(rows, trials, languages, datasets, settings, raw_paths):
                 if numerator not in cells or denominator not in cells:
                     continue
                 ratio, low, high, method = cells.derived((numerator, denominator), lambda a, b: a / b)
-                out.append({"claim": claim, "language": language, "dataset": dataset, "ratio": ratio,
-                            "ci_low": low, "ci_high": high, "pairing": method, "what": what})  # fmt: skip
+                row = {"claim": claim, "language": language, "dataset": dataset, "ratio": ratio,
+                       "ci_low": low, "ci_high": high, "pairing": method, "what": what}  # fmt: skip
+                if top[1] == "MB/s":  # transfer: the CI covers its processes too
+                    each = transfer_processes.process_ratios(by_process, numerator, denominator)
+                    _, wide_low, wide_high, how, listed = transfer_processes.widen(
+                        (ratio, low, high), each, settings["confidence"])  # fmt: skip
+                    row.update(ci_low=wide_low, ci_high=wide_high, pairing=f"{method} + {how}",
+                               processes=listed, pooled=(low, high))  # fmt: skip
+                out.append(row)
     return out
 
 
@@ -215,10 +238,26 @@ def size_verdicts(rows, languages, datasets):
     return out
 
 
+def judge_row(row):
+    """(verdict, reason) of a ratio row: judge_ratio, except that a transfer ratio from one
+    process stays inconclusive (its CI cannot show what varies between processes, and two
+    runs' single processes have disagreed beyond their CIs)."""
+    verdict, reason = judge_ratio(row["claim"], row["ci_low"], row["ci_high"])
+    if row["claim"] == "transfer_rate" and transfer_processes.NOT_MEASURED in row.get("pairing", ""):
+        return OPEN, f"{transfer_processes.NOT_MEASURED} (would read: {verdict}; suites.transfer.processes)"
+    if row.get("processes"):
+        alone = judge_ratio(row["claim"], *row["pooled"])[0]
+        if alone != verdict:
+            reason += f": the processes' ratios disagree ({row['processes']}; their pooled trials alone: {alone})"
+        else:
+            reason += f" (processes: {row['processes']})"
+    return verdict, reason
+
+
 def verdicts(ratio_rows, size_rows):
     detail = []
     for row in ratio_rows:
-        verdict, reason = judge_ratio(row["claim"], row["ci_low"], row["ci_high"])
+        verdict, reason = judge_row(row)
         detail.append({**row, "verdict": verdict, "reason": reason})
     detail += size_rows
     overall = []
@@ -250,10 +289,11 @@ COLUMNS = {
               "median_s", "record_bytes", "token_bytes"],
     "tokensize": ["language", "dataset", "variant", "status", "records", "mean_bytes", "min_bytes",
                   "max_bytes", "mean_record_bytes"],
-    "transfer": ["language", "dataset", "variant", "trial", "body_bytes", "token_bytes",
+    "transfer": ["language", "dataset", "variant", "process", "trial", "body_bytes", "token_bytes",
                  "request_response_s", "mb_per_s", "sign_s", "verify_s", "status"],
-    "ratios": ["claim", "language", "dataset", "ratio", "ci_low", "ci_high", "pairing", "what"],
-    "verdicts": ["claim", "language", "dataset", "verdict", "ratio", "ci_low", "ci_high", "pairing", "reason", "what"],
+    "ratios": ["claim", "language", "dataset", "ratio", "ci_low", "ci_high", "pairing", "processes", "what"],
+    "verdicts": ["claim", "language", "dataset", "verdict", "ratio", "ci_low", "ci_high", "pairing", "processes",
+                 "reason", "what"],
 }  # fmt: skip
 
 
