@@ -5,12 +5,14 @@ Every problem is reported with the dotted path of the key it concerns
 """
 
 import copy
+import os
+import re
 from pathlib import Path
 
 import jsonschema
 import yaml
 
-from jwtbench import raw_samples
+from jwtbench import driver_runner, raw_samples
 
 
 class ConfigError(Exception):
@@ -106,6 +108,7 @@ def validate(config, schema_file, known_languages, known_libraries=()):
             )
     problems += library_problems(config, known_libraries)
     problems += dataset_problems(config)
+    problems += cpu_problems(config)
     if problems:
         raise ConfigError(
             "invalid configuration:\n  " + "\n  ".join(problems)
@@ -125,6 +128,48 @@ def library_problems(config, known_libraries):
             problems.append(
                 f"config key 'libraries.drivers[{index}]': unknown driver {driver!r}: no"
                 f" workflow/scripts/{driver}/run (known: {', '.join(sorted(known_libraries)) or 'none'})"
+            )
+    return problems
+
+
+CPU_LIST = re.compile(r"^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$")
+
+
+def cpu_list_text(cpus):
+    """"0-1,3" of {0, 1, 3}: runs of CPUs as taskset writes them."""
+    runs, ordered = [], sorted(cpus)
+    for cpu in ordered:
+        if runs and cpu == runs[-1][1] + 1:
+            runs[-1][1] = cpu
+        else:
+            runs.append([cpu, cpu])
+    return ",".join(str(low) if low == high else f"{low}-{high}" for low, high in runs)
+
+
+def cpu_problems(config, available=None):
+    """What the schema cannot say about `execution.cpus` and `execution.lanes`: the CPUs
+    they name are CPUs this process may run on (os.sched_getaffinity), so a setting the
+    machine cannot honour is refused when the workflow is read, not at the first benchmark
+    (driver_runner.checked_cpus checks again there, for a job on another host)."""
+    execution = config.get("execution")
+    if not isinstance(execution, dict):
+        return []
+    if available is None:
+        available = os.sched_getaffinity(0)
+    settings = [("execution.cpus", execution.get("cpus"))]
+    lanes = execution.get("lanes")
+    if isinstance(lanes, list):
+        settings += [(f"execution.lanes[{index}]", lane) for index, lane in enumerate(lanes)]
+    problems = []
+    for key, text in settings:
+        if not (isinstance(text, str) and CPU_LIST.match(text)):
+            continue  # empty (no pinning), or malformed: the schema's pattern says so
+        missing = driver_runner.parse_cpus(text) - set(available)
+        if missing:
+            problems.append(
+                f"config key '{key}': {text!r} names CPU{'s' if len(missing) > 1 else ''}"
+                f" {cpu_list_text(missing)}, which this machine does not give us:"
+                f" the CPUs available are {cpu_list_text(available)} ({len(available)} of them)"
             )
     return problems
 

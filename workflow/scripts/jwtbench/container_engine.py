@@ -22,10 +22,27 @@ LOCKDOWN = [
     "--security-opt", "no-new-privileges",
     "--pull=never",
 ]  # fmt: skip
+# Every container the pipeline starts carries the label jwtbench.run=<the run's id>, so
+# that what a run leaves behind when it dies (a `podman run` whose client is killed keeps
+# its container running under conmon) can be found and removed: `./jwtbench run` exports
+# the id as JWTBENCH_RUN_ID (workflow/scripts/jwtbench/run_supervisor.py); a Snakemake
+# started without it labels its containers with its process group instead.
+RUN_LABEL = "jwtbench.run"
+# Engine subcommands that make a container.
+MAKES_CONTAINERS = ("run", "create")
 SWITCH_HINT = (
     "set execution.engine in config/config.yaml, or pass e.g."
     " --config 'execution={engine: native}' (or podman, docker, auto)"
 )
+
+
+def run_id():
+    """This run's id: JWTBENCH_RUN_ID, else from the process group (Snakemake's)."""
+    return os.environ.get("JWTBENCH_RUN_ID") or f"pgid-{os.getpgid(0)}"
+
+
+def run_label():
+    return ["--label", f"{RUN_LABEL}={run_id()}"]
 
 
 class EngineError(Exception):
@@ -60,6 +77,9 @@ class Engine:
         return env
 
     def command(self, *args):
+        """The engine's command line; a container it makes is labelled with the run's id."""
+        if args and args[0] in MAKES_CONTAINERS:
+            return [self.executable, args[0], *run_label(), *args[1:]]
         return [self.executable, *args]
 
     def run(self, *args, timeout=None, check=False):
@@ -104,20 +124,21 @@ def answers(command, env=None, timeout=20):
     return False, (result.stderr or result.stdout).strip()
 
 
-def probe_rootfs(directory):
-    """A root filesystem holding only `true` and the libraries it loads: enough to ask
-    a runtime to start a container without any image."""
-    true = Path(shutil.which("true") or "/bin/true").resolve()
-    files = [true]
+def probe_rootfs(directory, program="true"):
+    """A root filesystem holding only `program` (the host's, at the same path, returned)
+    and the libraries it loads: enough to ask a runtime to start a container without any
+    image."""
+    found = Path(shutil.which(program) or f"/bin/{program}").resolve()
+    files = [found]
     ldd = shutil.which("ldd")
     if ldd:
-        listing = subprocess.run([ldd, str(true)], capture_output=True, text=True).stdout
+        listing = subprocess.run([ldd, str(found)], capture_output=True, text=True).stdout
         files += [Path(word) for word in listing.split() if word.startswith("/")]
     for path in files:
         target = Path(directory) / path.relative_to("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, target)
-    return str(true)
+    return str(found)
 
 
 def podman_runs(podman, settings):
@@ -126,7 +147,7 @@ def podman_runs(podman, settings):
     with tempfile.TemporaryDirectory(prefix="jwtbench-probe-") as rootfs:
         true = probe_rootfs(rootfs)
         return answers(
-            [podman, "run", "--rm", *LOCKDOWN[:-1], "--rootfs", rootfs, true], env=env
+            [podman, "run", "--rm", *run_label(), *LOCKDOWN[:-1], "--rootfs", rootfs, true], env=env
         )  # fmt: skip
 
 
