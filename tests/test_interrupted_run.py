@@ -122,15 +122,14 @@ def ended(process, timeout=60):
 # -- a real run, killed mid-benchmark -------------------------------------------------
 
 
-def small_run(workdir):
-    """`./jwtbench run` of one benchmark, python's hash cases, natively."""
+def small_run(workdir, engine):
+    """`./jwtbench run` of one benchmark, python's hash cases, with execution.engine `engine`."""
     return [str(REPO / "jwtbench"), "run", "-d", str(workdir),
             "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS),
-            "--config", "languages=[python]", "execution={engine: native}", "conformance={activate: false}",
+            "--config", "languages=[python]", f"execution={{engine: {engine}}}", "conformance={activate: false}",
             "libraries={drivers: []}", "--cores", "2", "results/raw/python/hash/cases.csv"]  # fmt: skip
 
 
-@pytest.fixture
 def run_dir(tmp_path, workdir):
     """A working directory with the session's native environments and keys."""
     path = tmp_path / "run"
@@ -140,24 +139,24 @@ def run_dir(tmp_path, workdir):
     return path
 
 
-@pytest.mark.end_to_end
-@pytest.mark.parametrize("killed", ["snakemake", "the wrapper"])
-def test_a_run_killed_mid_benchmark_resumes_with_the_same_command(run_dir, tmp_path, killed):
-    """SIGKILL Snakemake (or ./jwtbench itself) while a benchmark's driver runs: nothing of
-    the run is left, and the same command says the run was interrupted and completes."""
+def kill_mid_benchmark(workdir, tmp_path, killed, engine="native", engine_client=None):
+    """Start the small run in `workdir`, SIGKILL Snakemake (or ./jwtbench itself) while its
+    benchmark's driver runs, run the same command again; the first run's record."""
     # A lock of its own: the session's smoke run may hold the machine's.
     env = dict(os.environ, JWTBENCH_BENCHMARK_LOCK=str(tmp_path / "bench.lock"))
-    command = small_run(run_dir)
+    command = small_run(workdir, engine)
     with open(tmp_path / "first.log", "w") as log:
         first = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
-        record = the_record(run_dir)
+        record = the_record(workdir)
         driver = wait_for(
             lambda: [pid for pid in alive(record) if " bench --spec " in command_line(pid)] or first.poll() is not None,
             180, "the benchmark's driver",
         )  # fmt: skip
         assert first.poll() is None, "the run ended before its benchmark started"
-        assert (run_dir / ".snakemake" / "locks").is_dir()
+        if engine_client:
+            wait_for(lambda: labelled_containers(engine_client, record["run_id"]), 60, "the benchmark's container")
+        assert (workdir / ".snakemake" / "locks").is_dir()
         before = {pid: run_supervisor.proc_stat(pid) for pid in alive(record)}
         os.kill(first.pid if killed == "the wrapper" else record["pgid"], signal.SIGKILL)
         returncode = ended(first)
@@ -179,9 +178,27 @@ def test_a_run_killed_mid_benchmark_resumes_with_the_same_command(run_dir, tmp_p
     assert not [pid for pid, stat in before.items() if stat and run_supervisor.proc_stat(pid) == stat]
     # The killed benchmark was measured again, not kept with its cells failed.
     assert "localrule run_benchmark:" in output
-    rows = list(csv.DictReader(open(run_dir / "results" / "raw" / "python" / "hash" / "cases.csv")))
+    rows = list(csv.DictReader(open(workdir / "results" / "raw" / "python" / "hash" / "cases.csv")))
     assert rows and {row["status"] for row in rows} == {"ok"}
-    assert not (state_of(run_dir) / "run.json").exists()
+    assert not (state_of(workdir) / "run.json").exists()
+    return record
+
+
+@pytest.mark.end_to_end
+@pytest.mark.parametrize("killed", ["snakemake", "the wrapper"])
+def test_a_run_killed_mid_benchmark_resumes_with_the_same_command(workdir, tmp_path, killed):
+    """SIGKILL Snakemake (or ./jwtbench itself) while a benchmark's driver runs: nothing of
+    the run is left, and the same command says the run was interrupted and completes."""
+    kill_mid_benchmark(run_dir(tmp_path, workdir), tmp_path, killed)
+
+
+def test_a_containerised_run_killed_mid_benchmark_leaves_no_container(smoke, tmp_path):
+    """The same in a container, ./jwtbench killed: its `podman run` client dies with it and
+    the container would run on under conmon; the watchdog removes it (once the smoke run
+    has built the images, so this test builds none)."""
+    engine = engine_or_fail()
+    record = kill_mid_benchmark(run_dir(tmp_path, smoke), tmp_path, "the wrapper", "auto", engine)
+    assert not labelled_containers(engine, record["run_id"])
 
 
 # -- containers -----------------------------------------------------------------------
