@@ -297,7 +297,9 @@ def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, d
                                      "suite": "jwt", "timing": timing, "cells": cells}))  # fmt: skip
     result = run_driver(language, driver_env, "bench", "--spec", str(spec_file), "--out", str(out))
     assert result.returncode == 0, result.stderr[-2000:]
-    steady = [float(s) for s in re.findall(r"steady after ([0-9.]+) ?s", result.stderr)]
+    # The cells' lines (java's drift reference says when it was steady too).
+    cell_lines = "\n".join(line for line in result.stderr.splitlines() if not line.startswith("drift reference"))
+    steady = [float(s) for s in re.findall(r"steady after ([0-9.]+) ?s", cell_lines)]
     assert len(steady) == len(cells), result.stderr[-2000:]
     assert steady[0] >= 0.8 and max(steady[1:]) < 0.8, steady
 
@@ -364,6 +366,54 @@ def test_crosscheck_alternates_the_driver_with_its_languages_harness(language, k
     table = summarize_crosscheck.summarize({language: out}, 0.05, {})
     assert {(r["operation"], r["variant"]) for r in table} == set(wanted)
     assert all(r["ratio"] > 0 for r in table if r["status"] == "ok")
+
+
+JAVA_JWS = [driver for driver in JWS if config_validation.language_of(driver) == "java"]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs: one for the fork, one for JMH's parent")
+@pytest.mark.parametrize("language", JAVA_JWS[:1])
+def test_java_crosscheck_keeps_jmhs_parent_off_the_benchmark_cpus(language, keys, driver_env, tmp_path):
+    """crosscheck.cpus {benchmark, conductor} (the pipeline's, crosscheck_harness.split_cpus):
+    JMH's parent JVM moves to the conductor's CPUs and each fork runs on the benchmark's, so the
+    parent's reading, printing and JIT stay off the measured CPU; a CPU in both is an input error."""
+    conductor, benchmark = sorted(os.sched_getaffinity(0))[:2]
+    cells = [cell for cell in tiny_jwt_cells(keys) if (cell["operation"], cell["algorithm"]) == ("sign", "HS256")]
+    spec = {"format": "jwtbench-spec/1", "language": "java", "suite": "jwt",
+            "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+            "cells": cells, "crosscheck": {"alternations": 2, "block_seconds": 0.01,
+                                           "cpus": {"benchmark": [benchmark], "conductor": [conductor]}}}  # fmt: skip
+    spec_file, out = tmp_path / "spec.json", tmp_path / "blocks.csv"
+    spec_file.write_text(json.dumps(spec))
+    pinned = ["taskset", "--cpu-list", f"{conductor},{benchmark}", str(SCRIPTS / language / "run")]
+    result = subprocess.run([*pinned, "crosscheck", "--spec", str(spec_file), "--out", str(out)],
+                            capture_output=True, text=True, env=driver_env)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f"JMH's parent on CPUs {conductor}, its forks on CPUs {benchmark}" in result.stderr, result.stderr
+    forks = re.findall(r"the fork on CPUs ([0-9,-]+)\)", result.stderr)
+    assert forks == [str(benchmark)] * 2, result.stderr  # the cell's fork and the reference's
+    summarize_crosscheck.check_blocks(summarize_crosscheck.read_blocks(out), spec, out)
+    spec["crosscheck"]["cpus"]["conductor"] = [conductor, benchmark]
+    spec_file.write_text(json.dumps(spec))
+    result = run_driver(language, driver_env, "crosscheck", "--spec", str(spec_file), "--out", str(out))
+    assert result.returncode == 2 and "must not share a CPU" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("language", JAVA_JWS[:1])
+def test_java_drift_reference_is_warmed_up_until_steady_before_round_one(language, driver_env, tmp_path):
+    """Java's drift reference gets a cell's warm-up until steady when the timing asks for it
+    (with warmup_seconds alone its first rounds were its own JIT warm-up, docs/disturbances-java.md)."""
+    timing = {"warmup_seconds": 0.01, "samples": 3, "target_ci_pct": 0, "target_sample_seconds": 0.002,
+              "max_cell_seconds": 20, "warmup_max_seconds": 2, "steady_window": 3, "steady_tolerance": 0.5}  # fmt: skip
+    cells = [{"operation": "trivial", "algorithm": "none", "key_bits": 0, "input": "none"}]
+    spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
+    spec_file.write_text(json.dumps({"format": "jwtbench-spec/1", "language": "java", "suite": "harness",
+                                     "timing": timing, "cells": cells}))  # fmt: skip
+    result = run_driver(language, driver_env, "bench", "--spec", str(spec_file), "--out", str(out))
+    assert result.returncode == 0, result.stderr[-2000:]
+    line = next(line for line in result.stderr.splitlines() if line.startswith("drift reference (SHA-256"))
+    assert re.search(r": (not )?steady after [0-9.]+ ?s", line), line
+    assert sorted(r["sample"] for r in raw_samples.read(out) if r["operation"] == "reference") == [1, 2, 3]
 
 
 @pytest.mark.parametrize("name,case", stopping_series.cases(), ids=[name for name, _ in stopping_series.cases()])

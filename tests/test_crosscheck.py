@@ -3,6 +3,7 @@ with known ratios: pairing by alternation, the CI by rule 5a's order statistics,
 three outcomes, an explained gap, and the contract checks on a driver's CSV."""
 
 import csv
+import json
 import math
 
 import pytest
@@ -103,3 +104,21 @@ def test_written_table_has_the_schema_columns(tmp_path):
     with open(tmp_path / "crosscheck.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert list(rows[0]) == sc.COLUMNS and not math.isnan(float(rows[0]["ratio"]))
+
+
+@pytest.mark.parametrize("driver,split", [("java/jjwt", True), ("node", False)])
+def test_only_a_driver_that_keeps_its_parent_aside_gets_the_conductors_cpus(tmp_path, monkeypatch, driver, split):
+    """crosscheck_harness.split_cpus: java (JMH's parent JVM) gets the benchmark's CPUs and the
+    others this process has, and the spec says which are which; any other driver its pinned CPUs."""
+    from types import SimpleNamespace
+
+    from rules import crosscheck_harness
+
+    monkeypatch.setattr(crosscheck_harness.os, "sched_getaffinity", lambda pid: {0, 1})
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps({"crosscheck": {"alternations": 6, "block_seconds": 0.1}}))
+    given = crosscheck_harness.split_cpus(SimpleNamespace(language=driver), spec_path, {1})
+    written = json.loads(spec_path.read_text())["crosscheck"]
+    assert given == ({0, 1} if split else {1})
+    assert written.get("cpus") == ({"benchmark": [1], "conductor": [0]} if split else None)
+    assert crosscheck_harness.split_cpus(SimpleNamespace(language=driver), spec_path, set()) == set()

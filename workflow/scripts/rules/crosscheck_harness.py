@@ -54,9 +54,29 @@ def write_spec(language, settings, timing, key_dir, input_file, out):
     Path(out).write_text(json.dumps(spec, indent=2) + "\n")
 
 
+# Drivers whose harness runs a parent process beside the measured one (java: JMH's parent JVM,
+# whose JIT ran on the fork's CPU; docs/disturbances-java.md): the crosscheck gives them the
+# conductor's CPUs too and says which are which in the spec (crosscheck.cpus).
+PARENT_ASIDE = ("java",)
+
+
+def split_cpus(runner, spec_path, pinned):
+    """The CPUs the driver's process gets: `pinned`; for a PARENT_ASIDE driver, `pinned` and
+    the conductor's (this process's other CPUs), written into the spec as crosscheck.cpus
+    {benchmark, conductor} (the driver keeps what it measures on the benchmark's)."""
+    conductor = set(os.sched_getaffinity(0)) - set(pinned)
+    if not pinned or not conductor or config_validation.language_of(runner.language) not in PARENT_ASIDE:
+        return pinned
+    spec = json.loads(Path(spec_path).read_text())
+    spec["crosscheck"]["cpus"] = {"benchmark": sorted(pinned), "conductor": sorted(conductor)}
+    Path(spec_path).write_text(json.dumps(spec, indent=2) + "\n")
+    return set(pinned) | conductor
+
+
 def run_driver(runner, spec_path, key_dir, cpus, out_csv, log):
     """The driver's `crosscheck` on spec_path, alone on the machine, pinned to `cpus` (the
-    execution.cpus text), even with execution.lanes; its CSV to out_csv."""
+    execution.cpus text), even with execution.lanes (a PARENT_ASIDE driver: and the
+    conductor's CPUs, split_cpus); its CSV to out_csv."""
     spec = json.loads(Path(spec_path).read_text())
     inputs = sorted({cell["input_file"] for cell in spec["cells"]})
     scratch = Path(tempfile.mkdtemp(prefix=".crosscheck-", dir=Path(out_csv).parent)).resolve()
@@ -64,6 +84,7 @@ def run_driver(runner, spec_path, key_dir, cpus, out_csv, log):
         driver_runner.writable_by_container(scratch)
         written = scratch / "blocks.csv"
         with driver_runner.timed_cpus(cpus, (), log) as pinned:
+            pinned = split_cpus(runner, spec_path, pinned)
             session = runner.session(key_dir, read_only=[spec_path, *inputs], writable=scratch, cpus=pinned)
             with session as argv:
                 command = argv("crosscheck", "--spec", str(Path(spec_path).resolve()), "--out", str(written))

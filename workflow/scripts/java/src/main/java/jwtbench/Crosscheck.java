@@ -61,8 +61,9 @@ final class Crosscheck {
    * block (the mean over 0.1 s) every pause counted: on 2026-11-26 the same cell read 720 us in
    * most blocks and 1,014-1,119 us in three (RS256-2048 sign), where the driver's figure did not
    * move. Five iterations of 20 ms against batches of 10 ms were still two statistics.
+   * `cpus`: crosscheck.cpus, the benchmark's and the conductor's CPUs (null when absent).
    */
-  record Settings(int alternations, double blockSeconds, double iterationSeconds) {
+  record Settings(int alternations, double blockSeconds, double iterationSeconds, CrosscheckCpus.Split cpus) {
     long blockNs() {
       return Math.round(blockSeconds * 1e9);
     }
@@ -89,13 +90,20 @@ final class Crosscheck {
       JsonNode x = r.object(root, "crosscheck", " (crosscheck needs it)");
       return new Settings(r.integer(x, "alternations", "crosscheck.alternations", 1, true, 0),
           r.number(x, "block_seconds", "crosscheck.block_seconds", 0, false, true),
-          spec.timing().targetSampleSeconds());
+          spec.timing().targetSampleSeconds(), CrosscheckCpus.Split.of(x, r));
     }
   }
 
   static void run(String specFile, String outFile) {
     Spec spec = Spec.load(specFile);
     Settings settings = Settings.of(spec, specFile);
+    if (settings.cpus() != null) {
+      // JMH's parent reads and prints each iteration's result while the fork measures, and its
+      // JIT compiles that code then: on the conductor's CPUs, not the fork's (CrosscheckCpus).
+      CrosscheckCpus.pinSelf(settings.cpus().conductor());
+      Progress.line("JMH's parent on CPUs " + CrosscheckCpus.Split.list(settings.cpus().conductor())
+          + ", its forks on CPUs " + CrosscheckCpus.Split.list(settings.cpus().benchmark()));
+    }
     String absoluteSpec = Path.of(specFile).toAbsolutePath().toString();
     List<Bench.Prepared> prepared = Bench.prepare(spec.cells(), specFile);
     int total = spec.cells().size() + 1;
@@ -196,9 +204,9 @@ final class Crosscheck {
       ratios[k - 1] = block.nsPerOp() / jmhScore;
     }
     Progress.line(head + String.format(Locale.ROOT, ": driver %s ns/op (batch of %d), jmh %s ns/op, driver/jmh %.3f"
-        + " (medians of %d alternations; %.1f s waiting for a quiet JIT); sink %d", Progress.grouped(TimedSuite.median(driver)),
-        blocks.batch(), Progress.grouped(TimedSuite.median(jmh)), TimedSuite.median(ratios), settings.alternations(),
-        blocks.jitQuietSeconds(), blocks.sink()));
+        + " (medians of %d alternations; %.1f s waiting for a quiet JIT; the fork on CPUs %s); sink %d",
+        Progress.grouped(TimedSuite.median(driver)), blocks.batch(), Progress.grouped(TimedSuite.median(jmh)),
+        TimedSuite.median(ratios), settings.alternations(), blocks.jitQuietSeconds(), blocks.cpus(), blocks.sink()));
     return "ok";
   }
 
@@ -213,7 +221,8 @@ final class Crosscheck {
    * the warm-up of a verify fork, on the benchmark's CPU). With one warm-up iteration of
    * block_seconds, java's cells read 0.94-0.98 natively and 0.85-0.95 in a noisy hour; with
    * these, 0.96-1.00 (README, crosscheck).
-   * The fork's temporary files go to `tmp`.
+   * The fork's temporary files go to `tmp`. With crosscheck.cpus, the fork starts under
+   * taskset on the benchmark's CPUs ({@link CrosscheckFork}), its flags unchanged.
    */
   private static Options options(String specFile, int index, Path blocksFile, String method, Settings settings,
       Spec.Timing timing, Path tmp) {
@@ -221,7 +230,11 @@ final class Crosscheck {
     int measurements = settings.iterationsPerBlock() * settings.alternations();
     int warmups = Math.max(measurements, (int) Math.ceil(timing.warmupSeconds() / settings.iterationSeconds() - 1e-9));
     List<String> jvmFlags = ManagementFactory.getRuntimeMXBean().getInputArguments();
-    return new OptionsBuilder()
+    OptionsBuilder builder = new OptionsBuilder();
+    if (settings.cpus() != null) {
+      builder.addProfiler(CrosscheckFork.class, CrosscheckCpus.Split.list(settings.cpus().benchmark()));
+    }
+    return builder
         .include("^" + Pattern.quote(CrosscheckBenchmark.class.getName() + "." + method) + "$")
         .param("spec", specFile)
         .param("cell", String.valueOf(index))

@@ -157,10 +157,13 @@ public class CrosscheckBenchmark {
     }
   }
 
-  /** The last line: the driver's batch size, its sink and the JIT wait (printed by the parent). */
+  /**
+   * The last line: the driver's batch size, its sink, the JIT wait and the CPUs this thread
+   * could run on (printed by the parent).
+   */
   @TearDown(Level.Trial)
   public void finish() {
-    append("end " + timer.n + " " + timer.sink + " " + jitQuietSeconds);
+    append("end " + timer.n + " " + timer.sink + " " + jitQuietSeconds + " " + CrosscheckCpus.ofThisThread());
   }
 
   private void driverBlock() {
@@ -183,9 +186,9 @@ public class CrosscheckBenchmark {
 
   /**
    * What the fork wrote: the blocks by alternation (1, 2, ... in order), the batch size, the
-   * sink, the seconds it waited for the JIT to go quiet.
+   * sink, the seconds it waited for the JIT to go quiet, the CPUs its benchmark thread had.
    */
-  record Blocks(List<Block> perOp, long batch, long sink, double jitQuietSeconds) {
+  record Blocks(List<Block> perOp, long batch, long sink, double jitQuietSeconds, String cpus) {
     /** The file as the fork left it (missing: no blocks); blocks out of order end the list. */
     static Blocks read(Path file) {
       List<String> lines;
@@ -200,6 +203,7 @@ public class CrosscheckBenchmark {
       long batch = 0;
       long sink = 0;
       double quiet = Double.NaN;
+      String cpus = "?";
       for (String line : lines) {
         String[] f = line.split(" ");
         if (f[0].equals("block") && Integer.parseInt(f[1]) == perOp.size() + 1) {
@@ -208,9 +212,10 @@ public class CrosscheckBenchmark {
           batch = Long.parseLong(f[1]);
           sink = Long.parseLong(f[2]);
           quiet = Double.parseDouble(f[3]);
+          cpus = f.length > 4 ? f[4] : cpus;
         }
       }
-      return new Blocks(List.copyOf(perOp), batch, sink, quiet);
+      return new Blocks(List.copyOf(perOp), batch, sink, quiet, cpus);
     }
   }
 }
