@@ -138,7 +138,14 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
     assert set(jwcrypto["crosscheck_gaps"]) == {"reference SHA-256"}
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
     assert manifest == {"library": "openssl", "jws": False, "suites": ["primitive"], "unsupported": {},
-                        "unsupported_operations": {}, "verify": {"validates": [], "lacks": {}}, "crosscheck_gaps": {}}
+                        "unsupported_operations": {}, "verify": {"validates": [], "lacks": {}}, "crosscheck_gaps": {},
+                        "crosscheck_parent": None}  # fmt: skip
+    # JMH's parent JVM is java's harness's, so every java library's.
+    java = config_validation.driver_manifest(REPO / "workflow" / "scripts", "java")["crosscheck_parent"]
+    assert java and config_validation.driver_manifest(REPO / "workflow" / "scripts", "java/jjwt")["crosscheck_parent"] == java
+    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\ncrosscheck_parent: ''\n")
+    with pytest.raises(config_validation.ConfigError, match=r"key 'crosscheck_parent' must say why"):
+        config_validation.driver_manifest(tmp_path, "lang")
     (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\nunsupported_operations: {sign: it cannot}\n")
     with pytest.raises(config_validation.ConfigError, match=r"only decode may be missing"):
         config_validation.driver_manifest(tmp_path, "lang")

@@ -258,7 +258,8 @@ def reasons_given(mapping):
 def driver_manifest(scripts_dir, language):
     """What a driver does, from workflow/scripts/<language>/driver.yaml (or, for a further
     library of a language, <language>/<library>/driver.yaml): {"library": name, "jws": bool,
-    "suites": [...], "unsupported": {JWS algorithm: why}, "verify": {...}, "crosscheck_gaps": {cell: why}}; ConfigError
+    "suites": [...], "unsupported": {JWS algorithm: why}, "verify": {...}, "crosscheck_gaps": {cell: why},
+    "crosscheck_parent": why or None}; ConfigError
     naming the file and key when malformed."""
     path = Path(scripts_dir) / language / "driver.yaml"
     if not path.is_file():
@@ -271,7 +272,8 @@ def driver_manifest(scripts_dir, language):
     problems = []
     if not isinstance(manifest, dict):
         raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
-    known = ("library", "jws", "suites", "unsupported", "unsupported_operations", "verify", "crosscheck_gaps")
+    known = ("library", "jws", "suites", "unsupported", "unsupported_operations", "verify", "crosscheck_gaps",
+             "crosscheck_parent")
     unknown = sorted(set(manifest) - set(known))
     if unknown:
         problems.append(f"unknown keys {unknown} (known: {', '.join(known)})")
@@ -306,6 +308,10 @@ def driver_manifest(scripts_dir, language):
     if not reasons_given(gaps):
         problems.append("key 'crosscheck_gaps' must map cells (\"operation variant\", e.g. \"sign HS256\") to why"
                         " the driver's loop and its language's harness differ there")
+    parent = manifest.get("crosscheck_parent")
+    if parent is not None and not (isinstance(parent, str) and parent.strip()):
+        problems.append("key 'crosscheck_parent' must say why the language's harness runs a parent process beside"
+                        " the one it measures (the cross-check then gives the parent the conductor's CPUs)")
     verify = manifest.get("verify", {})
     if manifest.get("jws") is True:
         problems += verify_policy_problems(verify)
@@ -315,9 +321,13 @@ def driver_manifest(scripts_dir, language):
         # The drift reference is the language's harness timing its own hash, the same in
         # every library's process: a gap explained there holds for each library.
         harness = driver_manifest(scripts_dir, language.split("/", 1)[0])["crosscheck_gaps"]
+        own = driver_manifest(scripts_dir, language.split("/", 1)[0])
+        harness = own["crosscheck_gaps"]
         gaps = {**{cell: why for cell, why in harness.items() if cell.split()[0] == raw_samples.REFERENCE}, **gaps}
+        # The harness is the language's, and so is a parent process of its.
+        parent = parent or own["crosscheck_parent"]
     return {"library": library, "jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
-            "unsupported_operations": dict(operations), "crosscheck_gaps": dict(gaps),
+            "unsupported_operations": dict(operations), "crosscheck_gaps": dict(gaps), "crosscheck_parent": parent,
             "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})}}
 
 

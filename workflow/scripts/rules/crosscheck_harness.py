@@ -54,18 +54,20 @@ def write_spec(language, settings, timing, key_dir, input_file, out):
     Path(out).write_text(json.dumps(spec, indent=2) + "\n")
 
 
-# Drivers whose harness runs a parent process beside the measured one (java: JMH's parent JVM,
-# whose JIT ran on the fork's CPU; docs/disturbances-java.md): the crosscheck gives them the
-# conductor's CPUs too and says which are which in the spec (crosscheck.cpus).
-PARENT_ASIDE = ("java",)
+# A driver whose harness runs a parent process beside the measured one (java: JMH's parent
+# JVM, whose JIT ran on the fork's CPU; docs/disturbances-java.md) says so in its language's
+# driver.yaml (crosscheck_parent): the cross-check gives it the conductor's CPUs too and says
+# which are which in the spec (crosscheck.cpus).
 
 
 def split_cpus(runner, spec_path, pinned):
-    """The CPUs the driver's process gets: `pinned`; for a PARENT_ASIDE driver, `pinned` and
-    the conductor's (this process's other CPUs), written into the spec as crosscheck.cpus
-    {benchmark, conductor} (the driver keeps what it measures on the benchmark's)."""
+    """The CPUs the driver's process gets: `pinned`; for a driver whose harness has a parent
+    process (crosscheck_parent), `pinned` and the conductor's (this process's other CPUs),
+    written into the spec as crosscheck.cpus {benchmark, conductor} (the driver keeps what
+    it measures on the benchmark's)."""
     conductor = set(os.sched_getaffinity(0)) - set(pinned)
-    if not pinned or not conductor or config_validation.language_of(runner.language) not in PARENT_ASIDE:
+    parent = config_validation.driver_manifest(SCRIPTS, runner.language)["crosscheck_parent"]
+    if not pinned or not conductor or not parent:
         return pinned
     spec = json.loads(Path(spec_path).read_text())
     spec["crosscheck"]["cpus"] = {"benchmark": sorted(pinned), "conductor": sorted(conductor)}
@@ -75,7 +77,7 @@ def split_cpus(runner, spec_path, pinned):
 
 def run_driver(runner, spec_path, key_dir, cpus, out_csv, log):
     """The driver's `crosscheck` on spec_path, alone on the machine, pinned to `cpus` (the
-    execution.cpus text), even with execution.lanes (a PARENT_ASIDE driver: and the
+    execution.cpus text), even with execution.lanes (a driver with crosscheck_parent: and the
     conductor's CPUs, split_cpus); its CSV to out_csv."""
     spec = json.loads(Path(spec_path).read_text())
     inputs = sorted({cell["input_file"] for cell in spec["cells"]})
