@@ -156,6 +156,20 @@ def test_the_drift_reference_is_not_a_cell_and_goes_to_drift_csv(tmp_path):
     assert cell_samples.drift_range(cell_samples.drift([raw])) == pytest.approx((2 / 3, 4 / 3))
 
 
+def test_the_references_own_warm_up_is_not_the_machines_drift(tmp_path):
+    """A process's first rounds whose reference still warms up (java's read 5-16 times its
+    median on 2026-11-28) are left out of drift.csv; a slow round later is the machine's."""
+    raw = known_answer_raw(tmp_path)
+    lines = raw.read_text().splitlines()
+    times = [1600, 1100, 250, 100, 100, 100, 100, 300]  # ns/op in rounds 1-8
+    reference = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{ns * 10},32,ok"
+                 for k, ns in enumerate(times, start=1)]  # fmt: skip
+    raw.write_text("\n".join(lines[:1] + reference + lines[1:]) + "\n")
+    rows = cell_samples.drift([raw])
+    assert [row["round"] for row in rows] == [3, 4, 5, 6, 7, 8]
+    assert [row["ns_per_op"] for row in rows] == [250, 100, 100, 100, 100, 300]
+
+
 def test_verdict_ratios_pair_cells_of_one_process_by_round_and_widen_the_others_by_the_drift(tmp_path):
     """Cells sign and verify of one process, sampled in the same rounds while the machine
     slows by 30% from round 11 (sign stopped after round 10): their ratio is paired by round

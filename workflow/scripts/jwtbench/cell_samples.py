@@ -125,7 +125,9 @@ def drift(raw_paths, libraries=None):
     its ns/op, that over the median of every round of the language in the run (`relative`:
     above 1, the machine was slower then), and where the round began in the process's
     sampling (seconds of samples before it, and in all: the rounds' place in time). Each
-    row names its process's driver (driver_of_raw; its language where that is unknown)."""
+    row names its process's driver (driver_of_raw; its language where that is unknown). A
+    process's first rounds in which the reference was still warming up (reference_warmup)
+    are not the machine's drift and are left out."""
     found = []
     for path in map(Path, raw_paths):
         rows = raw_samples.read(path)
@@ -141,6 +143,8 @@ def drift(raw_paths, libraries=None):
         for number in sorted(per_round):
             before[number] = total
             total += per_round[number]
+        for row in reference_warmup(reference):
+            reference.remove(row)
         for row in sorted(reference, key=lambda r: r["sample"]):
             found.append({
                 "language": row["language"], "driver": named[0] if named else row["language"],
@@ -156,6 +160,26 @@ def drift(raw_paths, libraries=None):
     for row in found:
         row["relative"] = row["ns_per_op"] / medians[row["language"]]
     return found
+
+
+# A process's first rounds whose reference took this many times its own median or more are
+# the reference still warming up (a JIT compiling the hash: java's read 5-16 times its median
+# in its first rounds on 2026-11-28), not the machine: the drift leaves them out.
+WARMUP_FACTOR = 1.5
+
+
+def reference_warmup(reference):
+    """The leading rounds of one process's reference rows (in round order) that are its own
+    warm-up: each at WARMUP_FACTOR times the process's median or more, up to the first that
+    is not."""
+    ordered = sorted(reference, key=lambda r: r["sample"])
+    middle = statistics.median(r["elapsed_ns"] / r["iterations"] for r in ordered)
+    warming = []
+    for row in ordered:
+        if row["elapsed_ns"] / row["iterations"] < WARMUP_FACTOR * middle:
+            break
+        warming.append(row)
+    return warming
 
 
 def rounds_by(paths, key_of):
