@@ -325,7 +325,7 @@ def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypat
         wildcards=SimpleNamespace(driver="python", suite="jwt", input="claims"),
         input=SimpleNamespace(spec="spec.json", versions="versions.json", key_manifest="keys/manifest.json"),
         output=SimpleNamespace(samples="results/raw/python/jwt/claims.csv", metadata="results/raw/python/jwt/claims.json"),
-        params=SimpleNamespace(driver=driver, cpus="", lanes=[]), log=[str(tmp_path / "bench.log")],
+        params=SimpleNamespace(driver=driver, cpus="", lanes=[], plan=None), log=[str(tmp_path / "bench.log")],
     )  # fmt: skip
     run_benchmark.run_job(job)
     rows = raw_samples.read(tmp_path / job.output.samples)

@@ -86,7 +86,7 @@ def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     or a copy in `scratch` whose timing.max_cell_seconds caps its cells sampled in rounds so
     that their worst case fits in the job's share (jwtbench/bench_budget.py)."""
     taken = bench_budget.share(job_name)
-    if taken is None:
+    if taken is None or plan is None:
         return None, spec_path
     share, left, budget = taken
     expected, most, cells, fixed = plan
