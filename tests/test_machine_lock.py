@@ -138,3 +138,29 @@ def test_lanes_run_one_benchmark_each_and_nothing_exclusive_beside_them(tmp_path
         thread.join(5)
     assert events["exclusive"].is_set()
     assert events["third"].cpus in lanes
+
+
+def test_the_conductor_keeps_off_the_benchmarks_cpu_while_it_runs(tmp_path, monkeypatch):
+    """driver_runner.timed_cpus without lanes: every thread of this process (Snakemake's,
+    and the jobs it runs as threads) leaves the benchmark's CPUs while the job runs, and
+    gets them back afterwards."""
+    import os
+
+    from jwtbench import driver_runner
+
+    monkeypatch.setenv("JWTBENCH_BENCHMARK_LOCK", str(tmp_path / "lock"))
+    every = os.sched_getaffinity(0)
+    assert len(every) >= 2, "needs two CPUs"
+    benchmark = {max(every)}
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with driver_runner.timed_cpus(str(max(every)), [], io.StringIO()) as pinned:
+            assert pinned == benchmark
+            seen = {tid: os.sched_getaffinity(tid) for tid in map(int, os.listdir("/proc/self/task"))}
+            assert other.native_id in seen and all(cpus == every - benchmark for cpus in seen.values()), seen
+        assert all(os.sched_getaffinity(int(tid)) == every for tid in os.listdir("/proc/self/task"))
+    finally:
+        stop.set()
+        other.join()

@@ -44,9 +44,45 @@ def checked_cpus(text, key="execution.cpus"):
 def timed_cpus(cpus, lanes, log):
     """The CPUs a timed job (a benchmark, the cross-check, cold starts, compare_native) runs
     pinned to, held while it runs: execution.cpus with the machine to itself, or with
-    execution.lanes a lane's own CPUs beside the other lanes (machine_lock.benchmark_slot)."""
+    execution.lanes a lane's own CPUs beside the other lanes (machine_lock.benchmark_slot).
+    With the machine to itself, the conductor (this process: Snakemake and the jobs it runs
+    as threads, and what they start) stays off those CPUs meanwhile (conductor_aside)."""
     with machine_lock.benchmark_slot(lanes, log) as lane:
-        yield checked_cpus(cpus) if lane is None else checked_cpus(lane, "execution.lanes")
+        if lane is not None:
+            yield checked_cpus(lane, "execution.lanes")
+            return
+        pinned = checked_cpus(cpus)
+        with conductor_aside(pinned, log):
+            yield pinned
+
+
+def _threads():
+    return [int(tid) for tid in os.listdir("/proc/self/task")]
+
+
+@contextlib.contextmanager
+def conductor_aside(cpus, log):
+    """Every thread of this process on the CPUs it has but `cpus` while a timed job runs on
+    them, and back on all of them afterwards: Snakemake's scheduler, the jobs it runs as
+    threads and what they start (a container engine's client and monitor) then never take
+    the benchmark's CPU (on 2026-11-28 node's slow stretches were other processes on it,
+    docs/disturbances-node.md). The benchmark itself is pinned to `cpus` explicitly."""
+    allowed = os.sched_getaffinity(0)
+    rest = allowed - set(cpus)
+    if not cpus or not rest:
+        yield
+        return
+    for tid in _threads():
+        with contextlib.suppress(OSError):  # a thread that has just ended
+            os.sched_setaffinity(tid, rest)
+    print(f"the conductor (this process, {len(_threads())} threads) kept to CPUs {sorted(rest)} meanwhile",
+          file=log, flush=True)  # fmt: skip
+    try:
+        yield
+    finally:
+        for tid in _threads():
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(tid, allowed)
 
 
 def taskset(command, cpus):
