@@ -11,6 +11,7 @@
 
 use std::hint::black_box;
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::criterion_harness::{self, Harness};
@@ -27,6 +28,9 @@ const MIN_BLOCK_BATCHES: usize = 3;
 /// the call is warm by then (its first block warmed it up for `warmup_seconds`), but
 /// criterion needs a warm-up of its own to estimate the call's time for its sampling plan.
 const LATER_WARM_UP_FRACTION: f64 = 0.1;
+/// The page whose offsets the reference's two loops are lined up in (x86-64's and
+/// aarch64 Linux's usual 4 KiB; what matters is the address bits below it).
+const PAGE_BYTES: usize = 4096;
 
 pub fn command(spec_path: &str, out_path: &str) -> Result<(), Failure> {
     let spec = Spec::load(spec_path)?;
@@ -67,6 +71,7 @@ pub fn command(spec_path: &str, out_path: &str) -> Result<(), Failure> {
         out: BlockRows::create(out_path)?,
         native: Harness::beside(out_path)?,
         native_warmed_up: false,
+        align_stack: false,
     };
     let mut cases = Cases::default();
     let mut fold = 0u64;
@@ -84,6 +89,7 @@ pub fn command(spec_path: &str, out_path: &str) -> Result<(), Failure> {
     }
     let message = counting_bytes(timing::REFERENCE_BYTES);
     let reference = timing::reference_cell(&spec.suite);
+    session.align_stack = true;
     fold = fold.wrapping_add(session.cell(reference, || Ok(timing::reference_call(&message)))?);
     timing::report_fold(fold);
     Ok(())
@@ -111,6 +117,9 @@ struct Session {
     /// Rule 3 for the native harness too: its first block in the process warms up for
     /// at least `process_warmup_seconds`.
     native_warmed_up: bool,
+    /// The reference's cell: the driver's blocks run at the stack offset (within a page) of
+    /// criterion's calls (`stack_shift`).
+    align_stack: bool,
 }
 
 impl Session {
@@ -144,6 +153,14 @@ impl Session {
             warm_up = warm_up.max(self.timing.process_warmup_seconds);
             self.native_warmed_up = true;
         }
+        let mut shift = 0;
+        if self.align_stack {
+            match self.stack_shift(driver, warm_up, call) {
+                Ok(bytes) => shift = bytes,
+                Err(reason) => return Ok(Err(format!("failed while lining up the stack: {reason}"))),
+            }
+            warm_up = self.block_seconds * LATER_WARM_UP_FRACTION;
+        }
         let (mut ratios, mut driver_ns, mut native_ns) = (Vec::new(), Vec::new(), Vec::new());
         for k in 1..=self.alternations {
             let order = if k % 2 == 1 {
@@ -153,7 +170,9 @@ impl Session {
             };
             for timer in order {
                 let measured = match timer {
-                    Timer::Driver => driver.block(self.block_seconds, MIN_BLOCK_BATCHES),
+                    Timer::Driver => {
+                        alloca::with_alloca(shift, |_| driver.block(self.block_seconds, MIN_BLOCK_BATCHES))
+                    }
                     Timer::Native => self.native_block(warm_up, call),
                 };
                 let (ns_per_op, samples) = match measured {
@@ -188,6 +207,31 @@ impl Session {
             median(&mut driver_ns),
             median(&mut native_ns),
         )))
+    }
+
+    /// The bytes by which the reference's driver blocks lower the stack so that its calls run
+    /// at the same offset within a page as criterion's: a SHA-256 of 64 bytes is up to 12%
+    /// slower at some offsets (docs/disturbances-rust.md), and the kernel places the stack at
+    /// random. One native block (not recorded) tells where criterion's calls run
+    /// (`timing::REFERENCE_STACK`); single driver batches, lowered until the driver's run there.
+    fn stack_shift(
+        &mut self,
+        driver: &mut TimedCell,
+        warm_up_seconds: f64,
+        call: &mut impl FnMut() -> Result<u64, String>,
+    ) -> Result<usize, String> {
+        self.native_block(warm_up_seconds, call)?;
+        let native_at = timing::REFERENCE_STACK.load(Ordering::Relaxed);
+        let mut shift = 0;
+        for _ in 0..4 {
+            alloca::with_alloca(shift, |_| driver.block(0.0, 1))?;
+            let above = timing::REFERENCE_STACK.load(Ordering::Relaxed).wrapping_sub(native_at) % PAGE_BYTES;
+            if above == 0 {
+                return Ok(shift);
+            }
+            shift = (shift + above) % PAGE_BYTES;
+        }
+        Err("the driver's calls do not reach criterion's stack offset".into())
     }
 
     /// A native block of `call`; an error of the call (e.g. a token that no longer
