@@ -11,7 +11,8 @@ use it) turns each into a failure. Kinds:
   still disagree after the confirmation pass (its whole CI outside the band, unexplained);
 - drift: the machine's speed moved, over the run, by more than statistics.max_drift_pct
   (the drift reference's middle 90% of rounds, the median over languages), or one
-  language's reference never settled within that spread;
+  language's reference never settled within that spread in its processes (judged on
+  processes of DRIFT_MIN_ROUNDS rounds or more);
 - bimodal: a cell whose samples fall in two groups (sample_statistics.modes): its median
   picks one of two speeds;
 - failed_job: a benchmark job whose driver failed (every cell of it `failed`).
@@ -62,13 +63,30 @@ def crosscheck_warnings(rows):
     return out
 
 
+# A process judged for drift has at least this many rounds: fewer (the smoke config's 8)
+# tell a reference's own warm-up and one slow round from a machine that moved.
+DRIFT_MIN_ROUNDS = 20
+
+
+def judged_processes(rows):
+    """{(language, driver, suite, input): its rows' ns/op} of the processes with at least
+    DRIFT_MIN_ROUNDS rounds of the drift reference."""
+    found = {}
+    for row in rows:
+        found.setdefault((row["language"], row["driver"], row["suite"], row["input"]), []).append(row)
+    return {process: mine for process, mine in found.items() if len(mine) >= DRIFT_MIN_ROUNDS}
+
+
 def drift_warnings(rows, max_drift_pct):
-    """The run's drift beyond max_drift_pct, and each language whose reference's own spread is."""
-    if not rows:
+    """Over the processes with DRIFT_MIN_ROUNDS rounds or more: the run's drift beyond
+    max_drift_pct (the drift reference's rounds over their language's median, the median
+    over languages of its 5th-95th percentile spread), and each language whose reference
+    never settled (its rounds over their own process's median spread that far)."""
+    processes = judged_processes(rows)
+    if not processes:
         return []
-    rows = [{**row, "relative": float(row["relative"])} for row in rows]
-    spread = cell_samples.drift_range(rows)
-    languages = cell_samples.by_language((row["language"], row["relative"]) for row in rows)
+    kept = [{**row, "relative": float(row["relative"])} for mine in processes.values() for row in mine]
+    spread = cell_samples.drift_range(kept)
     out = []
     if spread and (spread[1] - spread[0]) * 100 > max_drift_pct:
         out.append({
@@ -79,16 +97,21 @@ def drift_warnings(rows, max_drift_pct):
             "action": ("figures from different processes (languages, suites) carry that difference; ratios paired by"
                        " round do not. Rerun with nothing else on the machine to compare absolute times"),
         })  # fmt: skip
-    for language, values in sorted(languages.items()):
+    own = {}
+    for (language, *_), mine in processes.items():
+        middle = np.median([float(row["ns_per_op"]) for row in mine])
+        own.setdefault(language, []).extend(float(row["ns_per_op"]) / middle for row in mine)
+    for language, values in sorted(own.items()):
         low, high = np.percentile(values, [5, 95])
         if (high - low) * 100 > max_drift_pct:
             out.append({
                 "kind": "drift", "subject": language,
-                "message": (f"{language}'s drift reference never settled: its middle 90% of rounds took"
-                            f" {low:.3f}-{high:.3f} of its median ({(high - low) * 100:.1f}% apart, more than"
-                            f" statistics.max_drift_pct, {max_drift_pct:g}%)"),
-                "action": (f"{language}'s figures from different processes may differ by that much; its round-paired"
-                           " ratios (the verdicts') do not. The report's drift section shows when"),
+                "message": (f"{language}'s drift reference never settled: within its processes, the middle 90% of"
+                            f" rounds took {low:.3f}-{high:.3f} of their process's median ({(high - low) * 100:.1f}%"
+                            f" apart, more than statistics.max_drift_pct, {max_drift_pct:g}%)"),
+                "action": (f"{language}'s cells moved that much while they were sampled; their round-paired ratios"
+                           " (the verdicts') divide it out, their medians carry it. The report's drift section shows"
+                           " when"),
             })  # fmt: skip
     return out
 
