@@ -38,23 +38,20 @@ def test_no_budget_writes_no_plan(tmp_path):
     bench_budget.record("a", 1, plan)  # nothing to record into, and no error
 
 
-def test_the_cap_keeps_cheap_cells_whole_and_trims_the_dear_ones():
-    cells = [(0.3, 0.5), (0.3, 1.0), (0.3, 1.5)]
-    assert bench_budget.cell_cap(cells, 3.0) is None
-    cap = bench_budget.cell_cap(cells, 2.0)
-    assert sum(min(most, cap) for _, most in cells) == pytest.approx(2.0) and cap == pytest.approx(0.75)
-    assert bench_budget.cell_cap(cells, 2.5, fixed_seconds=0.5) == pytest.approx(0.75)
-    # Never below what each cell needs for its min_samples.
-    assert bench_budget.cell_cap(cells, 0.1) == 0.3
+def test_the_sample_cap_scales_with_the_share_and_keeps_min_samples():
+    assert bench_budget.samples_cap(100, 20, 50, 50) is None  # the worst case fits
+    assert bench_budget.samples_cap(100, 20, 30, 50) == 60
+    assert bench_budget.samples_cap(100, 20, 1, 50) == 20  # every cell still gets its CI
+    assert bench_budget.samples_cap(20, 20, 1, 50) is None  # nothing to lower
 
 
-def test_the_plan_splits_a_job_into_its_round_cells_and_the_rest():
+def test_the_plan_gives_a_job_its_expected_and_worst_case_seconds():
     timing = {"warmup_seconds": 0.1, "process_warmup_seconds": 1.0, "samples": 100, "min_samples": 20,
               "target_ci_pct": 1.0, "target_sample_seconds": 0.01, "max_cell_seconds": 60}  # fmt: skip
     config = {"algorithms": ["HS256", "ES256"], "operations": ["sign", "verify"], "records_per_cell": 0}
-    expected, most, cells, fixed = bench_plan.job_seconds("python", "jwt", "claims-001", config, timing, True)
-    assert len(cells) == 4 and fixed == 1.0
-    assert all(least < cell_most for least, cell_most in cells)
-    assert most == pytest.approx(fixed + sum(cell_most for _, cell_most in cells))
-    assert fixed + sum(least for least, _ in cells) < expected < most
-    json.dumps([expected, most, cells, fixed])  # a rule's param: plain data
+    expected, most = bench_plan.job_seconds("python", "jwt", "claims-001", config, timing, True)
+    cells = bench_plan.job_cells("python", "jwt", "claims-001", config, True)
+    least = 1.0 + sum(bench_plan.seconds("jwt", cell, config, timing, True)[0] for cell in cells)
+    assert len(cells) == 4 and least < expected < most
+    assert most == pytest.approx(1.0 + sum(bench_plan.seconds("jwt", cell, config, timing, True)[1] for cell in cells))
+    json.dumps([expected, most])  # a rule's param: plain data

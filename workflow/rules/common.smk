@@ -790,12 +790,12 @@ def write_bench_budget():
         for job in workflow.dag.needrun_jobs()
         if job.rule.name == "run_benchmark"
     ]
-    jobs = {f"{w.driver}/{w.suite}/{w.input}": get_job_plan(w)[:2] for w in scheduled}
+    jobs = {f"{w.driver}/{w.suite}/{w.input}": get_job_plan(w) for w in scheduled}
     bench_budget.write_plan(minutes * 60, jobs)
     if minutes and jobs:
         expected = sum(seconds for seconds, _ in jobs.values()) / 60
         print(
             f"  benchmark budget: {minutes:g} min for these {len(jobs)} jobs (expected"
-            f" {expected:.0f} min); past it, cells stop at a time cap and the report says which",
+            f" {expected:.0f} min); past it, cells stop at a lowered sample cap and the report says which",
             file=sys.stderr,
         )

@@ -6,12 +6,14 @@ Before the first job, the plan (rules/bench_plan.py) writes every scheduled benc
 expected and worst-case seconds (`write_plan`). When a job starts, it takes its share of
 what is left of the budget (`share`): its worst case, scaled down when the jobs still to
 run would, at their expected times, not fit in what is left. Its cells sampled in rounds
-then get a time cap (timing.max_cell_seconds in the spec the driver reads) such that their
-worst case fits in the share (`cell_cap`, water-filling: cheap cells keep all they may
-need, the dear ones are capped), never below what a cell needs to take its min_samples.
-A cell that cannot reach its precision in that time stops at the time cap and says so
-(summary stop_reason `time_cap`). In a quiet hour jobs end well under their worst case,
-so what they leave goes to the jobs after them and nothing is capped.
+then get a sample cap (timing.samples in the spec the driver reads) scaled by the same
+factor, never below min_samples (`samples_cap`): a cell that cannot reach its precision
+within it stops at the cap and says so (summary stop_reason `sample_cap`; the job's
+metadata `budget`). A cap on samples rather than on seconds: the plan's seconds per cell
+are an estimate (a slow call's batch outlasts the target, a JIT's warm-up until steady
+varies), and a time cap from them cut cells to `timeout` in the test suite's smoke run. In
+a quiet hour jobs end well under their worst case, so what they leave goes to the jobs
+after them and nothing is capped.
 
 The plan and the seconds spent live in one JSON file per working directory, updated under
 an flock, so jobs in threads of one Snakemake, or in other processes, share it.
@@ -76,19 +78,11 @@ def record(job, seconds, path=PLAN):
             holder["state"]["spent"][job] = seconds
 
 
-def cell_cap(cells, share_seconds, fixed_seconds=0.0):
-    """The time cap per cell that makes sum(min(most, cap)) + fixed_seconds fit in the
-    share; cells: [(least, most)] seconds. None when every cell fits uncapped; never below
-    the largest `least` (every cell may still take its min_samples)."""
-    if fixed_seconds + sum(most for _, most in cells) <= share_seconds:
+def samples_cap(samples, min_samples, share_seconds, most_seconds):
+    """The sample cap that scales a job's sampling to its share: `samples` times the share
+    over its worst case, never below min_samples (every cell still gets a CI); None when
+    the share holds its worst case."""
+    if most_seconds <= 0 or share_seconds >= most_seconds:
         return None
-    floor = max((least for least, _ in cells), default=0.0)
-    room = share_seconds - fixed_seconds
-    ordered = sorted(most for _, most in cells)
-    below = 0.0
-    for index, most in enumerate(ordered):
-        others = len(ordered) - index
-        if below + most * others >= room:
-            return max(floor, (room - below) / others)
-        below += most
-    return None
+    capped = max(min_samples, int(samples * share_seconds / most_seconds))
+    return capped if capped < samples else None

@@ -70,7 +70,12 @@ def stop_reasons(raw_path, spec_path):
         if key is not None and cell_samples.in_rounds(spec, cell) else []
         for key, cell in zip(keys, spec["cells"])
     ]  # fmt: skip
-    target = stopping_rule.Target.from_timing(spec["timing"])
+    # The sample cap the driver had: the spec's, or the one the benchmark budget lowered it
+    # to for this job (its metadata's budget.samples_cap, run_benchmark.budget_spec).
+    metadata = Path(raw_path).with_suffix(".json")
+    budget = json.loads(metadata.read_text()).get("budget") if metadata.is_file() else None
+    timing = {**spec["timing"], **({"samples": budget["samples_cap"]} if budget and budget.get("samples_cap") else {})}
+    target = stopping_rule.Target.from_timing(timing)
     replayed = stopping_rule.replay(series, spec.get("pairs", []), target)
     reasons, disagree = {}, []
     for key, cell, values, (taken, reason) in zip(keys, spec["cells"], series, replayed):

@@ -57,22 +57,15 @@ def seconds(suite, cell, suite_config, timing, jws):
 
 
 def job_seconds(driver, suite, input_name, suite_config, timing, jws):
-    """One benchmark job's (expected seconds, worst-case seconds, its cells sampled in rounds
-    as [(least, most)], the seconds of everything else in it) for the benchmark budget
+    """One benchmark job's (expected seconds, worst-case seconds) for the benchmark budget
     (jwtbench/bench_budget.py): expected is halfway between every cell stopping at
     min_samples and every one running to its cap."""
-    made = job_cells(driver, suite, input_name, suite_config, jws)
-    fixed = timing.get("process_warmup_seconds", 0) if suite in cell_samples.ROUND_SUITES and jws else 0.0
-    rounds, least_all, most_all = [], fixed, fixed
-    for cell in made:
+    least_all = most_all = timing.get("process_warmup_seconds", 0) if suite in cell_samples.ROUND_SUITES and jws else 0
+    for cell in job_cells(driver, suite, input_name, suite_config, jws):
         least, most = seconds(suite, cell, suite_config, timing, jws)
         least_all += least
         most_all += most
-        if suite in cell_samples.ROUND_SUITES and jws and cell_samples.in_rounds({"suite": suite}, cell):
-            rounds.append((least, most))
-        else:
-            fixed += most
-    return (least_all + most_all) / 2, most_all, rounds, fixed
+    return (least_all + most_all) / 2, most_all
 
 
 def crosscheck_plan(drivers, settings, timing):

@@ -83,27 +83,26 @@ def write_rows(path, rows):
 
 def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     """(what the benchmark budget gave this job, the spec the driver reads): the job's spec,
-    or a copy in `scratch` whose timing.max_cell_seconds caps its cells sampled in rounds so
-    that their worst case fits in the job's share (jwtbench/bench_budget.py)."""
+    or a copy in `scratch` whose timing.samples scales its cells sampled in rounds to the
+    job's share (jwtbench/bench_budget.py)."""
     taken = bench_budget.share(job_name)
     if taken is None or plan is None:
         return None, spec_path
     share, left, budget = taken
-    expected, most, cells, fixed = plan
-    cap = bench_budget.cell_cap(cells, share, fixed)
-    current = spec["timing"].get("max_cell_seconds", float("inf"))
+    expected, most = plan
+    timing = spec["timing"]
+    cap = bench_budget.samples_cap(timing["samples"], timing.get("min_samples", 20), share, most)
     facts = {"budget_seconds": budget, "left_seconds": round(left, 3), "share_seconds": round(share, 3),
-             "worst_case_seconds": round(most, 3), "cell_cap_seconds": None}  # fmt: skip
-    if cap is None or cap >= current:
+             "worst_case_seconds": round(most, 3), "samples_cap": cap}  # fmt: skip
+    if cap is None:
         print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's worst case ({most:.0f} s) fits",
               file=log)  # fmt: skip
         return facts, spec_path
-    facts["cell_cap_seconds"] = round(cap, 3)
     print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's share {share:.0f} s of its worst case"
-          f" {most:.0f} s: its cells sampled in rounds stop at {cap:.2f} s each (timing.max_cell_seconds"
-          f" {current:g})", file=log)  # fmt: skip
+          f" {most:.0f} s: its cells sampled in rounds stop at {cap} samples (timing.samples {timing['samples']})",
+          file=log)  # fmt: skip
     capped = scratch / Path(spec_path).name
-    capped.write_text(json.dumps({**spec, "timing": {**spec["timing"], "max_cell_seconds": round(cap, 3)}}, indent=2))
+    capped.write_text(json.dumps({**spec, "timing": {**timing, "samples": cap}}, indent=2))
     capped.chmod(0o644)
     return facts, str(capped)
 
