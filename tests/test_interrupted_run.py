@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, SCRIPTS, SMOKE_CONFIG, SMOKE_IN_TESTS, SNAKEFILE, SNAKEMAKE, link_test_envs
 
-from jwtbench import config_validation, container_engine, run_supervisor
+from jwtbench import config_validation, container_engine, driver_runner, run_supervisor
 
 SUPERVISOR = SCRIPTS / "jwtbench" / "run_supervisor.py"
 INTERRUPTED = "the previous run in this directory was interrupted (its process is gone)"
@@ -42,7 +42,7 @@ def test_cpus_beyond_the_machine_are_refused_naming_the_key(tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert f"config key 'execution.cpus': '{cpu}' names CPU {cpu}" in output, output[-2000:]
-    assert f"the CPUs available are {config_validation.cpu_list_text(available)}" in output
+    assert f"the CPUs available are {driver_runner.cpu_list_text(available)}" in output
     assert "Traceback" not in output and "Building DAG of jobs" not in output
 
 

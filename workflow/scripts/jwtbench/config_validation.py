@@ -6,7 +6,6 @@ Every problem is reported with the dotted path of the key it concerns
 
 import copy
 import os
-import re
 from pathlib import Path
 
 import jsonschema
@@ -132,20 +131,6 @@ def library_problems(config, known_libraries):
     return problems
 
 
-CPU_LIST = re.compile(r"^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$")
-
-
-def cpu_list_text(cpus):
-    """"0-1,3" of {0, 1, 3}: runs of CPUs as taskset writes them."""
-    runs, ordered = [], sorted(cpus)
-    for cpu in ordered:
-        if runs and cpu == runs[-1][1] + 1:
-            runs[-1][1] = cpu
-        else:
-            runs.append([cpu, cpu])
-    return ",".join(str(low) if low == high else f"{low}-{high}" for low, high in runs)
-
-
 def cpu_problems(config, available=None):
     """What the schema cannot say about `execution.cpus` and `execution.lanes`: the CPUs
     they name are CPUs this process may run on (os.sched_getaffinity), so a setting the
@@ -162,15 +147,14 @@ def cpu_problems(config, available=None):
         settings += [(f"execution.lanes[{index}]", lane) for index, lane in enumerate(lanes)]
     problems = []
     for key, text in settings:
-        if not (isinstance(text, str) and CPU_LIST.match(text)):
-            continue  # empty (no pinning), or malformed: the schema's pattern says so
-        missing = driver_runner.parse_cpus(text) - set(available)
-        if missing:
-            problems.append(
-                f"config key '{key}': {text!r} names CPU{'s' if len(missing) > 1 else ''}"
-                f" {cpu_list_text(missing)}, which this machine does not give us:"
-                f" the CPUs available are {cpu_list_text(available)} ({len(available)} of them)"
-            )
+        if not isinstance(text, str):
+            continue  # the schema says what it must be
+        try:
+            driver_runner.checked_cpus(text, key, available)
+        except ValueError:
+            continue  # malformed: the schema's pattern says so
+        except RuntimeError as error:
+            problems.append(str(error))
     return problems
 
 

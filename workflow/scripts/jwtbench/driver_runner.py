@@ -29,13 +29,29 @@ def parse_cpus(text):
     return cpus
 
 
-def checked_cpus(text, key="execution.cpus"):
+def cpu_list_text(cpus):
+    """"0-1,3" of {0, 1, 3}: runs of CPUs as taskset writes them."""
+    runs = []
+    for cpu in sorted(cpus):
+        if runs and cpu == runs[-1][1] + 1:
+            runs[-1][1] = cpu
+        else:
+            runs.append([cpu, cpu])
+    return ",".join(str(low) if low == high else f"{low}-{high}" for low, high in runs)
+
+
+def checked_cpus(text, key="execution.cpus", available=None):
+    """The CPU set `text` names, or RuntimeError naming the config key when this process
+    may not run on all of them (os.sched_getaffinity): when the workflow is read
+    (config_validation.cpu_problems) and again when a timed job starts, on its host."""
     cpus = parse_cpus(text)
-    available = os.sched_getaffinity(0)
-    if cpus - available:
+    available = os.sched_getaffinity(0) if available is None else set(available)
+    missing = cpus - available
+    if missing:
         raise RuntimeError(
-            f"config key '{key}': CPUs {sorted(cpus - available)} are not available"
-            f" to this process (available: {sorted(available)})"
+            f"config key '{key}': {text!r} names CPU{'s' if len(missing) > 1 else ''} {cpu_list_text(missing)},"
+            f" which this machine does not give us: the CPUs available are {cpu_list_text(available)}"
+            f" ({len(available)} of them)"
         )
     return cpus
 
