@@ -13,10 +13,11 @@ def test_a_share_is_the_worst_case_while_the_rest_fits_at_its_expected_time(tmp_
     plan = tmp_path / "budget.json"
     bench_budget.write_plan(100, {"a": (20, 40), "b": (20, 40), "c": (20, 40)}, plan)
     assert bench_budget.share("a", plan) == (40, 100, 100)
-    # a overran (a noisy hour): what is left no longer fits b and c at their expected times.
+    # a overran (a noisy hour): what is left no longer fits b and c at their expected times,
+    # and they are now expected at a's pace (3.5 times the plan).
     bench_budget.record("a", 70, plan)
     share, left, budget = bench_budget.share("b", plan)
-    assert (left, budget) == (30, 100) and share == pytest.approx(40 * 30 / 40)
+    assert (left, budget) == (30, 100) and share == pytest.approx(40 * 30 / (40 * 3.5))
     bench_budget.record("b", 30, plan)
     assert bench_budget.share("c", plan)[0] == 0  # nothing left: its cells keep only their floor (cell_cap)
     assert bench_budget.share("d", plan) is None  # a job the plan does not know
@@ -55,3 +56,18 @@ def test_the_plan_gives_a_job_its_expected_and_worst_case_seconds():
     assert len(cells) == 4 and least < expected < most
     assert most == pytest.approx(1.0 + sum(bench_plan.seconds("jwt", cell, config, timing, True)[1] for cell in cells))
     json.dumps([expected, most])  # a rule's param: plain data
+
+
+def test_the_jobs_still_to_run_are_expected_at_the_pace_their_suite_has_shown(tmp_path):
+    plan = tmp_path / "budget.json"
+    jobs = {"go/transfer/a.p1": (4, 8), "go/transfer/a.p2": (4, 8), "go/jwt/a": (10, 20), "go/hash/cases": (10, 20)}
+    bench_budget.write_plan(60, jobs, plan)
+    bench_budget.record("go/transfer/a.p1", 16, plan)  # transfer took four times the plan
+    bench_budget.record("go/jwt/a", 5, plan)  # jwt half
+    # Left: 39 s. Pending: transfer at its suite's pace (4 x 4 = 16), hash at all finished
+    # jobs' pace (10 x 21/14 = 15): 31 s fits.
+    assert bench_budget.share("go/hash/cases", plan)[0] == 20
+    bench_budget.record("go/transfer/a.p2", 30, plan)
+    # Left 9 s for hash expected at 10 x 51/18: its share is cut to that fraction.
+    share, left, _ = bench_budget.share("go/hash/cases", plan)
+    assert left == 9 and share == pytest.approx(20 * 9 / (10 * 51 / 18))
