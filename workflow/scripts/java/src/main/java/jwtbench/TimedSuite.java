@@ -3,6 +3,9 @@ package jwtbench;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.security.DigestException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -364,6 +367,9 @@ final class TimedSuite {
     if (played < timing.samples()) {
       Progress.line("sampling ended after round " + played + ": no cell still sampling");
     }
+    if (reference != null) {
+      Progress.line(JitQueue.summary());
+    }
 
     long sink = 0;
     for (Timer timer : timers) {
@@ -402,6 +408,7 @@ final class TimedSuite {
     Spec.Cell cell = timer.entry.cell();
     long elapsed;
     try {
+      JitQueue.awaitIdle();
       elapsed = timer.sample();
     } catch (RuntimeException e) {
       if (!timer.samples.isEmpty()) {
@@ -420,13 +427,14 @@ final class TimedSuite {
   }
 
   /**
-   * Rule 5b, the drift reference: SHA-256 of the 64 bytes 00 01 ... 3f by suite hash's `jca`
-   * call ({@link Hashing#hasher}: MessageDigest.getInstance("SHA-256").digest per call, each
-   * digest folded into its sink by {@link Hashing.Digest}). Warmed up and calibrated as a cell
-   * is (until steady too, when the timing asks for it), once every cell is calibrated; then one
-   * batch at the start of each round in which a cell samples, before that cell's sample, written
-   * as the round's `reference` row. It is no cell of the spec: rule 5a never sees it, it holds
-   * no cell back and has no max_cell_seconds, and its time is no cell's.
+   * Rule 5b, the drift reference: SHA-256 of the 64 bytes 00 01 ... 3f by the JDK's JCA
+   * MessageDigest ({@link #sha256}: one MessageDigest and one output array, reused, so no
+   * allocation per call), each digest folded into its sink by {@link Hashing.Digest}. Warmed up
+   * and calibrated as a cell is (until steady too, when the timing asks for it), once every cell
+   * is calibrated; then one batch at the start of each round in which a cell samples, before that
+   * cell's sample, after waiting for the JIT to be idle as every sample does ({@link JitQueue}),
+   * written as the round's `reference` row. It is no cell of the spec: rule 5a never sees it, it
+   * holds no cell back and has no max_cell_seconds, and its time is no cell's.
    */
   static final class Reference {
     static final String OPERATION = "reference";
@@ -448,9 +456,38 @@ final class TimedSuite {
       return Hashing.counting(MESSAGE_BYTES);
     }
 
-    /** Its call: SHA-256 by suite hash's `jca` implementation. */
+    /**
+     * Its call: SHA-256 by the JDK's JCA provider (implementation `jca`, as suite hash's jca
+     * cells), on one MessageDigest kept by the reference, its digest written into one 32-byte
+     * array kept too, which the call returns: no allocation per call. Suite hash's jca call
+     * (MessageDigest.getInstance and a new digest array per call) allocates 264 bytes a call, 22
+     * MB per 10-ms sample, so young collections fell inside the reference's samples: in 10 of 44
+     * rounds, which read 1.07-1.11 times its median, the other rounds at most 1.03
+     * (docs/disturbances-java.md, 2026-11-28). Not thread-safe: one per thread that times it.
+     * Checked once against suite hash's jca digest.
+     */
     static UnaryOperator<byte[]> sha256() {
-      return Hashing.hasher(Hashing.JCA, ALGORITHM).digest();
+      MessageDigest md;
+      try {
+        md = MessageDigest.getInstance(ALGORITHM);
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+      byte[] out = new byte[md.getDigestLength()];
+      UnaryOperator<byte[]> call = bytes -> {
+        md.update(bytes);
+        try {
+          md.digest(out, 0, out.length); // resets md for the next call
+        } catch (DigestException e) {
+          throw new IllegalStateException(e.getMessage(), e);
+        }
+        return out;
+      };
+      byte[] message = message();
+      if (!Arrays.equals(call.apply(message), Hashing.jcaDigest(ALGORITHM, message))) {
+        throw new IllegalStateException("the drift reference's SHA-256 differs from MessageDigest.digest");
+      }
+      return call;
     }
 
     /**
@@ -489,6 +526,7 @@ final class TimedSuite {
         return;
       }
       round = k;
+      JitQueue.awaitIdle();
       long elapsed = timer.sample();
       Spec.Cell cell = timer.entry.cell();
       run.out.row(cell, OPERATION, MESSAGE_BYTES, k, timer.n, elapsed, timer.work.outputBytes, "ok");
