@@ -54,11 +54,15 @@ def smoke_env():
     return {**env, **PLANTED_KAGGLE}
 
 
-def snakemake(workdir, *args, timeout=1800, env=None):
+def snakemake(workdir, *args, timeout=1800, env=None, supervised=False):
     """Run the workflow in `workdir` with the smoke config, under --strict (every warning
-    about the numbers fails the run; JWTBENCH_STRICT); CompletedProcess."""
+    about the numbers fails the run; JWTBENCH_STRICT); CompletedProcess. supervised: as
+    `./jwtbench run` runs it (run_supervisor.py: the progress line and the summary on the
+    terminal, Snakemake's output in logs/run-<id>.log), without a terminal."""
     command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir),
                "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS), "--cores", "2", *args]  # fmt: skip
+    if supervised:
+        command = [sys.executable, str(SCRIPTS / "jwtbench" / "run_supervisor.py"), *command]
     env = {**(os.environ if env is None else env), "JWTBENCH_STRICT": "1"}
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -173,7 +177,7 @@ def run_smoke(workdir, images_ready):
     finally:
         images_ready.set()
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    result = snakemake(workdir, env=smoke_env())
+    result = snakemake(workdir, env=smoke_env(), supervised=True)
     (workdir / "smoke-output.txt").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     start_after_smoke(workdir)

@@ -31,12 +31,32 @@ def test_a_quiet_job_leaves_its_time_to_the_jobs_after_it(tmp_path):
     assert bench_budget.share("b", plan)[0] == 50
 
 
-def test_no_budget_writes_no_plan(tmp_path):
+def test_no_budget_gives_no_share_but_keeps_the_plan_for_the_progress_line(tmp_path):
     plan = tmp_path / "budget.json"
-    bench_budget.write_plan(60, {"a": (1, 2)}, plan)
-    bench_budget.write_plan(0, {"a": (1, 2)}, plan)
-    assert not plan.exists() and bench_budget.share("a", plan) is None
-    bench_budget.record("a", 1, plan)  # nothing to record into, and no error
+    bench_budget.write_plan(0, {"a": (1, 2, 3)}, plan)
+    assert bench_budget.share("a", plan) is None
+    bench_budget.record("a", 1, plan)
+    assert bench_budget.progress(plan)["cells_done"] == 3
+
+
+def test_the_progress_line_counts_jobs_and_cells_and_the_time_left(tmp_path):
+    plan = tmp_path / "budget.json"
+    jobs = {"go/jwt/a": (10, 20, 4), "go/jwt/b": (10, 20, 6), "go/hash/c": (30, 40, 8)}
+    bench_budget.write_plan(0, jobs, plan, after_seconds=50)
+    state = bench_budget.progress(plan, now=1000)
+    assert state == {"jobs": 3, "jobs_done": 0, "cells": 18, "cells_done": 0, "seconds_left": 50,
+                     "after_seconds": 50}  # fmt: skip
+    bench_budget.begin("go/jwt/a", plan, at=1000)
+    bench_budget.record("go/jwt/a", 20, plan)  # jwt at twice its plan
+    bench_budget.begin("go/jwt/b", plan, at=1020)
+    state = bench_budget.progress(plan, now=1025)
+    # b: 10 x 2 less its 5 s so far; c: at all finished jobs' pace, 30 x 2.
+    assert (state["jobs_done"], state["cells_done"]) == (1, 4)
+    assert state["seconds_left"] == pytest.approx(15 + 60)
+    bench_budget.write_plan(0, jobs, plan, lanes=2)
+    assert bench_budget.progress(plan, now=0)["seconds_left"] == 25
+    bench_budget.write_plan(40, jobs, plan)  # a budget bounds the time left
+    assert bench_budget.progress(plan, now=0)["seconds_left"] == 40
 
 
 def test_the_sample_cap_scales_with_the_share_and_keeps_min_samples():

@@ -176,8 +176,11 @@ def kill_mid_benchmark(workdir, tmp_path, killed, engine="native", engine_client
     assert INTERRUPTED in output
     assert not alive(record), [command_line(pid) for pid in alive(record)]
     assert not [pid for pid, stat in before.items() if stat and run_supervisor.proc_stat(pid) == stat]
-    # The killed benchmark was measured again, not kept with its cells failed.
-    assert "localrule run_benchmark:" in output
+    # The killed benchmark was measured again, not kept with its cells failed (Snakemake's
+    # output is in the log file the run names; the terminal gets the summary).
+    assert "jwtbench: the run finished after" in output
+    log = output.split("Snakemake's full log: ", 1)[1].split(" (", 1)[0]
+    assert "localrule run_benchmark:" in (Path.cwd() / log).read_text()
     rows = list(csv.DictReader(open(workdir / "results" / "raw" / "python" / "hash" / "cases.csv")))
     assert rows and {row["status"] for row in rows} == {"ok"}
     assert not (state_of(workdir) / "run.json").exists()
@@ -231,8 +234,11 @@ time.sleep(600)
 
 
 @pytest.fixture
-def stand_in(tmp_path):
-    """(workdir, the supervised command) of a stand-in run that starts a container."""
+def stand_in(tmp_path, monkeypatch):
+    """(workdir, the supervised command) of a stand-in run that starts a container; its
+    output on the terminal (JWTBENCH_VERBOSE, as ./jwtbench run --verbose), where the
+    tests read it."""
+    monkeypatch.setenv("JWTBENCH_VERBOSE", "1")
     workdir, rootfs = tmp_path / "run", tmp_path / "rootfs"
     workdir.mkdir()
     sleep = container_engine.probe_rootfs(rootfs, "sleep")  # no image needed
@@ -313,9 +319,10 @@ time.sleep(600)
 """
 
 
-def test_a_live_run_in_the_same_directory_is_not_unlocked(tmp_path):
+def test_a_live_run_in_the_same_directory_is_not_unlocked(tmp_path, monkeypatch):
     """A second run beside a live one (under ./jwtbench, or a Snakemake started without it)
     refuses to start, exit 1, and leaves the live run's lock alone."""
+    monkeypatch.setenv("JWTBENCH_VERBOSE", "1")  # the stand-in's output where the test reads it
     workdir = tmp_path / "run"
     workdir.mkdir()
     program = tmp_path / "snakemake"

@@ -54,6 +54,28 @@ def test_the_report_loads_whole_in_a_browser(page_of_the_report):
     assert page.locator("#verdicts table").count() == 1
 
 
+WIDER_THAN_THE_WINDOW = """() => [...document.querySelectorAll('body *')]
+  .filter(element => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1
+                     && !element.closest('table'))
+  .slice(0, 5).map(element => element.tagName + (element.id ? '#' + element.id : ''))"""
+
+
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_the_report_fits_the_window(page_of_the_report, width):
+    """No sideways scrolling: the page is as wide as the window; a wide table scrolls inside
+    its own box. A screenshot at each width stays with the test's output."""
+    page, _, folder = page_of_the_report
+    page.set_viewport_size({"width": width, "height": VIEWPORT["height"]})
+    try:
+        page.evaluate("window.scrollTo(0, 0)")
+        assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("window.innerWidth")
+        assert page.evaluate(WIDER_THAN_THE_WINDOW) == []
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"first-screen-{width}px.png"))
+    finally:
+        page.set_viewport_size(VIEWPORT)
+
+
 def test_screenshots_for_the_reviewer(page_of_the_report):
     """The first screen holds the verdicts' heading; every figure is shot apart."""
     page, _, folder = page_of_the_report
@@ -66,6 +88,6 @@ def test_screenshots_for_the_reviewer(page_of_the_report):
     assert figures
     for figure in figures:
         page.locator(f'[id="{figure}"]').screenshot(path=str(folder / f"{figure}.png"))
-    shots = sorted(path.name for path in folder.glob("*.png"))
+    shots = sorted(path.name for path in folder.glob("*.png") if "px" not in path.name)
     assert shots == sorted(["first-screen.png", *(f"{figure}.png" for figure in figures)])
     assert all((folder / name).stat().st_size > 1000 for name in shots)

@@ -84,6 +84,19 @@ warning_block_css <- function() {
          ".callout-warning > :last-child { margin-bottom: 0; }\n</style>\n")
 }
 
+# The page fits the window (issue 43): no sideways scrolling at 1280 px and above. A wide
+# table scrolls inside its own box, figures scale down, long words (paths, commands) wrap.
+# On the quiet run of 2026-11-28 a table 4,568 px wide had the whole page scroll sideways.
+page_fit_css <- function() {
+  paste0("\n<style>\n",
+         "table { display: block; max-width: 100%; overflow-x: auto; }\n",
+         "img, svg, video { max-width: 100%; height: auto; }\n",
+         "pre { white-space: pre-wrap; overflow-wrap: anywhere; }\n",
+         "p, li, dd, dt { overflow-wrap: anywhere; }\n",
+         "td, th, caption { overflow-wrap: break-word; }\n",
+         "</style>\n")
+}
+
 # Warning blocks (markdown) for "What was measured": the engine's warning (a native
 # fallback) and failed benchmark jobs or failed cells. "" when there is nothing to say. The
 # machine's drift, like every doubt about a figure, is in results/warnings.csv, shown on

@@ -766,7 +766,8 @@ def print_bench_plan():
             CROSSCHECK_DRIVERS, CROSSCHECK, config["timing"]
         )
     print(bench_plan.describe(totals, DRIVER_JOBS), file=sys.stderr)
-    write_bench_budget()
+    crosscheck = totals.get("crosscheck", [0, 0.0, 0.0])
+    write_bench_budget((crosscheck[1] + crosscheck[2]) / 2)
 
 
 def get_job_plan(wildcards):
@@ -781,19 +782,39 @@ def get_job_plan(wildcards):
     )
 
 
-def write_bench_budget():
+def write_bench_budget(after_seconds):
     """The benchmark budget's plan (jwtbench/bench_budget.py): this run's benchmark jobs,
-    each with its expected and worst-case seconds."""
+    each with its expected and worst-case seconds and its cells; the run's progress line
+    reads it too."""
     minutes = config["execution"]["benchmark_budget_minutes"]
     scheduled = [
         job.wildcards
         for job in workflow.dag.needrun_jobs()
         if job.rule.name == "run_benchmark"
     ]
-    jobs = {f"{w.driver}/{w.suite}/{w.input}": get_job_plan(w) for w in scheduled}
-    bench_budget.write_plan(minutes * 60, jobs)
+    jobs = {
+        f"{w.driver}/{w.suite}/{w.input}": (
+            *get_job_plan(w),
+            len(
+                bench_plan.job_cells(
+                    w.driver,
+                    w.suite,
+                    w.input,
+                    suite_config_of(w.driver, w.suite, w.input),
+                    DRIVERS[w.driver]["jws"],
+                )
+            ),
+        )
+        for w in scheduled
+    }
+    bench_budget.write_plan(
+        minutes * 60,
+        jobs,
+        after_seconds=after_seconds,
+        lanes=len(config["execution"]["lanes"]),
+    )
     if minutes and jobs:
-        expected = sum(seconds for seconds, _ in jobs.values()) / 60
+        expected = sum(plan[0] for plan in jobs.values()) / 60
         print(
             f"  benchmark budget: {minutes:g} min for these {len(jobs)} jobs (expected"
             f" {expected:.0f} min); past it, cells stop at a lowered sample cap and the report says which",

@@ -22,6 +22,7 @@ an flock, so jobs in threads of one Snakemake, or in other processes, share it.
 import contextlib
 import fcntl
 import json
+import time
 from pathlib import Path
 
 PLAN = Path(".snakemake") / "jwtbench" / "benchmark-budget.json"
@@ -40,17 +41,20 @@ def _state(path):
             path.write_text(json.dumps(holder["state"], indent=1) + "\n")
 
 
-def write_plan(budget_seconds, jobs, path=PLAN):
-    """jobs: {job name: (expected seconds, worst-case seconds)} of this run's benchmark jobs.
-    Starts the run's count of seconds spent afresh; no budget (0) removes the plan."""
+def write_plan(budget_seconds, jobs, path=PLAN, after_seconds=0.0, lanes=1):
+    """jobs: {job name: (expected seconds, worst-case seconds[, cells])} of this run's
+    benchmark jobs; after_seconds: what the plan expects of the timed work after them (the
+    cross-check); lanes: how many benchmark jobs run at once (execution.lanes). Starts the run's count of seconds spent afresh. Without a budget (0) the
+    plan is still written, for the run's progress line (jwtbench/run_progress.py), and no
+    job gets a share."""
     with _state(path) as holder:
-        if not budget_seconds:
-            Path(path).unlink(missing_ok=True)
-            holder["state"] = None
-            return
         holder["state"] = {
             "budget_seconds": budget_seconds,
-            "jobs": {name: {"expected": expected, "most": most} for name, (expected, most) in jobs.items()},
+            "after_seconds": after_seconds,
+            "lanes": max(1, lanes),
+            "jobs": {name: {"expected": plan[0], "most": plan[1], "cells": plan[2] if len(plan) > 2 else 0}
+                     for name, plan in jobs.items()},  # fmt: skip
+            "started": {},
             "spent": {},
         }
 
@@ -63,7 +67,7 @@ def share(job, path=PLAN):
     the jobs that finished took (`calibrated`)."""
     with _state(path) as holder:
         state = holder["state"]
-        if not state or job not in state["jobs"]:
+        if not state or not state["budget_seconds"] or job not in state["jobs"]:
             return None
         left = state["budget_seconds"] - sum(state["spent"].values())
         expected = calibrated(state, [name for name in state["jobs"] if name not in state["spent"]]) or 1e-9
@@ -97,11 +101,52 @@ def calibrated(state, pending):
     return total
 
 
+def begin(job, path=PLAN, at=None):
+    """A job's timed work starts now (for the progress line's time left)."""
+    with _state(path) as holder:
+        if holder["state"] and job in holder["state"]["jobs"]:
+            holder["state"].setdefault("started", {})[job] = time.time() if at is None else at
+
+
 def record(job, seconds, path=PLAN):
     """What a finished job took, so the jobs after it share what is left."""
     with _state(path) as holder:
         if holder["state"] and job in holder["state"]["jobs"]:
             holder["state"]["spent"][job] = seconds
+
+
+def progress(path=PLAN, now=None):
+    """Where the benchmark jobs are, for the progress line: {"jobs", "jobs_done", "cells",
+    "cells_done", "seconds_left", "after_seconds"}; None without a plan. seconds_left is the
+    jobs still to run at their calibrated pace (`calibrated`), less what a running job has
+    already spent of its own, shared among the lanes, never more than what is left of a
+    budget."""
+    try:
+        state = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    jobs, spent, started = state["jobs"], state["spent"], state.get("started", {})
+    now = time.time() if now is None else now
+    pending = [name for name in jobs if name not in spent]
+    left = 0.0
+    for name in pending:
+        expected = calibrated(state, [name])
+        if name in started:
+            expected = max(0.0, expected - (now - started[name]))
+        left += expected
+    left /= state.get("lanes", 1)
+    if state["budget_seconds"]:
+        running = sum(now - started[name] for name in pending if name in started)
+        left = min(left, max(0.0, state["budget_seconds"] - sum(spent.values()) - running))
+    done = [name for name in jobs if name in spent]
+    return {
+        "jobs": len(jobs),
+        "jobs_done": len(done),
+        "cells": sum(job.get("cells", 0) for job in jobs.values()),
+        "cells_done": sum(jobs[name].get("cells", 0) for name in done),
+        "seconds_left": left,
+        "after_seconds": state.get("after_seconds", 0.0),
+    }
 
 
 def samples_cap(samples, min_samples, share_seconds, most_seconds):

@@ -3,7 +3,9 @@ run resumes with the same command and a run that dies leaves nothing behind.
 
     python run_supervisor.py SNAKEMAKE [SNAKEMAKE ARGS...]
 
-Standard library only (it runs before, and around, the workflow). In the working directory
+Standard library and jwtbench/run_progress.py only (it runs before, and around, the
+workflow). Snakemake's output goes to logs/run-<run id>.log; the terminal gets
+run_progress's progress line and its summary at the end. In the working directory
 (Snakemake's -d/--directory, else the current one) it keeps .snakemake/jwtbench/:
 
 - run.lock: flock-ed by the supervisor for as long as its run lives. The kernel drops an
@@ -57,6 +59,9 @@ import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "workflow" / "scripts"))  # run as a script, before the workflow
+from jwtbench import run_progress  # noqa: E402
+
 PODMAN_SETTINGS = REPO / "containers" / "podman" / "containers.conf"
 LABEL = "jwtbench.run"
 GRACE_SECONDS = 10
@@ -274,6 +279,14 @@ def read_record(state):
         return None
 
 
+def shown_path(path):
+    """`path` relative to the current directory when it lies below it, else absolute."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def has_flag(args, *flags):
     return any(arg in flags for arg in args)
 
@@ -403,7 +416,22 @@ def supervise(snakemake, args):
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, on_signal)
     become_subreaper()
-    process = subprocess.Popen([snakemake, *args], env=env, start_new_session=True)
+    # Snakemake's own output goes to a log file, the terminal gets the progress line and
+    # the summary (run_progress.py); JWTBENCH_VERBOSE=1 (./jwtbench run --verbose) keeps
+    # Snakemake's output on the terminal, the summary after it.
+    verbose = os.environ.get("JWTBENCH_VERBOSE") == "1"
+    log_path = workdir / "logs" / f"run-{run_id}.log"
+    shown = "above" if verbose else shown_path(log_path)
+    output = {}
+    if not verbose:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        output = {"stdout": open(log_path, "w"), "stderr": subprocess.STDOUT}
+        say(f"Snakemake's full log: {shown} (./jwtbench run --verbose shows it here instead)")
+    started_epoch, clock = time.time(), time.monotonic()
+    process = subprocess.Popen([snakemake, *args], env=env, start_new_session=True, **output)
+    if output:
+        output["stdout"].close()
+    progress = None if verbose else run_progress.Progress(log_path, workdir)
     stat = proc_stat(process.pid)
     record = {
         "supervisor": os.getpid(),
@@ -426,10 +454,16 @@ def supervise(snakemake, args):
         on_signal(received.pop(), None)
     while True:
         try:
-            returncode = process.wait()
+            returncode = process.wait(timeout=1 if progress is None or progress.tty else 5)
             break
-        except InterruptedError:
-            continue
+        except (InterruptedError, subprocess.TimeoutExpired):
+            pass
+        if progress is not None:
+            try:
+                progress.tick()
+            except Exception as error:  # the line is a courtesy: never let it end a run
+                say(f"progress line stopped: {error}")
+                progress = None
     os.write(writer, b"x")  # the watchdog may go: the supervisor ends the run itself
     os.close(writer)
     os.waitpid(watcher, 0)
@@ -440,7 +474,19 @@ def supervise(snakemake, args):
         say(f"ended what the run left running when Snakemake exited: {ended}")
     (state / "run.json").unlink(missing_ok=True)
     lock.close()
-    return exit_status(returncode)
+    status = exit_status(returncode)
+    follower = progress.follower if progress is not None else run_progress.LogFollower(log_path)
+    if progress is not None:
+        progress.end()
+    elif not verbose:
+        follower.poll()
+    try:
+        lines = run_progress.summary(workdir, status, time.monotonic() - clock, shown, follower, started_epoch,
+                                     os.environ.get("JWTBENCH_STRICT") == "1")  # fmt: skip
+    except Exception as error:  # the summary too: the run's status stands whatever it says
+        lines = [f"jwtbench: no summary ({error}); Snakemake's full log: {shown}"]
+    print("\n".join(lines), file=sys.stderr, flush=True)
+    return status
 
 
 def main(argv):

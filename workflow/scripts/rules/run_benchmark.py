@@ -130,6 +130,7 @@ def run_job(snake):
                 print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
                 started, clock = now(), time.monotonic()
+                bench_budget.begin(job_name)
                 # What else ran on its CPUs meanwhile (machine_noise.py), sampled from another CPU.
                 result, noise = machine_noise.run(command, cpus, stdout=log, stderr=log, env=runner.environ(),
                                                   started=clock)  # fmt: skip

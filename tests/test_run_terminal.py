@@ -1,0 +1,116 @@
+"""The terminal a newcomer watches (issue 43; workflow/scripts/jwtbench/run_progress.py):
+`./jwtbench run` shows one progress line with an estimate, Snakemake's output goes to a
+log file, and the run ends with a summary of at most a screenful."""
+
+import io
+
+from jwtbench import bench_budget, run_progress
+
+# Snakemake 9's output, as a run writes it (abridged from a default run of 2026-11-28).
+LOG = """Building DAG of jobs...
+[Sat Nov 28 08:26:44 2026]
+localrule build_image:
+    output: results/images/runtime.json
+    log: logs/build_image/runtime.log
+    jobid: 5
+Finished jobid: 5 (Rule: build_image)
+1 of 40 steps (2%) done
+[Sat Nov 28 08:26:47 2026]
+localrule check_driver:
+    jobid: 7
+Finished jobid: 7 (Rule: check_driver)
+2 of 40 steps (5%) done
+localrule run_benchmark:
+    log: logs/run_benchmark/go/jwt/claims-001.log
+    jobid: 9
+[Sat Nov 28 08:30:47 2026]
+Error in rule run_benchmark:
+    message: None
+    jobid: 9
+    log: logs/run_benchmark/go/jwt/claims-001.log (check log file(s) for error details)
+
+localrule build_image:
+    jobid: 11
+"""
+
+
+def test_the_log_follower_reads_stage_steps_and_failed_jobs(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text(LOG[:200])  # a line cut in half waits for its end
+    follower = run_progress.LogFollower(log)
+    follower.poll()
+    assert follower.stage == "images"
+    log.write_text(LOG)
+    follower.poll()
+    # The stage is the furthest one reached: a late image build does not take it back.
+    assert follower.stage == "benchmarks"
+    assert follower.steps == (2, 40)
+    assert follower.failed == [["run_benchmark", "logs/run_benchmark/go/jwt/claims-001.log"]]
+
+
+def test_the_progress_line_carries_the_cells_and_the_time_left(tmp_path):
+    plan = tmp_path / "plan.json"
+    bench_budget.write_plan(0, {"go/jwt/a": (60, 90, 10), "go/jwt/b": (120, 180, 30)}, plan, after_seconds=60)
+    follower = run_progress.LogFollower(tmp_path / "none.log")
+    follower.stage, follower.steps = "checks", (3, 40)
+    line = run_progress.status_line(follower, bench_budget.progress(plan), 75)
+    assert line == "jwtbench: 75 s in · checks · step 3 of 40 · 0 of 40 benchmark cells · then about 4 min of benchmarks"
+    bench_budget.record("go/jwt/a", 60, plan)
+    follower.stage = "benchmarks"
+    line = run_progress.status_line(follower, bench_budget.progress(plan), 600)
+    assert line.endswith("10 of 40 benchmark cells · about 3 min of benchmarks left")
+
+
+def test_without_a_terminal_a_line_comes_when_the_stage_changes_or_a_minute_passes(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text("")
+    stream = io.StringIO()
+    progress = run_progress.Progress(log, tmp_path, stream=stream, every=3600)
+    progress.tick()
+    progress.tick()
+    log.write_text(LOG)
+    progress.tick()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and "starting" in lines[0] and "benchmarks" in lines[1]
+
+
+def test_the_summary_names_the_report_verdicts_machine_warnings_and_failed_jobs(tmp_path):
+    results = tmp_path / "results"
+    (results / "report").mkdir(parents=True)
+    (results / "seed001").mkdir()
+    (results / "report" / "report.html").write_text("<html></html>")
+    (results / "seed001" / "verdicts.csv").write_text(
+        "claim,language,verdict\na,java,holds\nb,java,holds\nc,go,does not hold\nd,go,inconclusive\n"
+    )
+    (results / "drift.csv").write_text(
+        "language,relative\n" + "".join(f"go,{1 + (i % 5) / 100}\n" for i in range(40))
+    )
+    (results / "warnings.csv").write_text('kind,subject,message,action\ndrift,java,"java moved","rerun"\n')
+    follower = run_progress.LogFollower(tmp_path / "run.log")
+    follower.failed = [["run_benchmark", "logs/run_benchmark/go/jwt/a.log"]]
+    lines = run_progress.summary(tmp_path, 1, 1260, "logs/run-x.log", follower, started_epoch=0)
+    text = "\n".join(lines)
+    assert "the run failed (exit 1) after 21.0 min" in text
+    assert "report:   results/report/report.html" in text and "full log: logs/run-x.log" in text
+    assert "seed 001: 2 holds, 1 does not hold, 1 inconclusive" in text
+    assert "this run's machine: quiet (median drift spread 4.0%)" in text
+    assert "1 warning(s)" in text and "- java moved" in text and "what to do: rerun" in text
+    assert "- run_benchmark: logs/run_benchmark/go/jwt/a.log" in text
+    assert len(lines) <= 40
+
+
+def test_the_smoke_runs_terminal_output_is_short_carries_the_estimate_and_ends_with_the_summary(smoke):
+    """The smoke run, supervised as ./jwtbench run runs it, its output captured without a
+    terminal (tests/conftest.py, run_smoke)."""
+    output = (smoke / "smoke-output.txt").read_text()
+    lines = output.splitlines()
+    assert len(lines) <= 200, output[-3000:]
+    assert "Snakemake's full log: " in lines[0]
+    assert any("benchmark cells" in line and "of benchmarks left" in line for line in lines), output
+    tail = "\n".join(lines[-30:])
+    assert "jwtbench: the run finished after" in tail
+    assert "report:   results/report/report.html" in tail
+    assert "verdicts" in tail and "this run's machine:" in tail
+    assert "localrule" not in output  # Snakemake's job records are in the log file
+    log = sorted((smoke / "logs").glob("run-*.log"))[-1]
+    assert "localrule run_benchmark:" in log.read_text()

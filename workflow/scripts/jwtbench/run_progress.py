@@ -1,0 +1,252 @@
+"""What `./jwtbench run` shows on the terminal (issue 43): one progress line while the run
+goes, and a summary when it ends, whatever happened. Snakemake's own output goes to a log
+file (run_supervisor.py), which this module follows.
+
+The progress line says the run's stage (images, checks, benchmarks, report), the
+benchmark cells done of those planned and an estimate of the time left, which the plan
+(jwtbench/bench_budget.py) refines as jobs finish: the jobs still to run at the pace their
+suite has shown, the cross-check after them. On a terminal the line is rewritten in place;
+without one (a log, CI) a line is printed when the stage changes and every minute.
+
+The summary: exit status and wall time, where the report, the bundle and the log are, the
+verdicts per seed, the machine line (quiet or noisy, from the drift reference), every
+warning the run raised (results/warnings.csv) and every failed job with its log.
+"""
+
+import csv
+import datetime
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from jwtbench import bench_budget
+
+# The stages a newcomer can follow, in the order a run goes through them, and the rules of each.
+STAGES = {
+    "images": ("build_base_image", "build_image", "install_native_env"),
+    "checks": ("generate_keys", "prepare_dataset", "write_jwt_signing_input", "write_bench_spec", "check_driver",
+               "record_versions", "check_conformance", "check_deterministic_tokens", "check_interop",
+               "describe_drivers", "measure_cycle_counter"),
+    "benchmarks": ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "confirm_crosscheck"),
+}  # fmt: skip
+ORDER = ["starting", "images", "checks", "benchmarks", "report"]
+# The report's line between a quiet and a noisy machine (report/R/noise.R, QUIET_DRIFT_PCT).
+QUIET_DRIFT_PCT = 10
+
+
+def stage_of(rule):
+    for stage, rules in STAGES.items():
+        if rule in rules:
+            return stage
+    return "report"
+
+
+class LogFollower:
+    """Reads Snakemake's output as it grows: the jobs started and finished per rule, the
+    step count, and the jobs that failed with their logs."""
+
+    STARTED = re.compile(r"^(?:local)?rule (\w+):$")
+    FINISHED = re.compile(r"^Finished jobid: \d+ \(Rule: (\w+)\)")
+    STEPS = re.compile(r"^(\d+) of (\d+) steps \(")
+    FAILED = re.compile(r"^Error in rule (\w+):$")
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.offset = 0
+        self.partial = ""
+        self.stage = "starting"
+        self.steps = (0, 0)
+        self.failed = []  # [rule, log or None]
+        self.in_error = False
+
+    def poll(self):
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as handle:
+                handle.seek(self.offset)
+                text = handle.read()
+                self.offset = handle.tell()
+        except OSError:
+            return
+        text = self.partial + text
+        lines = text.split("\n")
+        self.partial = lines.pop()
+        for line in lines:
+            self.read(line.rstrip("\r"))
+
+    def read(self, line):
+        if self.in_error:
+            stripped = line.strip()
+            if stripped.startswith("log: "):
+                self.failed[-1][1] = stripped[5:].split(" (check log")[0]
+            if not line.startswith(" "):
+                self.in_error = False
+        found = self.STARTED.match(line)
+        if found:
+            stage = stage_of(found.group(1))
+            if ORDER.index(stage) > ORDER.index(self.stage):
+                self.stage = stage
+            return
+        found = self.STEPS.match(line)
+        if found:
+            self.steps = (int(found.group(1)), int(found.group(2)))
+            return
+        found = self.FAILED.match(line)
+        if found:
+            self.failed.append([found.group(1), None])
+            self.in_error = True
+
+
+def minutes(seconds):
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min"
+
+
+def status_line(follower, plan, elapsed):
+    """The progress line: elapsed, stage, steps, benchmark cells and the time left."""
+    parts = [f"{minutes(elapsed)} in", follower.stage]
+    done, total = follower.steps
+    if total:
+        parts.append(f"step {done} of {total}")
+    if plan and plan["jobs"]:
+        if plan["cells"]:
+            parts.append(f"{plan['cells_done']:,} of {plan['cells']:,} benchmark cells")
+        else:
+            parts.append(f"{plan['jobs_done']} of {plan['jobs']} benchmark jobs")
+        ahead = plan["seconds_left"] + plan["after_seconds"]
+        if ORDER.index(follower.stage) < ORDER.index("benchmarks"):
+            parts.append(f"then about {minutes(ahead)} of benchmarks")
+        elif follower.stage == "benchmarks":
+            parts.append(f"about {minutes(ahead)} of benchmarks left")
+    return "jwtbench: " + " · ".join(parts)
+
+
+class Progress:
+    """The progress line, on a terminal rewritten in place, else printed now and then."""
+
+    def __init__(self, log_path, workdir, stream=sys.stderr, every=60.0):
+        self.follower = LogFollower(log_path)
+        self.plan_path = Path(workdir) / bench_budget.PLAN
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.every = every
+        self.started = time.monotonic()
+        self.last_printed = None
+        self.last_stage = None
+        self.width = 0
+
+    def tick(self):
+        self.follower.poll()
+        now = time.monotonic()
+        line = status_line(self.follower, bench_budget.progress(self.plan_path), now - self.started)
+        if self.tty:
+            line = line[:200]
+            self.stream.write("\r" + line + " " * max(0, self.width - len(line)))
+            self.width = len(line)
+            self.stream.flush()
+            return
+        if self.last_printed is None or self.follower.stage != self.last_stage or now - self.last_printed >= self.every:
+            print(line, file=self.stream, flush=True)
+            self.last_printed, self.last_stage = now, self.follower.stage
+
+    def end(self):
+        self.follower.poll()
+        if self.tty and self.width:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# -- the summary -------------------------------------------------------------------------
+
+
+def read_rows(path):
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+    except OSError:
+        return []
+
+
+def fresh(path, since):
+    """`path` if it exists and was written by this run (after `since`, epoch seconds)."""
+    path = Path(path)
+    return path if path.exists() and path.stat().st_mtime >= since else None
+
+
+def verdict_lines(results):
+    out = []
+    for path in sorted(results.glob("seed*/verdicts.csv")):
+        counts = {}
+        for row in read_rows(path):
+            counts[row.get("verdict", "")] = counts.get(row.get("verdict", ""), 0) + 1
+        if counts:
+            order = ["holds", "does not hold", "inconclusive"]
+            named = [f"{counts.pop(name)} {name}" for name in order if name in counts]
+            named += [f"{count} {name or 'no verdict'}" for name, count in sorted(counts.items())]
+            out.append(f"    seed {path.parent.name[4:]}: " + ", ".join(named))
+    return out
+
+
+def machine_line(drift_path):
+    """Quiet or noisy, as the report's first screen says it: the median over languages of
+    the drift reference's 5th-95th percentile spread."""
+    by_language = {}
+    for row in read_rows(drift_path):
+        try:
+            by_language.setdefault(row["language"], []).append(float(row["relative"]))
+        except (KeyError, ValueError):
+            continue
+    spreads = []
+    for values in by_language.values():
+        if len(values) >= 2:
+            cut = statistics.quantiles(values, n=20, method="inclusive")
+            spreads.append(cut[-1] - cut[0])
+    if not spreads:
+        return None
+    spread = 100 * statistics.median(spreads)
+    kind = "quiet" if spread <= QUIET_DRIFT_PCT else "noisy"
+    meaning = ("its speed held steady, the verdicts need no allowance for it" if kind == "quiet" else
+               "ratios paired by round stand; read comparisons across languages with that margin")  # fmt: skip
+    return f"this run's machine: {kind} (median drift spread {spread:.1f}%): {meaning}"
+
+
+def summary(workdir, returncode, elapsed, log_path, follower, started_epoch, strict=False):
+    """The run's closing lines (at most a screenful)."""
+    workdir = Path(workdir)
+    results = workdir / "results"
+    word = "finished" if returncode == 0 else f"failed (exit {returncode})"
+    out = ["", f"jwtbench: the run {word} after {elapsed / 60:.1f} min"
+               f" ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC)"]  # fmt: skip
+    report = fresh(results / "report" / "report.html", started_epoch)
+    out.append(f"  report:   {report.relative_to(workdir) if report else 'not written in this run'}")
+    bundle = fresh(results / "bundles" / "latest.json", started_epoch)
+    if bundle:
+        import json
+
+        facts = json.loads(bundle.read_text())
+        out.append(f"  bundle:   {facts.get('archive') or facts.get('path')}")
+    out.append(f"  full log: {log_path}")
+    verdicts = verdict_lines(results) if report else []
+    if verdicts:
+        out.append("  verdicts (published claims, each seed's own setting and ours beside it):")
+        out += verdicts
+    machine = machine_line(results / "drift.csv") if report else None
+    if machine:
+        out.append(f"  {machine}")
+    warnings = read_rows(results / "warnings.csv") if fresh(results / "warnings.csv", started_epoch) else []
+    if warnings:
+        out.append(f"  {len(warnings)} warning(s) about the numbers{' (--strict: they fail the run)' if strict else ''}:")
+        for warning in warnings[:8]:
+            out.append(f"    - {warning['message'][:300]}")
+            out.append(f"      what to do: {warning['action'][:300]}")
+        if len(warnings) > 8:
+            out.append(f"    and {len(warnings) - 8} more: results/warnings.csv")
+    elif report:
+        out.append("  no warnings about the numbers")
+    if follower.failed:
+        out.append(f"  {len(follower.failed)} job(s) failed:")
+        for rule, log in follower.failed[:8]:
+            out.append(f"    - {rule}: {log or 'no log; see the full log'}")
+    return out
