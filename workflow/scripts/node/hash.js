@@ -233,48 +233,17 @@ function hashBatch(cell) {
 // Timing rule 5b's drift reference
 
 /**
- * The reference's call: SHA-256 of the bytes with node:crypto's one-shot `crypto.hash`
- * (OpenSSL's digest on the stack, one Buffer back). Not createHash().update().digest(), the
- * `digest` cells' call: that one creates a Hash object per call (a C++ object with a weak
- * handle, an OpenSSL context, each malloc'd and freed after V8's scavenges), and about a third of its time
- * went to glibc's malloc and free, whose speed depends on what the process's cells left in
- * the malloc heap: the same reference read up to 12% slower in the keygen, primitive and jwt
- * claims-001 processes than in jwt netflix-titles' (docs/disturbances-node.md, 2026-11-28).
- */
-const referenceDigest = (bytes) => crypto.hash('sha256', bytes, 'buffer');
-
-/** The reference's batch: its own function and call site, which no cell shares. */
-function referenceBatch(n, s) {
-  const { bytes } = s;
-  let acc = 0;
-  for (let k = 0; k < n; k++) {
-    const digest = referenceDigest(bytes);
-    acc = (acc + digest[k & 15]) | 0;
-  }
-  return acc;
-}
-
-/**
- * The reference, SHA-256 of the 64 bytes 00 01 ... 3f with node:crypto (the implementation
- * columns of suite hash's cells), in the rows of `suite` with operation `reference` and input
- * `reference`: the prepared cell with its batch (`referenceBatch`) and state
- * (state.outputBytes 32). bench.js times it at the start of every round. `call()` is one
- * call of it (crosscheck.js).
+ * The reference, SHA-256 of the 64 bytes 00 01 ... 3f, as a `digest` cell of this suite
+ * would hash them (same call, same implementation columns), in the rows of `suite` with
+ * operation `reference` and input `reference`: the prepared cell with its batch and
+ * state (state.outputBytes 32). bench.js times it at the start of every round.
  */
 function referenceCell(suite) {
   const cell = prepareHashCell({
     suite, operation: 'digest', algorithm: 'SHA-256', key_bits: 0, implementation: IMPLEMENTATION,
     input: 'reference', message_bytes: 64,
   });
-  const { bytes } = cell;
-  const digest = referenceDigest(bytes);
-  if (digest.toString('hex') !== rawDigest(cell.nodeName, bytes).toString('hex')) {
-    throw new Error('the drift reference: crypto.hash and createHash disagree on SHA-256');
-  }
-  return {
-    ...cell, operation: 'reference', batch: referenceBatch,
-    state: { bytes, outputBytes: digest.length }, call: () => referenceDigest(bytes),
-  };
+  return { ...cell, operation: 'reference', ...hashBatch(cell) };
 }
 
 module.exports = {
