@@ -198,14 +198,36 @@ def needed_by(items, *fixtures):
     return any(fixture in item.fixturenames for item in items for fixture in fixtures)
 
 
+# The quick loop's further libraries: the first of each language's (the others run in
+# the whole suite). Each exercises the path every further library shares (its shim, the
+# language's adapter, its own driver.yaml); the other libraries differ in their calls.
+QUICK_LIBRARIES = {
+    min(driver for driver in LIBRARY_DRIVERS if driver.startswith(language + "/"))
+    for language in {driver.split("/")[0] for driver in LIBRARY_DRIVERS}
+}
+
+
+def further_library_of(item):
+    """The further library a parametrized test is about, when it is not in QUICK_LIBRARIES."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    for name in ("language", "driver"):
+        value = params.get(name)
+        if isinstance(value, str) and value in LIBRARY_DRIVERS and value not in QUICK_LIBRARIES:
+            return value
+    return None
+
+
 def pytest_collection_modifyitems(items):
     """Tests that need a whole pipeline run (the smoke run or the SLURM run) are marked
-    end_to_end (`./jwtbench test --quick` leaves them out). Tests that need neither come
-    first: they run while the smoke runs do, in the background (background_runs); the
-    rest wait for them."""
+    end_to_end, and those about a further library beyond QUICK_LIBRARIES further_library
+    (`./jwtbench test --quick` leaves both out). Tests that need neither run first: they
+    run while the smoke runs do, in the background (background_runs); the rest wait for
+    them."""
     for item in items:
         if needed_by([item], "smoke", "slurm_smoke"):
             item.add_marker(pytest.mark.end_to_end)
+        if further_library_of(item):
+            item.add_marker(pytest.mark.further_library)
     items.sort(key=lambda item: needed_by([item], "smoke", "slurm_smoke"))
 
 

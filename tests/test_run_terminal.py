@@ -97,6 +97,10 @@ def test_the_summary_names_the_report_verdicts_machine_warnings_and_failed_jobs(
     assert "1 warning(s)" in text and "- java moved" in text and "what to do: rerun" in text
     assert "- run_benchmark: logs/run_benchmark/go/jwt/a.log" in text
     assert len(lines) <= 40
+    # A run with nothing to do still says where the report is, and that it is an earlier one.
+    again = "\n".join(run_progress.summary(tmp_path, 0, 3, "logs/run-y.log", run_progress.LogFollower(tmp_path / "x"),
+                                           started_epoch=4e9))  # fmt: skip
+    assert "report:   results/report/report.html (from an earlier run" in again and "seed 001" in again
 
 
 def test_the_smoke_runs_terminal_output_is_short_carries_the_estimate_and_ends_with_the_summary(smoke):

@@ -15,6 +15,7 @@ warning the run raised (results/warnings.csv) and every failed job with its log.
 
 import csv
 import datetime
+import json
 import re
 import statistics
 import sys
@@ -170,9 +171,9 @@ def read_rows(path):
 
 
 def fresh(path, since):
-    """`path` if it exists and was written by this run (after `since`, epoch seconds)."""
+    """Whether `path` was written by this run (after `since`, epoch seconds)."""
     path = Path(path)
-    return path if path.exists() and path.stat().st_mtime >= since else None
+    return path.exists() and path.stat().st_mtime >= since
 
 
 def verdict_lines(results):
@@ -219,23 +220,26 @@ def summary(workdir, returncode, elapsed, log_path, follower, started_epoch, str
     word = "finished" if returncode == 0 else f"failed (exit {returncode})"
     out = ["", f"jwtbench: the run {word} after {elapsed / 60:.1f} min"
                f" ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC)"]  # fmt: skip
-    report = fresh(results / "report" / "report.html", started_epoch)
-    out.append(f"  report:   {report.relative_to(workdir) if report else 'not written in this run'}")
-    bundle = fresh(results / "bundles" / "latest.json", started_epoch)
-    if bundle:
-        import json
-
+    report = results / "report" / "report.html"
+    if not report.exists():
+        report = None
+        out.append("  report:   not written")
+    else:
+        earlier = "" if fresh(report, started_epoch) else " (from an earlier run: this one did not change it)"
+        out.append(f"  report:   {report.relative_to(workdir)}{earlier}")
+    bundle = results / "bundles" / "latest.json"
+    if report and bundle.exists():
         facts = json.loads(bundle.read_text())
         out.append(f"  bundle:   {facts.get('archive') or facts.get('path')}")
     out.append(f"  full log: {log_path}")
     verdicts = verdict_lines(results) if report else []
     if verdicts:
-        out.append("  verdicts (published claims, each seed's own setting and ours beside it):")
+        out.append("  verdicts on the published claims (every language and setting; the report's first table):")
         out += verdicts
     machine = machine_line(results / "drift.csv") if report else None
     if machine:
         out.append(f"  {machine}")
-    warnings = read_rows(results / "warnings.csv") if fresh(results / "warnings.csv", started_epoch) else []
+    warnings = read_rows(results / "warnings.csv") if report else []
     if warnings:
         out.append(f"  {len(warnings)} warning(s) about the numbers{' (--strict: they fail the run)' if strict else ''}:")
         for warning in warnings[:8]:
