@@ -48,6 +48,34 @@ def test_the_log_follower_reads_stage_steps_and_failed_jobs(tmp_path):
     assert follower.failed == [["run_benchmark", "logs/run_benchmark/go/jwt/claims-001.log"]]
 
 
+STATS = """Job stats:
+job              count
+-------------  -------
+build_image          2
+check_driver         1
+run_benchmark        2
+render_report        1
+total                6
+
+"""
+
+
+def test_with_snakemakes_job_stats_the_stage_is_the_first_with_jobs_to_finish(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text(STATS + LOG)
+    follower = run_progress.LogFollower(log)
+    follower.poll()
+    assert follower.planned == {"images": 2, "checks": 1, "benchmarks": 2, "report": 1}
+    assert follower.stage == "images"  # one of its two image builds is still running
+    log.write_text(STATS + LOG + "Finished jobid: 11 (Rule: build_image)\nlocalrule render_report:\n")
+    follower.poll()
+    # The report has started; one benchmark failed (done too), the other still runs.
+    assert follower.stage == "benchmarks"
+    log.write_text(log.read_text() + "Finished jobid: 10 (Rule: run_benchmark)\n")
+    follower.poll()
+    assert follower.stage == "report"
+
+
 def test_the_progress_line_carries_the_cells_and_the_time_left(tmp_path):
     plan = tmp_path / "plan.json"
     bench_budget.write_plan(0, {"go/jwt/a": (60, 90, 10), "go/jwt/b": (120, 180, 30)}, plan, after_seconds=60)

@@ -45,22 +45,42 @@ def stage_of(rule):
 
 
 class LogFollower:
-    """Reads Snakemake's output as it grows: the jobs started and finished per rule, the
-    step count, and the jobs that failed with their logs."""
+    """Reads Snakemake's output as it grows: the jobs planned (its "Job stats" table) and
+    finished per rule, the step count, and the jobs that failed with their logs. The
+    stage is the first one with jobs still to finish (images and checks overlap, and
+    the report's first jobs start beside the last benchmarks); without the table, the
+    furthest one a job has started in."""
 
     STARTED = re.compile(r"^(?:local)?rule (\w+):$")
     FINISHED = re.compile(r"^Finished jobid: \d+ \(Rule: (\w+)\)")
     STEPS = re.compile(r"^(\d+) of (\d+) steps \(")
     FAILED = re.compile(r"^Error in rule (\w+):$")
+    STATS_ROW = re.compile(r"^(\w+)\s+(\d+)$")
 
     def __init__(self, path):
         self.path = Path(path)
         self.offset = 0
         self.partial = ""
-        self.stage = "starting"
+        self.furthest = "starting"
         self.steps = (0, 0)
         self.failed = []  # [rule, log or None]
         self.in_error = False
+        self.in_stats = False
+        self.planned = {}  # {stage: jobs}, from the Job stats table
+        self.finished = {}  # {stage: jobs}
+
+    @property
+    def stage(self):
+        if self.planned:
+            for stage in ORDER[1:]:
+                if self.finished.get(stage, 0) < self.planned.get(stage, 0):
+                    return stage
+            return "report"
+        return self.furthest
+
+    @stage.setter
+    def stage(self, value):  # for tests: a follower without a Job stats table
+        self.planned, self.furthest = {}, value
 
     def poll(self):
         try:
@@ -77,6 +97,22 @@ class LogFollower:
             self.read(line.rstrip("\r"))
 
     def read(self, line):
+        if line.startswith("Job stats:"):
+            self.in_stats, self.planned = True, {}
+            return
+        if self.in_stats:
+            found = self.STATS_ROW.match(line.strip())
+            if found and found.group(1) not in ("job", "total"):
+                stage = stage_of(found.group(1))
+                self.planned[stage] = self.planned.get(stage, 0) + int(found.group(2))
+            elif not line.strip() or found and found.group(1) == "total":
+                self.in_stats = False
+            return
+        found = self.FINISHED.match(line)
+        if found:
+            stage = stage_of(found.group(1))
+            self.finished[stage] = self.finished.get(stage, 0) + 1
+            return
         if self.in_error:
             stripped = line.strip()
             if stripped.startswith("log: "):
@@ -86,17 +122,19 @@ class LogFollower:
         found = self.STARTED.match(line)
         if found:
             stage = stage_of(found.group(1))
-            if ORDER.index(stage) > ORDER.index(self.stage):
-                self.stage = stage
+            if ORDER.index(stage) > ORDER.index(self.furthest):
+                self.furthest = stage
             return
         found = self.STEPS.match(line)
         if found:
             self.steps = (int(found.group(1)), int(found.group(2)))
             return
         found = self.FAILED.match(line)
-        if found:
+        if found:  # a failed job is done too: with keep-going the run goes on without it
             self.failed.append([found.group(1), None])
             self.in_error = True
+            stage = stage_of(found.group(1))
+            self.finished[stage] = self.finished.get(stage, 0) + 1
 
 
 def minutes(seconds):
