@@ -66,6 +66,13 @@ def test_the_sample_cap_scales_with_the_share_and_keeps_min_samples():
     assert bench_budget.samples_cap(20, 20, 1, 50) is None  # nothing to lower
 
 
+def test_the_warm_up_until_steady_scales_with_the_share_and_keeps_the_warm_up():
+    assert bench_budget.warmup_cap(5, 0.1, 50, 50) is None  # the worst case fits
+    assert bench_budget.warmup_cap(5, 0.1, 20, 50) == 2
+    assert bench_budget.warmup_cap(5, 0.1, 0, 50) == 0.1  # never below warmup_seconds
+    assert bench_budget.warmup_cap(0, 0.1, 1, 50) is None  # no warm-up until steady
+
+
 def test_the_plan_gives_a_job_its_expected_and_worst_case_seconds():
     timing = {"warmup_seconds": 0.1, "process_warmup_seconds": 1.0, "samples": 100, "min_samples": 20,
               "target_ci_pct": 1.0, "target_sample_seconds": 0.01, "max_cell_seconds": 60}  # fmt: skip

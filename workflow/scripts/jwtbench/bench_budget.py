@@ -159,3 +159,13 @@ def samples_cap(samples, min_samples, share_seconds, most_seconds):
         return None
     capped = max(min_samples, int(samples * share_seconds / most_seconds))
     return capped if capped < samples else None
+
+
+def warmup_cap(warmup_max_seconds, warmup_seconds, share_seconds, most_seconds):
+    """The warm-up until steady's limit scaled to a job's share (timing.warmup_max_seconds
+    times the share over its worst case, never below warmup_seconds), or None when the
+    share holds its worst case or there is no warm-up until steady to lower."""
+    if warmup_max_seconds <= 0 or most_seconds <= 0 or share_seconds >= most_seconds:
+        return None
+    lowered = round(max(warmup_seconds, warmup_max_seconds * share_seconds / most_seconds), 3)
+    return lowered if lowered < warmup_max_seconds else None

@@ -83,8 +83,12 @@ def write_rows(path, rows):
 
 def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     """(what the benchmark budget gave this job, the spec the driver reads): the job's spec,
-    or a copy in `scratch` whose timing.samples scales its cells sampled in rounds to the
-    job's share (jwtbench/bench_budget.py)."""
+    or a copy in `scratch` scaled to the job's share (jwtbench/bench_budget.py): its cells
+    sampled in rounds stop at a lowered sample cap, and their warm-up until steady gives up
+    sooner (timing.warmup_max_seconds scaled by the same share, never below
+    warmup_seconds). In a noisy hour no cell gets steady (within steady_tolerance) and each
+    warms up for the whole warmup_max_seconds: 5 s a cell, 145 s of a 29-cell job, which a
+    sample cap does not shorten (2026-11-28 10:34, benchmarks/noisy-neighbour)."""
     taken = bench_budget.share(job_name)
     if taken is None or plan is None:
         return None, spec_path
@@ -92,17 +96,26 @@ def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     expected, most = plan
     timing = spec["timing"]
     cap = bench_budget.samples_cap(timing["samples"], timing.get("min_samples", 20), share, most)
+    warmup_max = bench_budget.warmup_cap(timing.get("warmup_max_seconds", 0), timing.get("warmup_seconds", 0),
+                                         share, most)  # fmt: skip
     facts = {"budget_seconds": budget, "left_seconds": round(left, 3), "share_seconds": round(share, 3),
-             "worst_case_seconds": round(most, 3), "samples_cap": cap}  # fmt: skip
-    if cap is None:
+             "worst_case_seconds": round(most, 3), "samples_cap": cap, "warmup_max_seconds": warmup_max}  # fmt: skip
+    if cap is None and warmup_max is None:
         print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's worst case ({most:.0f} s) fits",
               file=log)  # fmt: skip
         return facts, spec_path
+    lowered = []
+    if cap is not None:
+        lowered.append(f"its cells sampled in rounds stop at {cap} samples (timing.samples {timing['samples']})")
+    if warmup_max is not None:
+        lowered.append(f"their warm-up until steady stops at {warmup_max:g} s (timing.warmup_max_seconds"
+                       f" {timing['warmup_max_seconds']:g})")  # fmt: skip
     print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's share {share:.0f} s of its worst case"
-          f" {most:.0f} s: its cells sampled in rounds stop at {cap} samples (timing.samples {timing['samples']})",
-          file=log)  # fmt: skip
+          f" {most:.0f} s: " + "; ".join(lowered), file=log)  # fmt: skip
+    scaled = {**timing, **({"samples": cap} if cap is not None else {}),
+              **({"warmup_max_seconds": warmup_max} if warmup_max is not None else {})}  # fmt: skip
     capped = scratch / Path(spec_path).name
-    capped.write_text(json.dumps({**spec, "timing": {**timing, "samples": cap}}, indent=2))
+    capped.write_text(json.dumps({**spec, "timing": scaled}, indent=2))
     capped.chmod(0o644)
     return facts, str(capped)
 
