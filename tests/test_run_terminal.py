@@ -67,13 +67,18 @@ def test_with_snakemakes_job_stats_the_stage_is_the_first_with_jobs_to_finish(tm
     follower.poll()
     assert follower.planned == {"images": 2, "checks": 1, "benchmarks": 2, "report": 1}
     assert follower.stage == "images"  # one of its two image builds is still running
-    log.write_text(STATS + LOG + "Finished jobid: 11 (Rule: build_image)\nlocalrule render_report:\n")
+    log.write_text(STATS + LOG + "Finished jobid: 11 (Rule: build_image)\nlocalrule run_benchmark:\n"
+                   "localrule render_report:\n")  # fmt: skip
     follower.poll()
-    # The report has started; one benchmark failed (done too), the other still runs.
-    assert follower.stage == "benchmarks"
+    # One benchmark failed (done too), the other runs beside the report's first job.
+    assert follower.stage == "benchmarks + report"
+    plan = tmp_path / "plan.json"
+    bench_budget.write_plan(0, {"go/jwt/a": (60, 90, 10)}, plan)
+    assert "of benchmarks left" in run_progress.status_line(follower, bench_budget.progress(plan), 60)
     log.write_text(log.read_text() + "Finished jobid: 10 (Rule: run_benchmark)\n")
     follower.poll()
     assert follower.stage == "report"
+    assert "benchmarks" not in run_progress.status_line(follower, bench_budget.progress(plan), 60).split(" · ")[-1]
 
 
 def test_the_progress_line_carries_the_cells_and_the_time_left(tmp_path):

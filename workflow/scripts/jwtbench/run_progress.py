@@ -27,7 +27,7 @@ from jwtbench import bench_budget
 # The stages a newcomer can follow, in the order a run goes through them, and the rules of each.
 STAGES = {
     "images": ("build_base_image", "build_image", "install_native_env"),
-    "checks": ("generate_keys", "prepare_dataset", "write_jwt_signing_input", "write_bench_spec", "check_driver",
+    "checks": ("generate_keys", "install_kaggle_client", "prepare_dataset", "write_jwt_signing_input", "write_bench_spec", "check_driver",
                "record_versions", "check_conformance", "check_deterministic_tokens", "check_interop",
                "describe_drivers", "measure_cycle_counter"),
     "benchmarks": ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "confirm_crosscheck"),
@@ -68,15 +68,30 @@ class LogFollower:
         self.in_stats = False
         self.planned = {}  # {stage: jobs}, from the Job stats table
         self.finished = {}  # {stage: jobs}
+        self.started = {}  # {stage: jobs}
+
+    @property
+    def running(self):
+        """The stages with jobs running now, in the run's order."""
+        return [stage for stage in ORDER[1:] if self.started.get(stage, 0) > self.finished.get(stage, 0)]
 
     @property
     def stage(self):
+        """What the line names: the stages running now ("checks + benchmarks" where they
+        overlap), else the first with jobs still to finish."""
         if self.planned:
+            if self.running:
+                return " + ".join(self.running)
             for stage in ORDER[1:]:
                 if self.finished.get(stage, 0) < self.planned.get(stage, 0):
                     return stage
             return "report"
         return self.furthest
+
+    def before(self, stage):
+        """Whether the run has not reached `stage` yet (no job of it or after it started)."""
+        reached = [name for name in ORDER[1:] if self.started.get(name, 0)] or [self.furthest]
+        return ORDER.index(max(reached, key=ORDER.index)) < ORDER.index(stage)
 
     @stage.setter
     def stage(self, value):  # for tests: a follower without a Job stats table
@@ -122,6 +137,7 @@ class LogFollower:
         found = self.STARTED.match(line)
         if found:
             stage = stage_of(found.group(1))
+            self.started[stage] = self.started.get(stage, 0) + 1
             if ORDER.index(stage) > ORDER.index(self.furthest):
                 self.furthest = stage
             return
@@ -155,10 +171,10 @@ def status_line(follower, plan, elapsed):
         else:
             parts.append(f"{plan['jobs_done']} of {plan['jobs']} benchmark jobs")
         ahead = plan["seconds_left"] + plan["after_seconds"]
-        if ORDER.index(follower.stage) < ORDER.index("benchmarks"):
-            parts.append(f"then about {minutes(ahead)} of benchmarks")
-        elif follower.stage == "benchmarks":
+        if "benchmarks" in follower.stage.split(" + "):
             parts.append(f"about {minutes(ahead)} of benchmarks left")
+        elif follower.before("benchmarks"):
+            parts.append(f"then about {minutes(ahead)} of benchmarks")
     return "jwtbench: " + " · ".join(parts)
 
 
@@ -186,9 +202,12 @@ class Progress:
             self.width = len(line)
             self.stream.flush()
             return
-        if self.last_printed is None or self.follower.stage != self.last_stage or now - self.last_printed >= self.every:
+        # A line when the run reaches a new stage (the furthest started: stages overlap, and
+        # the line's "checks + benchmarks" comes and goes), and every `every` seconds.
+        reached = self.follower.furthest
+        if self.last_printed is None or reached != self.last_stage or now - self.last_printed >= self.every:
             print(line, file=self.stream, flush=True)
-            self.last_printed, self.last_stage = now, self.follower.stage
+            self.last_printed, self.last_stage = now, reached
 
     def end(self):
         self.follower.poll()
