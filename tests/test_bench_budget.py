@@ -59,18 +59,14 @@ def test_the_progress_line_counts_jobs_and_cells_and_the_time_left(tmp_path):
     assert bench_budget.progress(plan, now=0)["seconds_left"] == 40
 
 
-def test_the_sample_cap_scales_with_the_share_and_keeps_min_samples():
-    assert bench_budget.samples_cap(100, 20, 50, 50) is None  # the worst case fits
-    assert bench_budget.samples_cap(100, 20, 30, 50) == 60
-    assert bench_budget.samples_cap(100, 20, 1, 50) == 20  # every cell still gets its CI
-    assert bench_budget.samples_cap(20, 20, 1, 50) is None  # nothing to lower
-
-
-def test_the_warm_up_until_steady_scales_with_the_share_and_keeps_the_warm_up():
-    assert bench_budget.warmup_cap(5, 0.1, 50, 50) is None  # the worst case fits
-    assert bench_budget.warmup_cap(5, 0.1, 20, 50) == 2
-    assert bench_budget.warmup_cap(5, 0.1, 0, 50) == 0.1  # never below warmup_seconds
-    assert bench_budget.warmup_cap(0, 0.1, 1, 50) is None  # no warm-up until steady
+def test_a_share_scales_the_sample_cap_and_the_warm_up_keeping_their_floors():
+    timing = {"samples": 100, "min_samples": 20, "warmup_seconds": 0.1, "warmup_max_seconds": 5}
+    assert bench_budget.scaled_timing(timing, 50, 50) == {}  # the worst case fits
+    assert bench_budget.scaled_timing(timing, 20, 50) == {"samples": 40, "warmup_max_seconds": 2}
+    # Every cell still gets its CI, and its warm-up.
+    assert bench_budget.scaled_timing(timing, 0, 50) == {"samples": 20, "warmup_max_seconds": 0.1}
+    # Nothing to lower: samples already at min_samples, no warm-up until steady.
+    assert bench_budget.scaled_timing({**timing, "samples": 20, "warmup_max_seconds": 0}, 1, 50) == {}
 
 
 def test_the_plan_gives_a_job_its_expected_and_worst_case_seconds():

@@ -42,8 +42,8 @@ def test_the_log_follower_reads_stage_steps_and_failed_jobs(tmp_path):
     assert follower.stage == "images"
     log.write_text(LOG)
     follower.poll()
-    # The stage is the furthest one reached: a late image build does not take it back.
-    assert follower.stage == "benchmarks"
+    # The stage is what runs now (a late image build); the run has reached the benchmarks.
+    assert (follower.stage, follower.furthest) == ("images", "benchmarks")
     assert follower.steps == (2, 40)
     assert follower.failed == [["run_benchmark", "logs/run_benchmark/go/jwt/claims-001.log"]]
 
@@ -85,11 +85,13 @@ def test_the_progress_line_carries_the_cells_and_the_time_left(tmp_path):
     plan = tmp_path / "plan.json"
     bench_budget.write_plan(0, {"go/jwt/a": (60, 90, 10), "go/jwt/b": (120, 180, 30)}, plan, after_seconds=60)
     follower = run_progress.LogFollower(tmp_path / "none.log")
-    follower.stage, follower.steps = "checks", (3, 40)
+    for line in ("localrule check_driver:", "3 of 40 steps (8%) done"):
+        follower.read(line)
     line = run_progress.status_line(follower, bench_budget.progress(plan), 75)
     assert line == "jwtbench: 75 s in · checks · step 3 of 40 · 0 of 40 benchmark cells · then about 4 min of benchmarks"
     bench_budget.record("go/jwt/a", 60, plan)
-    follower.stage = "benchmarks"
+    for line in ("Finished jobid: 3 (Rule: check_driver)", "localrule run_benchmark:"):
+        follower.read(line)
     line = run_progress.status_line(follower, bench_budget.progress(plan), 600)
     assert line.endswith("10 of 40 benchmark cells · about 3 min of benchmarks left")
 
@@ -104,7 +106,8 @@ def test_without_a_terminal_a_line_comes_when_the_stage_changes_or_a_minute_pass
     log.write_text(LOG)
     progress.tick()
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 2 and "starting" in lines[0] and "benchmarks" in lines[1]
+    # One line at the start, one when the run reached a further stage (a late image build runs).
+    assert len(lines) == 2 and "starting" in lines[0] and " · images" in lines[1]
 
 
 def test_the_summary_names_the_report_verdicts_machine_warnings_and_failed_jobs(tmp_path):
@@ -127,7 +130,8 @@ def test_the_summary_names_the_report_verdicts_machine_warnings_and_failed_jobs(
     assert "report:   results/report/report.html" in text and "full log: logs/run-x.log" in text
     assert "seed 001: 2 holds, 1 does not hold, 1 inconclusive" in text
     assert "this run's machine: quiet (median drift spread 4.0%)" in text
-    assert "1 warning(s)" in text and "- java moved" in text and "what to do: rerun" in text
+    assert "1 warning(s) about this run's numbers (results/warnings.csv" in text
+    assert "  - java moved." in text and "What to do: rerun." in text
     assert "- run_benchmark: logs/run_benchmark/go/jwt/a.log" in text
     assert len(lines) <= 40
     # A run with nothing to do still says where the report is, and that it is an earlier one.

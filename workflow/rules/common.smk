@@ -22,6 +22,7 @@ from jwtbench import (  # noqa: E402
     conformance_cases,
     container_engine,
     driver_runner,
+    run_progress,
     variants,
 )
 from rules import (  # noqa: E402
@@ -753,7 +754,7 @@ def config_bundles(key):
 
 def print_run_warnings():
     """The run's last lines: its warnings (results/warnings.csv), each with what to do."""
-    for line in run_warnings.lines():
+    for line in run_progress.warning_lines(run_warnings.WARNINGS):
         print(line, file=sys.stderr)
 
 

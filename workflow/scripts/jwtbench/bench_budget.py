@@ -7,7 +7,7 @@ expected and worst-case seconds (`write_plan`). When a job starts, it takes its 
 what is left of the budget (`share`): its worst case, scaled down when the jobs still to
 run would, at their expected times, not fit in what is left. Its cells sampled in rounds
 then get a sample cap (timing.samples in the spec the driver reads) scaled by the same
-factor, never below min_samples (`samples_cap`): a cell that cannot reach its precision
+factor, never below min_samples, and a shorter warm-up until steady (`scaled_timing`): a cell that cannot reach its precision
 within it stops at the cap and says so (summary stop_reason `sample_cap`; the job's
 metadata `budget`). A cap on samples rather than on seconds: the plan's seconds per cell
 are an estimate (a slow call's batch outlasts the target, a JIT's warm-up until steady
@@ -44,9 +44,9 @@ def _state(path):
 def write_plan(budget_seconds, jobs, path=PLAN, after_seconds=0.0, lanes=1):
     """jobs: {job name: (expected seconds, worst-case seconds[, cells])} of this run's
     benchmark jobs; after_seconds: what the plan expects of the timed work after them (the
-    cross-check); lanes: how many benchmark jobs run at once (execution.lanes). Starts the run's count of seconds spent afresh. Without a budget (0) the
-    plan is still written, for the run's progress line (jwtbench/run_progress.py), and no
-    job gets a share."""
+    cross-check); lanes: how many benchmark jobs run at once (execution.lanes). Starts the
+    run's count of seconds spent afresh. Without a budget (0) the plan is still written,
+    for the run's progress line (jwtbench/run_progress.py), and no job gets a share."""
     with _state(path) as holder:
         holder["state"] = {
             "budget_seconds": budget_seconds,
@@ -151,21 +151,20 @@ def progress(path=PLAN, now=None):
     }
 
 
-def samples_cap(samples, min_samples, share_seconds, most_seconds):
-    """The sample cap that scales a job's sampling to its share: `samples` times the share
-    over its worst case, never below min_samples (every cell still gets a CI); None when
-    the share holds its worst case."""
+def scaled_timing(timing, share_seconds, most_seconds):
+    """What a job's share lowers in its spec's timing block, scaled by the share over its
+    worst case: {"samples": the sample cap, never below min_samples (every cell still gets
+    a CI), "warmup_max_seconds": the warm-up until steady's limit, never below
+    warmup_seconds}, each only where lowered; {} when the share holds the worst case."""
     if most_seconds <= 0 or share_seconds >= most_seconds:
-        return None
-    capped = max(min_samples, int(samples * share_seconds / most_seconds))
-    return capped if capped < samples else None
-
-
-def warmup_cap(warmup_max_seconds, warmup_seconds, share_seconds, most_seconds):
-    """The warm-up until steady's limit scaled to a job's share (timing.warmup_max_seconds
-    times the share over its worst case, never below warmup_seconds), or None when the
-    share holds its worst case or there is no warm-up until steady to lower."""
-    if warmup_max_seconds <= 0 or most_seconds <= 0 or share_seconds >= most_seconds:
-        return None
-    lowered = round(max(warmup_seconds, warmup_max_seconds * share_seconds / most_seconds), 3)
-    return lowered if lowered < warmup_max_seconds else None
+        return {}
+    fraction = share_seconds / most_seconds
+    lowered = {}
+    samples = max(timing.get("min_samples", 20), int(timing["samples"] * fraction))
+    if samples < timing["samples"]:
+        lowered["samples"] = samples
+    warmup_max = timing.get("warmup_max_seconds", 0)
+    limit = round(max(timing.get("warmup_seconds", 0), warmup_max * fraction), 3)
+    if warmup_max > 0 and limit < warmup_max:
+        lowered["warmup_max_seconds"] = limit
+    return lowered

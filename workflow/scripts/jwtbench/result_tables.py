@@ -12,6 +12,14 @@ def columns(schema):
     return yaml.safe_load((SCHEMAS / schema).read_text())["x-columns"]
 
 
+def read_rows(path):
+    """The rows of a CSV file as dicts; [] when there is no such file."""
+    if not path or not Path(path).is_file():
+        return []
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
 def write_csv(path, names, rows):
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, names, lineterminator="\n", restval="")

@@ -6,30 +6,30 @@ The progress line says the run's stage (images, checks, benchmarks, report), the
 benchmark cells done of those planned and an estimate of the time left, which the plan
 (jwtbench/bench_budget.py) refines as jobs finish: the jobs still to run at the pace their
 suite has shown, the cross-check after them. On a terminal the line is rewritten in place;
-without one (a log, CI) a line is printed when the stage changes and every minute.
+without one (a log, CI) a line is printed when the run reaches a further stage and
+every minute.
 
 The summary: exit status and wall time, where the report, the bundle and the log are, the
 verdicts per seed, the machine line (quiet or noisy, from the drift reference), every
 warning the run raised (results/warnings.csv) and every failed job with its log.
 """
 
-import csv
 import datetime
 import json
 import re
-import statistics
 import sys
 import time
 from pathlib import Path
 
-from jwtbench import bench_budget
+from jwtbench import bench_budget, cell_samples
+from jwtbench.result_tables import read_rows
 
 # The stages a newcomer can follow, in the order a run goes through them, and the rules of each.
 STAGES = {
     "images": ("build_base_image", "build_image", "install_native_env"),
-    "checks": ("generate_keys", "install_kaggle_client", "prepare_dataset", "write_jwt_signing_input", "write_bench_spec", "check_driver",
-               "record_versions", "check_conformance", "check_deterministic_tokens", "check_interop",
-               "describe_drivers", "measure_cycle_counter"),
+    "checks": ("generate_keys", "install_kaggle_client", "prepare_dataset", "write_jwt_signing_input",
+               "write_bench_spec", "check_driver", "record_versions", "check_conformance",
+               "check_deterministic_tokens", "check_interop", "describe_drivers", "measure_cycle_counter"),
     "benchmarks": ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "confirm_crosscheck"),
 }  # fmt: skip
 ORDER = ["starting", "images", "checks", "benchmarks", "report"]
@@ -45,11 +45,9 @@ def stage_of(rule):
 
 
 class LogFollower:
-    """Reads Snakemake's output as it grows: the jobs planned (its "Job stats" table) and
-    finished per rule, the step count, and the jobs that failed with their logs. The
-    stage is the first one with jobs still to finish (images and checks overlap, and
-    the report's first jobs start beside the last benchmarks); without the table, the
-    furthest one a job has started in."""
+    """Reads Snakemake's output as it grows: the jobs planned (its "Job stats" table),
+    started and finished per stage, the step count, and the jobs that failed with their
+    logs."""
 
     STARTED = re.compile(r"^(?:local)?rule (\w+):$")
     FINISHED = re.compile(r"^Finished jobid: \d+ \(Rule: (\w+)\)")
@@ -61,41 +59,28 @@ class LogFollower:
         self.path = Path(path)
         self.offset = 0
         self.partial = ""
-        self.furthest = "starting"
         self.steps = (0, 0)
         self.failed = []  # [rule, log or None]
         self.in_error = False
         self.in_stats = False
         self.planned = {}  # {stage: jobs}, from the Job stats table
-        self.finished = {}  # {stage: jobs}
         self.started = {}  # {stage: jobs}
+        self.finished = {}  # {stage: jobs}, failed ones too (with keep-going the run goes on)
 
     @property
-    def running(self):
-        """The stages with jobs running now, in the run's order."""
-        return [stage for stage in ORDER[1:] if self.started.get(stage, 0) > self.finished.get(stage, 0)]
+    def furthest(self):
+        """The furthest stage a job has started in."""
+        return max(self.started, key=ORDER.index, default="starting")
 
     @property
     def stage(self):
         """What the line names: the stages running now ("checks + benchmarks" where they
-        overlap), else the first with jobs still to finish."""
-        if self.planned:
-            if self.running:
-                return " + ".join(self.running)
-            for stage in ORDER[1:]:
-                if self.finished.get(stage, 0) < self.planned.get(stage, 0):
-                    return stage
-            return "report"
-        return self.furthest
-
-    def before(self, stage):
-        """Whether the run has not reached `stage` yet (no job of it or after it started)."""
-        reached = [name for name in ORDER[1:] if self.started.get(name, 0)] or [self.furthest]
-        return ORDER.index(max(reached, key=ORDER.index)) < ORDER.index(stage)
-
-    @stage.setter
-    def stage(self, value):  # for tests: a follower without a Job stats table
-        self.planned, self.furthest = {}, value
+        overlap), else the first with jobs still to finish, else the furthest reached."""
+        running = [stage for stage in ORDER[1:] if self.started.get(stage, 0) > self.finished.get(stage, 0)]
+        if running:
+            return " + ".join(running)
+        waiting = [stage for stage in ORDER[1:] if self.finished.get(stage, 0) < self.planned.get(stage, 0)]
+        return waiting[0] if waiting else self.furthest
 
     def poll(self):
         try:
@@ -125,8 +110,7 @@ class LogFollower:
             return
         found = self.FINISHED.match(line)
         if found:
-            stage = stage_of(found.group(1))
-            self.finished[stage] = self.finished.get(stage, 0) + 1
+            self.count(self.finished, found.group(1))
             return
         if self.in_error:
             stripped = line.strip()
@@ -136,21 +120,22 @@ class LogFollower:
                 self.in_error = False
         found = self.STARTED.match(line)
         if found:
-            stage = stage_of(found.group(1))
-            self.started[stage] = self.started.get(stage, 0) + 1
-            if ORDER.index(stage) > ORDER.index(self.furthest):
-                self.furthest = stage
+            self.count(self.started, found.group(1))
             return
         found = self.STEPS.match(line)
         if found:
             self.steps = (int(found.group(1)), int(found.group(2)))
             return
         found = self.FAILED.match(line)
-        if found:  # a failed job is done too: with keep-going the run goes on without it
+        if found:
             self.failed.append([found.group(1), None])
             self.in_error = True
-            stage = stage_of(found.group(1))
-            self.finished[stage] = self.finished.get(stage, 0) + 1
+            self.count(self.finished, found.group(1))
+
+    @staticmethod
+    def count(jobs, rule):
+        stage = stage_of(rule)
+        jobs[stage] = jobs.get(stage, 0) + 1
 
 
 def minutes(seconds):
@@ -173,7 +158,7 @@ def status_line(follower, plan, elapsed):
         ahead = plan["seconds_left"] + plan["after_seconds"]
         if "benchmarks" in follower.stage.split(" + "):
             parts.append(f"about {minutes(ahead)} of benchmarks left")
-        elif follower.before("benchmarks"):
+        elif ORDER.index(follower.furthest) < ORDER.index("benchmarks"):
             parts.append(f"then about {minutes(ahead)} of benchmarks")
     return "jwtbench: " + " · ".join(parts)
 
@@ -219,14 +204,6 @@ class Progress:
 # -- the summary -------------------------------------------------------------------------
 
 
-def read_rows(path):
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            return list(csv.DictReader(handle))
-    except OSError:
-        return []
-
-
 def fresh(path, since):
     """Whether `path` was written by this run (after `since`, epoch seconds)."""
     path = Path(path)
@@ -248,29 +225,35 @@ def verdict_lines(results):
 
 
 def machine_line(drift_path):
-    """Quiet or noisy, as the report's first screen says it: the median over languages of
-    the drift reference's 5th-95th percentile spread."""
-    by_language = {}
-    for row in read_rows(drift_path):
-        try:
-            by_language.setdefault(row["language"], []).append(float(row["relative"]))
-        except (KeyError, ValueError):
-            continue
-    spreads = []
-    for values in by_language.values():
-        if len(values) >= 2:
-            cut = statistics.quantiles(values, n=20, method="inclusive")
-            spreads.append(cut[-1] - cut[0])
-    if not spreads:
+    """Quiet or noisy, as the report's first screen says it (report/R/noise.R,
+    machine_line): the spread between the medians over languages of the drift reference's
+    5th and 95th percentiles (cell_samples.drift_range)."""
+    rows = [row for row in read_rows(drift_path) if row.get("relative")]
+    spread = cell_samples.drift_range([{**row, "relative": float(row["relative"])} for row in rows])
+    if spread is None:
         return None
-    spread = 100 * statistics.median(spreads)
-    kind = "quiet" if spread <= QUIET_DRIFT_PCT else "noisy"
+    pct = 100 * (spread[1] - spread[0])
+    kind = "quiet" if pct <= QUIET_DRIFT_PCT else "noisy"
     meaning = ("its speed held steady, the verdicts need no allowance for it" if kind == "quiet" else
                "ratios paired by round stand; read comparisons across languages with that margin")  # fmt: skip
-    return f"this run's machine: {kind} (median drift spread {spread:.1f}%): {meaning}"
+    return f"this run's machine: {kind} (median drift spread {pct:.1f}%): {meaning}"
 
 
-def summary(workdir, returncode, elapsed, log_path, follower, started_epoch, strict=False):
+def warning_lines(path, shown=None):
+    """The warnings at `path` (results/warnings.csv; named `shown` on the terminal) as the
+    terminal shows them, each with what to do; [] when none or no file."""
+    warnings = read_rows(path)
+    if not warnings:
+        return []
+    out = [f"jwtbench: {len(warnings)} warning(s) about this run's numbers ({shown or path}; the report's first"
+           " screen):"]  # fmt: skip
+    for warning in warnings:
+        out.append(f"  - {warning['message']}.")
+        out.append(f"    What to do: {warning['action']}.")
+    return out
+
+
+def summary(workdir, returncode, elapsed, log_path, follower, started_epoch):
     """The run's closing lines (at most a screenful)."""
     workdir = Path(workdir)
     results = workdir / "results"
@@ -296,15 +279,9 @@ def summary(workdir, returncode, elapsed, log_path, follower, started_epoch, str
     machine = machine_line(results / "drift.csv") if report else None
     if machine:
         out.append(f"  {machine}")
-    warnings = read_rows(results / "warnings.csv") if report else []
-    if warnings:
-        out.append(f"  {len(warnings)} warning(s) about the numbers{' (--strict: they fail the run)' if strict else ''}:")
-        for warning in warnings[:8]:
-            out.append(f"    - {warning['message'][:300]}")
-            out.append(f"      what to do: {warning['action'][:300]}")
-        if len(warnings) > 8:
-            out.append(f"    and {len(warnings) - 8} more: results/warnings.csv")
-    elif report:
+    warnings = warning_lines(results / "warnings.csv", "results/warnings.csv") if report else []
+    out += [f"  {line}" for line in warnings]
+    if report and not warnings:
         out.append("  no warnings about the numbers")
     if follower.failed:
         out.append(f"  {len(follower.failed)} job(s) failed:")

@@ -95,25 +95,20 @@ def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     share, left, budget = taken
     expected, most = plan
     timing = spec["timing"]
-    cap = bench_budget.samples_cap(timing["samples"], timing.get("min_samples", 20), share, most)
-    warmup_max = bench_budget.warmup_cap(timing.get("warmup_max_seconds", 0), timing.get("warmup_seconds", 0),
-                                         share, most)  # fmt: skip
+    lowered = bench_budget.scaled_timing(timing, share, most)
     facts = {"budget_seconds": budget, "left_seconds": round(left, 3), "share_seconds": round(share, 3),
-             "worst_case_seconds": round(most, 3), "samples_cap": cap, "warmup_max_seconds": warmup_max}  # fmt: skip
-    if cap is None and warmup_max is None:
+             "worst_case_seconds": round(most, 3), "samples_cap": lowered.get("samples"),
+             "warmup_max_seconds": lowered.get("warmup_max_seconds")}  # fmt: skip
+    if not lowered:
         print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's worst case ({most:.0f} s) fits",
               file=log)  # fmt: skip
         return facts, spec_path
-    lowered = []
-    if cap is not None:
-        lowered.append(f"its cells sampled in rounds stop at {cap} samples (timing.samples {timing['samples']})")
-    if warmup_max is not None:
-        lowered.append(f"their warm-up until steady stops at {warmup_max:g} s (timing.warmup_max_seconds"
-                       f" {timing['warmup_max_seconds']:g})")  # fmt: skip
+    said = {"samples": "its cells sampled in rounds stop at {} samples (timing.samples {:g})",
+            "warmup_max_seconds": "their warm-up until steady stops at {:g} s (timing.warmup_max_seconds {:g})"}  # fmt: skip
     print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's share {share:.0f} s of its worst case"
-          f" {most:.0f} s: " + "; ".join(lowered), file=log)  # fmt: skip
-    scaled = {**timing, **({"samples": cap} if cap is not None else {}),
-              **({"warmup_max_seconds": warmup_max} if warmup_max is not None else {})}  # fmt: skip
+          f" {most:.0f} s: " + "; ".join(said[key].format(value, timing[key]) for key, value in lowered.items()),
+          file=log)  # fmt: skip
+    scaled = {**timing, **lowered}
     capped = scratch / Path(spec_path).name
     capped.write_text(json.dumps({**spec, "timing": scaled}, indent=2))
     capped.chmod(0o644)
@@ -142,8 +137,8 @@ def run_job(snake):
             with driver_runner.bench_command(runner, timed_spec, key_dir, cpus, scratch) as command:
                 print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
+                bench_budget.begin(job_name)  # for the progress line, before the job's clock starts
                 started, clock = now(), time.monotonic()
-                bench_budget.begin(job_name)
                 # What else ran on its CPUs meanwhile (machine_noise.py), sampled from another CPU.
                 result, noise = machine_noise.run(command, cpus, stdout=log, stderr=log, env=runner.environ(),
                                                   started=clock)  # fmt: skip

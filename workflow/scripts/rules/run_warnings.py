@@ -21,7 +21,6 @@ What protects correctness (a library that accepts a forged token, a driver that 
 wrongly, a known answer that does not match) is not here: those stop the run at the gate.
 """
 
-import csv
 import json
 import sys
 from pathlib import Path
@@ -30,17 +29,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jwtbench import cell_samples, result_tables  # noqa: E402
+from jwtbench import cell_samples, result_tables, run_progress  # noqa: E402
+from jwtbench.result_tables import read_rows  # noqa: E402
 
 COLUMNS = result_tables.columns("warnings.schema.yaml")
 WARNINGS = "results/warnings.csv"
-
-
-def read_rows(path):
-    if not path or not Path(path).exists():
-        return []
-    with open(path, newline="") as handle:
-        return list(csv.DictReader(handle))
 
 
 def crosscheck_warnings(rows):
@@ -163,23 +156,11 @@ def run_job(job):
             print(f"- {warning['message']}", file=log)
 
 
-def lines(path=WARNINGS):
-    """The terminal's closing lines for the warnings at `path` ([] when none or no file)."""
-    warnings = read_rows(path)
-    if not warnings:
-        return []
-    out = [f"jwtbench: {len(warnings)} warning(s) about this run's numbers ({path}; the report's first screen):"]
-    for warning in warnings:
-        out.append(f"  - {warning['message']}.")
-        out.append(f"    What to do: {warning['action']}.")
-    return out
-
-
 def check_job(job):
     """The run's last step: the warnings as its log; under strict, a failure if any."""
     warnings = read_rows(job.input.warnings)
     with open(job.log[0], "w") as log:
-        print("\n".join(lines(job.input.warnings)) or "no warnings", file=log)
+        print("\n".join(run_progress.warning_lines(job.input.warnings)) or "no warnings", file=log)
     if warnings and job.params.strict:
         raise RuntimeError(
             f"--strict: {len(warnings)} warning(s) about this run's numbers ({job.input.warnings}; the report and the"
