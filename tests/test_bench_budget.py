@@ -42,10 +42,10 @@ def test_no_budget_gives_no_share_but_keeps_the_plan_for_the_progress_line(tmp_p
 def test_the_progress_line_counts_jobs_and_cells_and_the_time_left(tmp_path):
     plan = tmp_path / "budget.json"
     jobs = {"go/jwt/a": (10, 20, 4), "go/jwt/b": (10, 20, 6), "go/hash/c": (30, 40, 8)}
-    bench_budget.write_plan(0, jobs, plan, after_seconds=50)
+    bench_budget.write_plan(0, jobs, plan, after={"crosscheck_harness": [2, 50]})
     state = bench_budget.progress(plan, now=1000)
     assert state == {"jobs": 3, "jobs_done": 0, "cells": 18, "cells_done": 0, "seconds_left": 50,
-                     "after_seconds": 50}  # fmt: skip
+                     "after": {"crosscheck_harness": [2, 50]}}  # fmt: skip
     bench_budget.begin("go/jwt/a", plan, at=1000)
     bench_budget.record("go/jwt/a", 20, plan)  # jwt at twice its plan
     bench_budget.begin("go/jwt/b", plan, at=1020)
@@ -67,6 +67,29 @@ def test_a_share_scales_the_sample_cap_and_the_warm_up_keeping_their_floors():
     assert bench_budget.scaled_timing(timing, 0, 50) == {"samples": 20, "warmup_max_seconds": 0.1}
     # Nothing to lower: samples already at min_samples, no warm-up until steady.
     assert bench_budget.scaled_timing({**timing, "samples": 20, "warmup_max_seconds": 0}, 1, 50) == {}
+
+
+def test_a_cell_sampled_in_rounds_gets_a_time_cap_even_when_the_worst_case_fits():
+    timing = {"samples": 100, "min_samples": 20, "warmup_seconds": 0.1, "process_warmup_seconds": 1.0,
+              "warmup_max_seconds": 5, "steady_window": 5, "target_ci_pct": 1.0, "target_sample_seconds": 0.01,
+              "max_cell_seconds": 60}  # fmt: skip
+    least, most = bench_budget.round_cell_seconds(timing)
+    assert (least, most) == pytest.approx((0.22 + 0.2, 0.22 + 1.0))  # warm-up, two batches, two windows
+    worst = most + 5  # a warm-up that never gets steady
+    # The whole worst case: a backstop at TIME_CAP_SLACK times it (a noisy hour's slow
+    # batches and unsteady warm-ups), with nothing else lowered.
+    assert bench_budget.scaled_timing(timing, 50, 50, "hash") == {
+        "max_cell_seconds": pytest.approx(bench_budget.TIME_CAP_SLACK * worst)}
+    # Half the worst case: half the cap, never below the floor plus the process's warm-up.
+    assert bench_budget.scaled_timing(timing, 25, 50, "jwt")["max_cell_seconds"] == pytest.approx(
+        bench_budget.TIME_CAP_SLACK * worst / 2)
+    floor = bench_budget.TIME_CAP_FLOOR_SECONDS + 1.0
+    assert bench_budget.scaled_timing(timing, 0, 50, "primitive")["max_cell_seconds"] == pytest.approx(floor)
+    # Suites whose max_cell_seconds bounds something else keep theirs.
+    for suite in ("transfer", "tokensize", "keygen", "percall", None):
+        assert "max_cell_seconds" not in bench_budget.scaled_timing(timing, 0, 50, suite)
+    # A spec whose own cap is already lower keeps it.
+    assert bench_budget.scaled_timing({**timing, "max_cell_seconds": 3}, 50, 50, "hash") == {}
 
 
 def test_the_plan_gives_a_job_its_expected_and_worst_case_seconds():

@@ -83,7 +83,8 @@ def test_with_snakemakes_job_stats_the_stage_is_the_first_with_jobs_to_finish(tm
 
 def test_the_progress_line_carries_the_cells_and_the_time_left(tmp_path):
     plan = tmp_path / "plan.json"
-    bench_budget.write_plan(0, {"go/jwt/a": (60, 90, 10), "go/jwt/b": (120, 180, 30)}, plan, after_seconds=60)
+    after = {"crosscheck_harness": [2, 40], "run_coldstart": [1, 20]}  # the timed work after the jobs
+    bench_budget.write_plan(0, {"go/jwt/a": (60, 90, 10), "go/jwt/b": (120, 180, 30)}, plan, after=after)
     follower = run_progress.LogFollower(tmp_path / "none.log")
     for line in ("localrule check_driver:", "3 of 40 steps (8%) done"):
         follower.read(line)
@@ -94,6 +95,13 @@ def test_the_progress_line_carries_the_cells_and_the_time_left(tmp_path):
         follower.read(line)
     line = run_progress.status_line(follower, bench_budget.progress(plan), 600)
     assert line.endswith("10 of 40 benchmark cells · about 3 min of benchmarks left")
+    # Each part of the work after the jobs leaves the estimate as its jobs finish: 120 s of
+    # jobs, half the cross-check's 40 s, none of the cold start's 20.
+    for line in ("Finished jobid: 7 (Rule: crosscheck_harness)", "Finished jobid: 8 (Rule: run_coldstart)"):
+        follower.read(line)
+    line = run_progress.status_line(follower, bench_budget.progress(plan), 600)
+    assert line.endswith("about 2 min of benchmarks left")
+    assert run_progress.after_left({"a": [2, 40], "b": [1, 20]}, {"a": 1, "b": 1}) == 20
 
 
 def test_without_a_terminal_a_line_comes_when_the_stage_changes_or_a_minute_passes(tmp_path):

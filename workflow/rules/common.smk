@@ -9,6 +9,7 @@
 import os
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -766,9 +767,30 @@ def print_bench_plan():
         totals["crosscheck"] = bench_plan.crosscheck_plan(
             CROSSCHECK_DRIVERS, CROSSCHECK, config["timing"]
         )
+    if COMPARE_NATIVE:
+        totals["compare_native"] = bench_plan.compare_native_plan(
+            JWS_LANGUAGES, config["execution"]["compare_native"], config["timing"]
+        )
+    if COLDSTART:
+        totals["coldstart"] = bench_plan.coldstart_plan(
+            JWS_LANGUAGES, config["suites"]["coldstart"]
+        )
     print(bench_plan.describe(totals, DRIVER_JOBS), file=sys.stderr)
-    crosscheck = totals.get("crosscheck", [0, 0.0, 0.0])
-    write_bench_budget((crosscheck[1] + crosscheck[2]) / 2)
+    # The timed work after the benchmark jobs, for the progress line's time left.
+    # Each rule's part shrinks as its jobs finish (jwtbench/run_progress.py).
+    rule_of = {
+        "crosscheck": "crosscheck_harness",
+        "compare_native": "compare_native",
+        "coldstart": "run_coldstart",
+    }
+    needed = Counter(job.rule.name for job in workflow.dag.needrun_jobs())
+    write_bench_budget(
+        {
+            rule_name: [needed[rule_name], (totals[name][1] + totals[name][2]) / 2]
+            for name, rule_name in rule_of.items()
+            if name in totals and needed[rule_name]
+        }
+    )
 
 
 def get_job_plan(wildcards):
@@ -783,10 +805,10 @@ def get_job_plan(wildcards):
     )
 
 
-def write_bench_budget(after_seconds):
+def write_bench_budget(after):
     """The benchmark budget's plan (jwtbench/bench_budget.py): this run's benchmark jobs,
-    each with its expected and worst-case seconds and its cells; the run's progress line
-    reads it too."""
+    each with its expected and worst-case seconds and its cells, and the timed work after
+    them ({rule: [jobs, expected seconds]}); the run's progress line reads it too."""
     minutes = config["execution"]["benchmark_budget_minutes"]
     scheduled = [
         job.wildcards
@@ -811,7 +833,7 @@ def write_bench_budget(after_seconds):
     bench_budget.write_plan(
         minutes * 60,
         jobs,
-        after_seconds=after_seconds,
+        after=after,
         lanes=len(config["execution"]["lanes"]),
     )
     if minutes and jobs:

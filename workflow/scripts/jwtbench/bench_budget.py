@@ -41,16 +41,17 @@ def _state(path):
             path.write_text(json.dumps(holder["state"], indent=1) + "\n")
 
 
-def write_plan(budget_seconds, jobs, path=PLAN, after_seconds=0.0, lanes=1):
+def write_plan(budget_seconds, jobs, path=PLAN, after=None, lanes=1):
     """jobs: {job name: (expected seconds, worst-case seconds[, cells])} of this run's
-    benchmark jobs; after_seconds: what the plan expects of the timed work after them (the
-    cross-check); lanes: how many benchmark jobs run at once (execution.lanes). Starts the
-    run's count of seconds spent afresh. Without a budget (0) the plan is still written,
-    for the run's progress line (jwtbench/run_progress.py), and no job gets a share."""
+    benchmark jobs; after: what the plan expects of the timed work after them, {rule:
+    [jobs, expected seconds]} (the cross-check, container vs native, cold start); lanes:
+    how many benchmark jobs run at once (execution.lanes). Starts the run's count of
+    seconds spent afresh. Without a budget (0) the plan is still written, for the run's
+    progress line (jwtbench/run_progress.py), and no job gets a share."""
     with _state(path) as holder:
         holder["state"] = {
             "budget_seconds": budget_seconds,
-            "after_seconds": after_seconds,
+            "after": {rule: list(plan) for rule, plan in (after or {}).items()},
             "lanes": max(1, lanes),
             "jobs": {name: {"expected": plan[0], "most": plan[1], "cells": plan[2] if len(plan) > 2 else 0}
                      for name, plan in jobs.items()},  # fmt: skip
@@ -119,7 +120,7 @@ def record(job, seconds, path=PLAN):
 
 def progress(path=PLAN, now=None):
     """Where the benchmark jobs are, for the progress line: {"jobs", "jobs_done", "cells",
-    "cells_done", "seconds_left", "after_seconds"}; None without a plan. seconds_left is the
+    "cells_done", "seconds_left", "after"}; None without a plan. seconds_left is the
     jobs still to run at their calibrated pace (`calibrated`), less what a running job has
     already spent of its own, shared among the lanes, never more than what is left of a
     budget."""
@@ -147,19 +148,58 @@ def progress(path=PLAN, now=None):
         "cells": sum(job.get("cells", 0) for job in jobs.values()),
         "cells_done": sum(jobs[name].get("cells", 0) for name in done),
         "seconds_left": left,
-        "after_seconds": state.get("after_seconds", 0.0),
+        "after": state.get("after", {}),
     }
 
 
-def scaled_timing(timing, share_seconds, most_seconds):
+# Suites whose timing.max_cell_seconds bounds a cell sampled in rounds, and nothing else (a
+# transfer or tokensize cell's bounds its trials or records, keygen's per-iteration cells
+# have their own in the spec's keygen block but its sign and verify cells share this one).
+TIME_CAPPED_SUITES = ("jwt", "hash", "primitive", "harness")
+# A cell's time cap (scaled_timing) is never below this plus the process's warm-up, which
+# lands on its first cell: enough for min_samples batches of any call our suites time.
+TIME_CAP_FLOOR_SECONDS = 2.0
+# Over a cell's share of the worst case: the cap is a backstop for what the sample cap
+# cannot bound (a warm-up that never gets steady, batches slowed by the machine), not the
+# usual way a cell stops.
+TIME_CAP_SLACK = 1.5
+
+
+def round_cell_seconds(timing):
+    """(least, most) seconds the plan gives one cell sampled in rounds by its timing block:
+    warm-up, calibration (two batches) and, with a warm-up until steady, two windows of
+    batches; then min_samples (least) or samples (most) batches of target_sample_seconds.
+    The most is what the samples cost, never beyond max_cell_seconds; a warm-up that never
+    gets steady can add up to warmup_max_seconds to it."""
+    batch = timing["target_sample_seconds"]
+    fixed = timing["warmup_seconds"] + 2 * batch
+    least = fixed + (2 * timing.get("steady_window", 5) * batch if timing.get("warmup_max_seconds", 0) else 0)
+    planned = min(timing.get("min_samples", timing["samples"]), timing["samples"])
+    if not timing.get("target_ci_pct", 0):
+        planned = timing["samples"]
+    return least + planned * batch, min(least + timing["samples"] * batch, timing["max_cell_seconds"])
+
+
+def scaled_timing(timing, share_seconds, most_seconds, suite=None):
     """What a job's share lowers in its spec's timing block, scaled by the share over its
     worst case: {"samples": the sample cap, never below min_samples (every cell still gets
     a CI), "warmup_max_seconds": the warm-up until steady's limit, never below
-    warmup_seconds}, each only where lowered; {} when the share holds the worst case."""
-    if most_seconds <= 0 or share_seconds >= most_seconds:
-        return {}
-    fraction = share_seconds / most_seconds
+    warmup_seconds, "max_cell_seconds": in TIME_CAPPED_SUITES, each cell's time cap, at
+    TIME_CAP_SLACK times its share of the worst case and never below
+    TIME_CAP_FLOOR_SECONDS (plus the process's warm-up)}, each only where lowered. The time
+    cap holds even when the share is the whole worst case: in a noisy hour a cell that
+    never gets steady and whose batches run slow outlasts the worst case the plan knows
+    (a 28-cell hash job took 251 s of its worst case of 140, 2026-11-28 10:34)."""
+    fraction = 1.0 if most_seconds <= 0 else min(1.0, share_seconds / most_seconds)
     lowered = {}
+    if suite in TIME_CAPPED_SUITES and "target_sample_seconds" in timing:
+        floor = TIME_CAP_FLOOR_SECONDS + timing.get("process_warmup_seconds", 0)
+        worst = round_cell_seconds(timing)[1] + timing.get("warmup_max_seconds", 0)
+        cap = round(max(floor, TIME_CAP_SLACK * fraction * worst), 3)
+        if cap < timing["max_cell_seconds"]:
+            lowered["max_cell_seconds"] = cap
+    if fraction >= 1.0:
+        return lowered
     samples = max(timing.get("min_samples", 20), int(timing["samples"] * fraction))
     if samples < timing["samples"]:
         lowered["samples"] = samples

@@ -66,6 +66,7 @@ class LogFollower:
         self.planned = {}  # {stage: jobs}, from the Job stats table
         self.started = {}  # {stage: jobs}
         self.finished = {}  # {stage: jobs}, failed ones too (with keep-going the run goes on)
+        self.finished_rules = {}  # {rule: jobs}, the same by rule
 
     @property
     def furthest(self):
@@ -111,6 +112,7 @@ class LogFollower:
         found = self.FINISHED.match(line)
         if found:
             self.count(self.finished, found.group(1))
+            self.finished_rules[found.group(1)] = self.finished_rules.get(found.group(1), 0) + 1
             return
         if self.in_error:
             stripped = line.strip()
@@ -144,6 +146,12 @@ def minutes(seconds):
     return f"{seconds / 60:.0f} min"
 
 
+def after_left(after, finished):
+    """Seconds the timed work after the benchmark jobs still has ({rule: [jobs, expected
+    seconds]} of the plan, less the part of each rule's jobs that finished)."""
+    return sum(seconds * max(0, jobs - finished.get(rule, 0)) / jobs for rule, (jobs, seconds) in after.items() if jobs)
+
+
 def status_line(follower, plan, elapsed):
     """The progress line: elapsed, stage, steps, benchmark cells and the time left."""
     parts = [f"{minutes(elapsed)} in", follower.stage]
@@ -155,7 +163,7 @@ def status_line(follower, plan, elapsed):
             parts.append(f"{plan['cells_done']:,} of {plan['cells']:,} benchmark cells")
         else:
             parts.append(f"{plan['jobs_done']} of {plan['jobs']} benchmark jobs")
-        ahead = plan["seconds_left"] + plan["after_seconds"]
+        ahead = plan["seconds_left"] + after_left(plan["after"], follower.finished_rules)
         if "benchmarks" in follower.stage.split(" + "):
             parts.append(f"about {minutes(ahead)} of benchmarks left")
         elif ORDER.index(follower.furthest) < ORDER.index("benchmarks"):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jwtbench import cell_samples  # noqa: E402
+from jwtbench import bench_budget, cell_samples  # noqa: E402
 from rules import write_bench_spec  # noqa: E402
 
 KEY_DIR = "/keys"  # cells only need key file names to be counted
@@ -45,15 +45,7 @@ def seconds(suite, cell, suite_config, timing, jws):
         return trials * 0.01, trials * 1.0
     if suite == "tokensize":
         return 0.01, 5.0
-    batch = timing["target_sample_seconds"]
-    steady = timing.get("warmup_max_seconds", 0)
-    fixed = timing["warmup_seconds"] + 2 * batch  # warm-up and calibration
-    least = fixed + (2 * timing.get("steady_window", 5) * batch if steady else 0)
-    planned = min(timing.get("min_samples", timing["samples"]), timing["samples"])
-    if not timing.get("target_ci_pct", 0):
-        planned = timing["samples"]
-    most = least + timing["samples"] * batch
-    return least + planned * batch, min(most, timing["max_cell_seconds"])
+    return bench_budget.round_cell_seconds(timing)
 
 
 def job_seconds(driver, suite, input_name, suite_config, timing, jws):
@@ -77,6 +69,31 @@ def crosscheck_plan(drivers, settings, timing):
     blocks = 2 * settings["alternations"] * settings["block_seconds"]
     least = per_driver * (2 * timing["warmup_seconds"] + blocks) + settings["process_warmup_seconds"]
     return [per_driver * len(drivers), least * len(drivers), (least + per_driver * (1 + blocks)) * len(drivers)]
+
+
+# A runtime's start (process, or container and process) to its first line and back:
+# 0.16-0.67 s here, node to java, from rule run_coldstart's jobs of 2026-11-28.
+START_SECONDS = (0.1, 0.5)
+
+
+def compare_native_plan(languages, settings, timing):
+    """[cells, least seconds, most seconds] of rule compare_native: per language, `repeats`
+    pairs of whole bench processes (native, container) timing its sign variants with
+    samples_per_run samples each."""
+    per_run = {**timing, "samples": settings["samples_per_run"]}
+    least, most = bench_budget.round_cell_seconds(per_run)
+    processes = 2 * settings["repeats"] * len(languages)
+    cells = len(settings["variants"])
+    fixed = timing.get("process_warmup_seconds", 0)
+    return [cells * processes, processes * (fixed + START_SECONDS[0] + cells * least),
+            processes * (fixed + START_SECONDS[1] + cells * most)]  # fmt: skip
+
+
+def coldstart_plan(drivers, settings, modes=3):
+    """[cells, least seconds, most seconds] of rule run_coldstart: per driver, each of its
+    `modes` (native, in a container, an empty container) started warmup_runs + runs times."""
+    starts = len(drivers) * modes * (settings["runs"] + settings["warmup_runs"])
+    return [len(drivers) * modes, starts * START_SECONDS[0], starts * START_SECONDS[1]]
 
 
 def plan(jobs, suite_config_of, timing, jws_of):

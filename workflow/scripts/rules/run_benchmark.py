@@ -84,9 +84,10 @@ def write_rows(path, rows):
 def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     """(what the benchmark budget gave this job, the spec the driver reads): the job's spec,
     or a copy in `scratch` scaled to the job's share (jwtbench/bench_budget.py): its cells
-    sampled in rounds stop at a lowered sample cap, and their warm-up until steady gives up
+    sampled in rounds stop at a lowered sample cap, their warm-up until steady gives up
     sooner (timing.warmup_max_seconds scaled by the same share, never below
-    warmup_seconds). In a noisy hour no cell gets steady (within steady_tolerance) and each
+    warmup_seconds), and each has a time cap of its own (timing.max_cell_seconds, see
+    bench_budget.scaled_timing). In a noisy hour no cell gets steady (within steady_tolerance) and each
     warms up for the whole warmup_max_seconds: 5 s a cell, 145 s of a 29-cell job, which a
     sample cap does not shorten (2026-11-28 10:34, benchmarks/noisy-neighbour)."""
     taken = bench_budget.share(job_name)
@@ -95,19 +96,21 @@ def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     share, left, budget = taken
     expected, most = plan
     timing = spec["timing"]
-    lowered = bench_budget.scaled_timing(timing, share, most)
+    lowered = bench_budget.scaled_timing(timing, share, most, spec.get("suite"))
     facts = {"budget_seconds": budget, "left_seconds": round(left, 3), "share_seconds": round(share, 3),
              "worst_case_seconds": round(most, 3), "samples_cap": lowered.get("samples"),
-             "warmup_max_seconds": lowered.get("warmup_max_seconds")}  # fmt: skip
-    if not lowered:
-        print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's worst case ({most:.0f} s) fits",
-              file=log)  # fmt: skip
-        return facts, spec_path
+             "warmup_max_seconds": lowered.get("warmup_max_seconds"),
+             "max_cell_seconds": lowered.get("max_cell_seconds")}  # fmt: skip
+    fits = share >= most
     said = {"samples": "its cells sampled in rounds stop at {} samples (timing.samples {:g})",
-            "warmup_max_seconds": "their warm-up until steady stops at {:g} s (timing.warmup_max_seconds {:g})"}  # fmt: skip
-    print(f"benchmark budget: {left:.0f} s of {budget:.0f} s left; this job's share {share:.0f} s of its worst case"
-          f" {most:.0f} s: " + "; ".join(said[key].format(value, timing[key]) for key, value in lowered.items()),
-          file=log)  # fmt: skip
+            "warmup_max_seconds": "their warm-up until steady stops at {:g} s (timing.warmup_max_seconds {:g})",
+            "max_cell_seconds": "each cell's time cap is {:g} s (timing.max_cell_seconds {:g})"}  # fmt: skip
+    head = (f"benchmark budget: {left:.0f} s of {budget:.0f} s left; "
+            + (f"this job's worst case ({most:.0f} s) fits" if fits else
+               f"this job's share {share:.0f} s of its worst case {most:.0f} s"))  # fmt: skip
+    print(head + "".join(f"; {said[key].format(value, timing[key])}" for key, value in lowered.items()), file=log)
+    if not lowered:
+        return facts, spec_path
     scaled = {**timing, **lowered}
     capped = scratch / Path(spec_path).name
     capped.write_text(json.dumps({**spec, "timing": scaled}, indent=2))
