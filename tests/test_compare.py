@@ -211,3 +211,20 @@ def test_merge_refuses_an_empty_list_and_a_run_named_twice(two_runs, tmp_path):
 def test_compare_needs_two_bundles(two_runs, tmp_path):
     with pytest.raises(compare_runs.CompareError, match=r"compare\.bundles' needs exactly two"):
         compare_runs.main([two_runs[0]], SETTINGS, 0.05, tmp_path, None)
+
+
+def test_a_claim_is_matched_across_runs_by_what_names_it_not_by_what_was_measured(tmp_path):
+    """Seed 000's transfer claims carry their processes' ratios: two runs of one claim differ
+    there, and each run's row was once listed apart ('only in A', 'only in B')."""
+    from rules import compare_runs
+
+    header = "claim,language,dataset,verdict,ratio,ci_low,ci_high,pairing,processes,what\n"
+    for run, processes, verdict in (("a", "p1 0.995; p2 1.04", "inconclusive"), ("b", "p1 0.96; p2 0.94", "holds")):
+        (tmp_path / run / "seeds" / "seed000").mkdir(parents=True)
+        (tmp_path / run / "seeds" / "seed000" / "verdicts.csv").write_text(
+            header + f"transfer_rate,rust,credit-score-users,{verdict},1.1,1.0,1.2,,{processes},MB/s\n")
+    found_a, ids = compare_runs.read_verdicts(tmp_path / "a")
+    found_b, _ = compare_runs.read_verdicts(tmp_path / "b")
+    rows = compare_runs.compare_verdicts(found_a, found_b, ids)
+    assert [(row["presence"], row["verdict_a"], row["verdict_b"], row["differs"]) for row in rows] == [
+        ("both", "inconclusive", "holds", True)]
