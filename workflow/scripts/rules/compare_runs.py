@@ -30,9 +30,8 @@ from rules import bundles  # noqa: E402
 
 RUNS = ("a", "b")
 
-# Verdict columns that are measured or explained rather than identifying the claim.
-# Columns of a verdicts file that a run measured rather than named: two runs' rows of one
-# claim differ in them. `processes` is seed 000's per-process transfer ratios.
+# Verdict columns that are measured or explained rather than identifying the claim: two
+# runs' rows of one claim differ in them (`processes`: seed 000's per-process transfer ratios).
 VERDICT_MEASURES = ("verdict", "ratio", "ratio_min", "ratio_max", "ci_low", "ci_high", "comparisons",
                     "pairing", "reason", "what", "processes")  # fmt: skip
 VERDICT_FIGURES = ("verdict", "ratio", "ratio_min", "ratio_max", "ci_low", "ci_high")

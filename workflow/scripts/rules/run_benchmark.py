@@ -87,9 +87,10 @@ def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     sampled in rounds stop at a lowered sample cap, their warm-up until steady gives up
     sooner (timing.warmup_max_seconds scaled by the same share, never below
     warmup_seconds), and each has a time cap of its own (timing.max_cell_seconds, see
-    bench_budget.scaled_timing). In a noisy hour no cell gets steady (within steady_tolerance) and each
-    warms up for the whole warmup_max_seconds: 5 s a cell, 145 s of a 29-cell job, which a
-    sample cap does not shorten (2026-11-28 10:34, benchmarks/noisy-neighbour)."""
+    bench_budget.scaled_timing). In a noisy hour no cell gets steady (within
+    steady_tolerance) and each warms up for the whole warmup_max_seconds: 5 s a cell, 145 s
+    of a 29-cell job, which a sample cap does not shorten (2026-11-28 10:34,
+    benchmarks/noisy-neighbour)."""
     taken = bench_budget.share(job_name)
     if taken is None or plan is None:
         return None, spec_path
