@@ -131,6 +131,9 @@ def test_compare_flags_the_slower_cell_lists_the_verdict_and_renders(two_runs, t
     a, b = two_runs
     result = run_target(tmp_path, "compare", "compare", [a, b])
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # No benchmark job: no plan printed or written over the last run's.
+    assert "benchmark plan" not in result.stderr
+    assert not (tmp_path / ".snakemake/jwtbench/benchmark-budget.json").exists()
     cells = read_csv(tmp_path / "results/compare/cells.csv")
     assert len(cells) == len(CELLS) and all(row["presence"] == "both" for row in cells)
     flagged = [row for row in cells if row["flagged"] == "True"]

@@ -3,6 +3,8 @@
 log file, and the run ends with a summary of at most a screenful."""
 
 import io
+import os
+import time
 
 from jwtbench import bench_budget, run_progress
 
@@ -102,6 +104,18 @@ def test_the_progress_line_carries_the_cells_and_the_time_left(tmp_path):
     line = run_progress.status_line(follower, bench_budget.progress(plan), 600)
     assert line.endswith("about 2 min of benchmarks left")
     assert run_progress.after_left({"a": [2, 40], "b": [1, 20]}, {"a": 1, "b": 1}) == 20
+
+
+def test_a_plan_left_by_an_earlier_run_is_not_this_runs(tmp_path):
+    """A call that runs no benchmark job (`compare`) writes no plan: its line must not show
+    the last run's cells as its own."""
+    plan = tmp_path / bench_budget.PLAN
+    bench_budget.write_plan(0, {"go/jwt/a": (60, 90, 10)}, plan)
+    os.utime(plan, (time.time() - 3600, time.time() - 3600))
+    progress = run_progress.Progress(tmp_path / "run.log", tmp_path, stream=io.StringIO())
+    assert progress.plan() is None
+    bench_budget.write_plan(0, {"go/jwt/a": (60, 90, 10)}, plan)  # this run's onstart
+    assert progress.plan()["cells"] == 10
 
 
 def test_without_a_terminal_a_line_comes_when_the_stage_changes_or_a_minute_passes(tmp_path):

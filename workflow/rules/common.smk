@@ -760,7 +760,12 @@ def print_run_warnings():
 
 
 def print_bench_plan():
-    """Before the first job: the cells the benchmarks will time and an estimate of how long."""
+    """Before the first job: the cells the benchmarks will time and an estimate of how long.
+    Nothing when this call runs no benchmark job (`compare`, `merge`, a report): the last
+    run's plan, which its progress line and budget read, stays as it was."""
+    needed = Counter(job.rule.name for job in workflow.dag.needrun_jobs())
+    if not needed["run_benchmark"]:
+        return
     jws_of = {name: DRIVERS[name]["jws"] for name in DRIVER_NAMES}
     totals = bench_plan.plan(DRIVER_JOBS, suite_config_of, config["timing"], jws_of)
     if CROSSCHECK_DRIVERS:
@@ -783,7 +788,6 @@ def print_bench_plan():
         "compare_native": "compare_native",
         "coldstart": "run_coldstart",
     }
-    needed = Counter(job.rule.name for job in workflow.dag.needrun_jobs())
     write_bench_budget(
         {
             rule_name: [needed[rule_name], (totals[name][1] + totals[name][2]) / 2]

@@ -181,14 +181,24 @@ class Progress:
         self.tty = stream.isatty()
         self.every = every
         self.started = time.monotonic()
+        self.started_at = time.time()
         self.last_printed = None
         self.last_stage = None
         self.width = 0
 
+    def plan(self):
+        """The benchmark plan's progress, when this run wrote the plan: one that runs no
+        benchmark job (`compare`) leaves the last run's in place."""
+        try:
+            ours = self.plan_path.stat().st_mtime >= self.started_at - 1
+        except OSError:
+            return None
+        return bench_budget.progress(self.plan_path) if ours else None
+
     def tick(self):
         self.follower.poll()
         now = time.monotonic()
-        line = status_line(self.follower, bench_budget.progress(self.plan_path), now - self.started)
+        line = status_line(self.follower, self.plan(), now - self.started)
         if self.tty:
             line = line[:200]
             self.stream.write("\r" + line + " " * max(0, self.width - len(line)))
