@@ -67,7 +67,8 @@ def test_with_snakemakes_job_stats_the_stage_is_the_first_with_jobs_to_finish(tm
     log.write_text(STATS + LOG)
     follower = run_progress.LogFollower(log)
     follower.poll()
-    assert follower.planned == {"images": 2, "checks": 1, "benchmarks": 2, "report": 1}
+    assert follower.planned == {"build_image": 2, "check_driver": 1, "run_benchmark": 2, "render_report": 1}
+    assert run_progress.per_stage(follower.planned) == {"images": 2, "checks": 1, "benchmarks": 2, "report": 1}
     assert follower.stage == "images"  # one of its two image builds is still running
     log.write_text(STATS + LOG + "Finished jobid: 11 (Rule: build_image)\nlocalrule run_benchmark:\n"
                    "localrule render_report:\n")  # fmt: skip

@@ -95,13 +95,13 @@ def drift_rows(spread, rounds=40):
 def test_drift_beyond_the_limit_is_a_warning_naming_the_language(tmp_path):
     calm = write_table(tmp_path / "calm.csv", "drift.schema.yaml", drift_rows(0.02))
     moved = write_table(tmp_path / "moved.csv", "drift.schema.yaml", drift_rows(0.4))
-    assert run_warnings.drift_warnings(run_warnings.read_rows(calm), 10) == []
-    found = run_warnings.drift_warnings(run_warnings.read_rows(moved), 10)
+    assert run_warnings.drift_warnings(result_tables.read_rows(calm), 10) == []
+    found = run_warnings.drift_warnings(result_tables.read_rows(moved), 10)
     assert {w["subject"] for w in found} == {"the run", "node"}
     assert all(w["kind"] == "drift" and w["action"] for w in found)
     # Processes of a few rounds (the smoke config's 8) are too short to judge.
     short = write_table(tmp_path / "short.csv", "drift.schema.yaml", drift_rows(0.4, rounds=8))
-    assert run_warnings.drift_warnings(run_warnings.read_rows(short), 10) == []
+    assert run_warnings.drift_warnings(result_tables.read_rows(short), 10) == []
 
 
 def test_strict_fails_on_a_warning_and_says_what_it_is(tmp_path):

@@ -763,7 +763,8 @@ def print_bench_plan():
     """Before the first job: the cells the benchmarks will time and an estimate of how long.
     Nothing when this call runs no benchmark job (`compare`, `merge`, a report): the last
     run's plan, which its progress line and budget read, stays as it was."""
-    needed = Counter(job.rule.name for job in workflow.dag.needrun_jobs())
+    jobs = list(workflow.dag.needrun_jobs())
+    needed = Counter(job.rule.name for job in jobs)
     if not needed["run_benchmark"]:
         return
     jws_of = {name: DRIVERS[name]["jws"] for name in DRIVER_NAMES}
@@ -778,7 +779,9 @@ def print_bench_plan():
         )
     if COLDSTART:
         totals["coldstart"] = bench_plan.coldstart_plan(
-            JWS_LANGUAGES, config["suites"]["coldstart"]
+            JWS_LANGUAGES,
+            config["suites"]["coldstart"],
+            modes=3 if IN_CONTAINERS else 1,
         )
     print(bench_plan.describe(totals, DRIVER_JOBS), file=sys.stderr)
     # The timed work after the benchmark jobs, for the progress line's time left.
@@ -789,11 +792,12 @@ def print_bench_plan():
         "coldstart": "run_coldstart",
     }
     write_bench_budget(
+        [job.wildcards for job in jobs if job.rule.name == "run_benchmark"],
         {
             rule_name: [needed[rule_name], (totals[name][1] + totals[name][2]) / 2]
             for name, rule_name in rule_of.items()
             if name in totals and needed[rule_name]
-        }
+        },
     )
 
 
@@ -809,16 +813,12 @@ def get_job_plan(wildcards):
     )
 
 
-def write_bench_budget(after):
-    """The benchmark budget's plan (jwtbench/bench_budget.py): this run's benchmark jobs,
-    each with its expected and worst-case seconds and its cells, and the timed work after
-    them ({rule: [jobs, expected seconds]}); the run's progress line reads it too."""
+def write_bench_budget(scheduled, after):
+    """The benchmark budget's plan (jwtbench/bench_budget.py): this run's benchmark jobs
+    (`scheduled`, their wildcards), each with its expected and worst-case seconds and its
+    cells, and the timed work after them ({rule: [jobs, expected seconds]}); the run's
+    progress line reads it too."""
     minutes = config["execution"]["benchmark_budget_minutes"]
-    scheduled = [
-        job.wildcards
-        for job in workflow.dag.needrun_jobs()
-        if job.rule.name == "run_benchmark"
-    ]
     jobs = {
         f"{w.driver}/{w.suite}/{w.input}": (
             *get_job_plan(w),

@@ -192,7 +192,7 @@ def scaled_timing(timing, share_seconds, most_seconds, suite=None):
     (a 28-cell hash job took 251 s of its worst case of 140, 2026-11-28 10:34)."""
     fraction = 1.0 if most_seconds <= 0 else min(1.0, share_seconds / most_seconds)
     lowered = {}
-    if suite in TIME_CAPPED_SUITES and "target_sample_seconds" in timing:
+    if suite in TIME_CAPPED_SUITES:
         floor = TIME_CAP_FLOOR_SECONDS + timing.get("process_warmup_seconds", 0)
         worst = round_cell_seconds(timing)[1] + timing.get("warmup_max_seconds", 0)
         cap = round(max(floor, TIME_CAP_SLACK * fraction * worst), 3)

@@ -19,6 +19,7 @@ import json
 import re
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from jwtbench import bench_budget, cell_samples
@@ -44,9 +45,17 @@ def stage_of(rule):
     return "report"
 
 
+def per_stage(jobs):
+    """{stage: jobs} of {rule: jobs}."""
+    totals = Counter()
+    for rule, count in jobs.items():
+        totals[stage_of(rule)] += count
+    return totals
+
+
 class LogFollower:
     """Reads Snakemake's output as it grows: the jobs planned (its "Job stats" table),
-    started and finished per stage, the step count, and the jobs that failed with their
+    started and finished per rule, the step count, and the jobs that failed with their
     logs."""
 
     STARTED = re.compile(r"^(?:local)?rule (\w+):$")
@@ -63,24 +72,24 @@ class LogFollower:
         self.failed = []  # [rule, log or None]
         self.in_error = False
         self.in_stats = False
-        self.planned = {}  # {stage: jobs}, from the Job stats table
-        self.started = {}  # {stage: jobs}
-        self.finished = {}  # {stage: jobs}, failed ones too (with keep-going the run goes on)
-        self.finished_rules = {}  # {rule: jobs}, the same by rule
+        self.planned = Counter()  # {rule: jobs}, from the Job stats table
+        self.started = Counter()  # {rule: jobs}
+        self.finished = Counter()  # {rule: jobs}, failed ones too (with keep-going the run goes on)
 
     @property
     def furthest(self):
         """The furthest stage a job has started in."""
-        return max(self.started, key=ORDER.index, default="starting")
+        return max(per_stage(self.started), key=ORDER.index, default="starting")
 
     @property
     def stage(self):
         """What the line names: the stages running now ("checks + benchmarks" where they
         overlap), else the first with jobs still to finish, else the furthest reached."""
-        running = [stage for stage in ORDER[1:] if self.started.get(stage, 0) > self.finished.get(stage, 0)]
+        planned, started, finished = per_stage(self.planned), per_stage(self.started), per_stage(self.finished)
+        running = [stage for stage in ORDER[1:] if started[stage] > finished[stage]]
         if running:
             return " + ".join(running)
-        waiting = [stage for stage in ORDER[1:] if self.finished.get(stage, 0) < self.planned.get(stage, 0)]
+        waiting = [stage for stage in ORDER[1:] if finished[stage] < planned[stage]]
         return waiting[0] if waiting else self.furthest
 
     def poll(self):
@@ -99,20 +108,18 @@ class LogFollower:
 
     def read(self, line):
         if line.startswith("Job stats:"):
-            self.in_stats, self.planned = True, {}
+            self.in_stats, self.planned = True, Counter()
             return
         if self.in_stats:
             found = self.STATS_ROW.match(line.strip())
             if found and found.group(1) not in ("job", "total"):
-                stage = stage_of(found.group(1))
-                self.planned[stage] = self.planned.get(stage, 0) + int(found.group(2))
+                self.planned[found.group(1)] += int(found.group(2))
             elif not line.strip() or found and found.group(1) == "total":
                 self.in_stats = False
             return
         found = self.FINISHED.match(line)
         if found:
-            self.count(self.finished, found.group(1))
-            self.finished_rules[found.group(1)] = self.finished_rules.get(found.group(1), 0) + 1
+            self.finished[found.group(1)] += 1
             return
         if self.in_error:
             stripped = line.strip()
@@ -122,7 +129,7 @@ class LogFollower:
                 self.in_error = False
         found = self.STARTED.match(line)
         if found:
-            self.count(self.started, found.group(1))
+            self.started[found.group(1)] += 1
             return
         found = self.STEPS.match(line)
         if found:
@@ -132,12 +139,7 @@ class LogFollower:
         if found:
             self.failed.append([found.group(1), None])
             self.in_error = True
-            self.count(self.finished, found.group(1))
-
-    @staticmethod
-    def count(jobs, rule):
-        stage = stage_of(rule)
-        jobs[stage] = jobs.get(stage, 0) + 1
+            self.finished[found.group(1)] += 1
 
 
 def minutes(seconds):
@@ -163,7 +165,7 @@ def status_line(follower, plan, elapsed):
             parts.append(f"{plan['cells_done']:,} of {plan['cells']:,} benchmark cells")
         else:
             parts.append(f"{plan['jobs_done']} of {plan['jobs']} benchmark jobs")
-        ahead = plan["seconds_left"] + after_left(plan["after"], follower.finished_rules)
+        ahead = plan["seconds_left"] + after_left(plan["after"], follower.finished)
         if "benchmarks" in follower.stage.split(" + "):
             parts.append(f"about {minutes(ahead)} of benchmarks left")
         elif ORDER.index(follower.furthest) < ORDER.index("benchmarks"):

@@ -89,9 +89,10 @@ def compare_native_plan(languages, settings, timing):
             processes * (fixed + START_SECONDS[1] + cells * most)]  # fmt: skip
 
 
-def coldstart_plan(drivers, settings, modes=3):
+def coldstart_plan(drivers, settings, modes):
     """[cells, least seconds, most seconds] of rule run_coldstart: per driver, each of its
-    `modes` (native, in a container, an empty container) started warmup_runs + runs times."""
+    `modes` (native; under a container engine also in a container and an empty container)
+    started warmup_runs + runs times."""
     starts = len(drivers) * modes * (settings["runs"] + settings["warmup_runs"])
     return [len(drivers) * modes, starts * START_SECONDS[0], starts * START_SECONDS[1]]
 

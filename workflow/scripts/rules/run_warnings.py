@@ -30,7 +30,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jwtbench import cell_samples, result_tables, run_progress  # noqa: E402
-from jwtbench.result_tables import read_rows  # noqa: E402
 
 COLUMNS = result_tables.columns("warnings.schema.yaml")
 WARNINGS = "results/warnings.csv"
@@ -139,9 +138,9 @@ def failed_job_warnings(metadata_paths):
 
 def collect(crosscheck, drift, summary, metadata, max_drift_pct):
     return (
-        crosscheck_warnings(read_rows(crosscheck))
-        + drift_warnings(read_rows(drift), max_drift_pct)
-        + bimodal_warnings(read_rows(summary))
+        crosscheck_warnings(result_tables.read_rows(crosscheck))
+        + drift_warnings(result_tables.read_rows(drift), max_drift_pct)
+        + bimodal_warnings(result_tables.read_rows(summary))
         + failed_job_warnings(metadata)
     )
 
@@ -158,7 +157,7 @@ def run_job(job):
 
 def check_job(job):
     """The run's last step: the warnings as its log; under strict, a failure if any."""
-    warnings = read_rows(job.input.warnings)
+    warnings = result_tables.read_rows(job.input.warnings)
     with open(job.log[0], "w") as log:
         print("\n".join(run_progress.warning_lines(job.input.warnings)) or "no warnings", file=log)
     if warnings and job.params.strict:
