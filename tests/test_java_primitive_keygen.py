@@ -5,9 +5,10 @@ Every CSV is read through raw_samples (the contract's schema)."""
 import json
 import os
 import time
+import uuid
 
 import pytest
-from conftest import REPO, run_driver
+from conftest import REPO, Background, run_driver
 
 from jwtbench import raw_samples
 
@@ -177,14 +178,18 @@ def rsa_7680(keys):
     return str(private), str(public)
 
 
-def keygen_children():
-    """Pids of live KeygenChild JVMs (any user's; this test starts its own)."""
+def keygen_children(mark):
+    """Pids of live KeygenChild JVMs whose environment carries `mark` (a child inherits
+    the driver's environment; other tests running beside this one start their own)."""
     pids = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    if b"jwtbench.KeygenChild" in handle.read():
+                    if b"jwtbench.KeygenChild" not in handle.read():
+                        continue
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if mark in handle.read().split(b"\0"):
                         pids.append(int(entry))
             except OSError:
                 pass
@@ -193,14 +198,21 @@ def keygen_children():
 
 def test_rsa_7680_keygen_is_stopped_at_its_budget(keys, rsa_7680, driver_env, tmp_path):
     budget = 1.5  # far below a 7680-bit key's generation; room for the ECDSA cell's cold JVM
-    before = set(keygen_children())
+    mark = f"JWTBENCH_TEST_MARK={uuid.uuid4().hex}"
+    driver_env = dict(driver_env, JWTBENCH_TEST_MARK=mark.partition("=")[2])
     cells = [
         keygen_cell("keygen+sign+verify", "RSA", "RSA-SHA512", 7680, *rsa_7680, 10),
         keygen_cell("keygen", "ECDSA", "ECDSA-SHA256", 256, keys / "ec-p256.private.pem", keys / "ec-p256.public.pem", 0),
     ]
     start = time.monotonic()
-    rows, stderr = bench(driver_env, keygen_spec(cells, iterations=2, target=0, max_cell_seconds=budget), tmp_path)
+    running = Background(bench, driver_env, keygen_spec(cells, iterations=2, target=0, max_cell_seconds=budget), tmp_path)
+    seen = set()
+    while running.is_alive():  # the mark finds this test's children while they run
+        seen.update(keygen_children(mark.encode()))
+        time.sleep(0.05)
+    rows, stderr = running.result()
     took = time.monotonic() - start
+    assert seen, "no KeygenChild JVM carrying this test's mark was seen while the cells ran"
     # Two cells of at most `budget` each, plus three JVM starts and the PEM checks, on a shared machine.
     assert took < 2 * budget + 20, took
     found = cells_of(rows)
@@ -212,4 +224,4 @@ def test_rsa_7680_keygen_is_stopped_at_its_budget(keys, rsa_7680, driver_env, tm
     # The run went on with the next cell, and no child is left burning the CPU.
     after = found[("keygen", "ECDSA-SHA256", 256, "keypair")]
     assert {r["status"] for r in after} == {"ok"} and len(after) >= 2
-    assert set(keygen_children()) <= before
+    assert keygen_children(mark.encode()) == []
