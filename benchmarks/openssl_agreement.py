@@ -44,16 +44,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflow" / "scripts" / "openssl"))
-sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+import numpy as np
 
-from jwtbench import container_engine, driver_runner, machine_lock  # noqa: E402
-import numpy as np  # noqa: E402
-from jwtbench import sample_statistics  # noqa: E402
-import speed_output  # noqa: E402
-from seeds import verdict_rules  # noqa: E402
-from speed_cells import Unsupported, target_for  # noqa: E402
+from jwtbench import container_engine, driver_runner, machine_lock, sample_statistics
+from jwtbench.seeds import verdict_rules
+
+# The openssl driver's parsing modules live beside the driver, outside the package (a
+# driver runs in its own environment): this script is the one entry point that imports them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts" / "openssl"))
+import speed_output
+from speed_cells import Unsupported, target_for
+
+REPO = Path(__file__).resolve().parents[1]
 
 # What seed 003 ran: `openssl speed sha256 rsa2048 aes-256-gcm` (as two runs: -evp is its own switch).
 PLAIN_SELECTIONS = [["sha256", "rsa2048"], ["-evp", "aes-256-gcm"]]
@@ -68,13 +70,34 @@ def spec_cells():
     """The driver's cells that the plain runs also time (suite primitive's names)."""
     cells = []
     for size in BLOCK_SIZES:
-        cells.append({"operation": "digest", "algorithm": "SHA-256", "key_bits": 0,
-                      "input": f"bytes-{size}", "message_bytes": size})  # fmt: skip
-        cells.append({"operation": "encrypt", "algorithm": "AES-256-GCM", "key_bits": 256,
-                      "input": f"bytes-{size}", "message_bytes": size})  # fmt: skip
+        cells.append(
+            {
+                "operation": "digest",
+                "algorithm": "SHA-256",
+                "key_bits": 0,
+                "input": f"bytes-{size}",
+                "message_bytes": size,
+            }
+        )
+        cells.append(
+            {
+                "operation": "encrypt",
+                "algorithm": "AES-256-GCM",
+                "key_bits": 256,
+                "input": f"bytes-{size}",
+                "message_bytes": size,
+            }
+        )
     for operation in ("sign", "verify"):
-        cells.append({"operation": operation, "algorithm": "RSA-SHA256", "key_bits": 2048,
-                      "input": "bytes-36", "message_bytes": 36})  # fmt: skip
+        cells.append(
+            {
+                "operation": operation,
+                "algorithm": "RSA-SHA256",
+                "key_bits": 2048,
+                "input": "bytes-36",
+                "message_bytes": 36,
+            }
+        )
     return cells
 
 
@@ -118,8 +141,9 @@ class Tools:
         speed = ["speed", "-elapsed", "-seconds", str(seconds), *selection]
         if self.image:
             pin = ["--cpuset-cpus", self.cpu] if self.cpu else []
-            return self.engine.command("run", "--rm", "--network", "none", *pin, "--entrypoint", "openssl",
-                                       self.image, *speed)  # fmt: skip
+            return self.engine.command(
+                "run", "--rm", "--network", "none", *pin, "--entrypoint", "openssl", self.image, *speed
+            )
         return driver_runner.taskset([self.openssl, *speed], self.cpus)
 
     def run_plain(self, selection, seconds):
@@ -173,10 +197,14 @@ def paired_ratio_ci(pairs, resamples=RESAMPLES, confidence=0.95):
 def paired_report(results, tolerance):
     """Lines of the report, and each compared cell's verdict: agrees when the ratio's CI lies
     inside 1 ± tolerance, disagrees when it lies wholly outside, else inconclusive."""
-    lines = [f"{'cell':<36} {'jwtbench ns/op':>15} {'plain ns/op':>12} {'ratio':>7} {'95% CI':>13} "
-             f"{'rounds (min-max)':>17}  verdict"]  # fmt: skip
+    lines = [
+        f"{'cell':<36} {'jwtbench ns/op':>15} {'plain ns/op':>12} {'ratio':>7} {'95% CI':>13} "
+        f"{'rounds (min-max)':>17}  verdict"
+    ]
     verdicts = []
-    keys = [cell_key(c["operation"], c["algorithm"], c["key_bits"], c["input"], c["message_bytes"]) for c in spec_cells()]
+    keys = [
+        cell_key(c["operation"], c["algorithm"], c["key_bits"], c["input"], c["message_bytes"]) for c in spec_cells()
+    ]
     for key in keys:
         pairs = []
         for figures, plain in results:
@@ -194,8 +222,10 @@ def paired_report(results, tolerance):
         verdict = VERDICTS[verdict_rules.within(low, high, 1 - tolerance, 1 + tolerance)]
         verdicts.append(verdict)
         spread = f"{min(ratios):.2f}-{max(ratios):.2f} ({len(ratios)})"
-        lines.append(f"{name:<36} {ours_ns:>15.1f} {theirs_ns:>12.1f} {ratio:>7.3f} [{low:.3f}, {high:.3f}] "
-                     f"{spread:>17}  {verdict}")  # fmt: skip
+        lines.append(
+            f"{name:<36} {ours_ns:>15.1f} {theirs_ns:>12.1f} {ratio:>7.3f} [{low:.3f}, {high:.3f}] "
+            f"{spread:>17}  {verdict}"
+        )
     return lines, verdicts
 
 
@@ -210,7 +240,9 @@ def csv_report(csv_path, plain_outputs, tolerance):
         plain = [value for output in plain_outputs if (value := plain_figure(key, output))]
         driver_ns = statistics.median(samples)
         if not plain:
-            lines.append(f"{name:<44} {driver_ns:>15.1f} {'':>13} {'':>7}  not compared (the plain run has no such figure)")
+            lines.append(
+                f"{name:<44} {driver_ns:>15.1f} {'':>13} {'':>7}  not compared (the plain run has no such figure)"
+            )
             continue
         plain_ns = statistics.median(plain)
         ratio = driver_ns / plain_ns
@@ -254,13 +286,17 @@ def main(argv):
         compared = len(verdicts)
         outside = DISAGREES in verdicts
         open_cells = verdicts.count(INCONCLUSIVE)
-        lines.append(f"{verdicts.count(AGREES)} of {compared} cells agree within ±{args.tolerance:.0%} (95% CI of the "
-                     f"ratio inside), {verdicts.count(DISAGREES)} disagree, {open_cells} inconclusive"
-                     + (": more rounds narrow the CIs (--rounds)" if open_cells else ""))  # fmt: skip
+        lines.append(
+            f"{verdicts.count(AGREES)} of {compared} cells agree within ±{args.tolerance:.0%} (95% CI of the "
+            f"ratio inside), {verdicts.count(DISAGREES)} disagree, {open_cells} inconclusive"
+            + (": more rounds narrow the CIs (--rounds)" if open_cells else "")
+        )
         source = f"driver ({tools.runner.describe()}), {args.rounds} paired rounds of {args.seconds} s figures"
     plain_versions = {output.version for output in plain if output.version}
-    print(f"{source}: openssl {', '.join(sorted(versions)) or 'unknown'}; "
-          f"plain run: openssl {', '.join(sorted(plain_versions)) or 'unknown'}")  # fmt: skip
+    print(
+        f"{source}: openssl {', '.join(sorted(versions)) or 'unknown'}; "
+        f"plain run: openssl {', '.join(sorted(plain_versions)) or 'unknown'}"
+    )
     if plain_versions and versions and plain_versions != versions:
         print("warning: the plain run's openssl is not the version the driver names (another binary?)")
     print("\n".join(lines))

@@ -9,11 +9,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "workflow" / "scripts"))
+import stopping_series
 
-from jwtbench import stopping_rule  # noqa: E402
-import stopping_series  # noqa: E402
+from jwtbench import stopping_rule
+
+HERE = Path(__file__).resolve().parent
 
 
 def expected(case):

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from jwtbench import config_validation
+from jwtbench.rules import check_conformance
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "workflow" / "scripts"
 SNAKEFILE = REPO / "workflow" / "Snakefile"
@@ -24,10 +27,6 @@ SMOKE_CONFIG = REPO / "config" / "smoke.yaml"
 SMOKE_IN_TESTS = REPO / "tests" / "data" / "smoke-in-tests.yaml"
 FIXTURE = REPO / "data" / "fixtures" / "claims-001.json"
 
-sys.path.insert(0, str(SCRIPTS))
-
-from jwtbench import config_validation  # noqa: E402
-from rules import check_conformance  # noqa: E402
 
 LANGUAGES = sorted(config_validation.driver_languages(SCRIPTS))
 # Languages with a JWS library (driver.yaml `jws: true`): the gate, interop, cold start.
@@ -59,8 +58,19 @@ def snakemake(workdir, *args, timeout=1800, env=None, supervised=False):
     about the numbers fails the run; JWTBENCH_STRICT); CompletedProcess. supervised: as
     `./jwtbench run` runs it (run_supervisor.py: the progress line and the summary on the
     terminal, Snakemake's output in logs/run-<id>.log), without a terminal."""
-    command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir),
-               "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS), "--cores", "2", *args]  # fmt: skip
+    command = [
+        SNAKEMAKE,
+        "-s",
+        str(SNAKEFILE),
+        "-d",
+        str(workdir),
+        "--configfile",
+        str(SMOKE_CONFIG),
+        str(SMOKE_IN_TESTS),
+        "--cores",
+        "2",
+        *args,
+    ]
     if supervised:
         command = [sys.executable, str(SCRIPTS / "jwtbench" / "run_supervisor.py"), *command]
     env = {**(os.environ if env is None else env), "JWTBENCH_STRICT": "1"}
@@ -114,9 +124,7 @@ def driver_env(workdir):
 
 
 def run_driver(language, env, *args):
-    return subprocess.run(
-        [str(SCRIPTS / language / "run"), *args], capture_output=True, text=True, env=env
-    )
+    return subprocess.run([str(SCRIPTS / language / "run"), *args], capture_output=True, text=True, env=env)
 
 
 def run_batch(language, env, command, entries, tmp_path):

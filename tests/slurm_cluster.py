@@ -139,12 +139,15 @@ def start_munge(directory, started):
     shutil.chown(MUNGE_SOCKET_DIR, "munge", "munge")
     MUNGE_SOCKET_DIR.chmod(0o755)
     if not MUNGE_KEY.exists():
-        subprocess.run(["runuser", "-u", "munge", "--", "mungekey", "--create", "--keyfile", str(MUNGE_KEY)], check=True)
+        subprocess.run(
+            ["runuser", "-u", "munge", "--", "mungekey", "--create", "--keyfile", str(MUNGE_KEY)], check=True
+        )
     log = directory / "log" / "munged.log"
     process = subprocess.Popen(
         ["runuser", "-u", "munge", "--", "munged", "--foreground", "--log-file", str(log)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     started.append(("munged", process, log))
     wait_for("munged", lambda: munge_answers(), process, log, timeout=15)
 
@@ -159,7 +162,9 @@ def wait_for(name, ready, process, log, timeout):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            raise SlurmClusterError(f"{name} exited with status {process.returncode}; last lines of {log}:\n{log_tail(log)}")
+            raise SlurmClusterError(
+                f"{name} exited with status {process.returncode}; last lines of {log}:\n{log_tail(log)}"
+            )
         if ready():
             return
         time.sleep(0.5)
@@ -198,7 +203,13 @@ def slurm_cluster(directory, min_job_age=300):
         ctld = start_daemon("slurmctld", ["slurmctld", "-D", "-c", "-f", str(conf)], ctld_log, env, started)
         wait_for("slurmctld", lambda: node_state(env) != "", ctld, ctld_log, timeout=30)
         slurmd_log = directory / "log" / "slurmd.log"
-        slurmd = start_daemon("slurmd", ["slurmd", "-D", "-N", NODE_NAME, "--conf-server", f"127.0.0.1:{ctld_port}"], slurmd_log, env, started)
+        slurmd = start_daemon(
+            "slurmd",
+            ["slurmd", "-D", "-N", NODE_NAME, "--conf-server", f"127.0.0.1:{ctld_port}"],
+            slurmd_log,
+            env,
+            started,
+        )
         wait_for("slurmd", lambda: node_state(env) == "idle", slurmd, slurmd_log, timeout=60)
         yield SlurmCluster(directory=directory, conf=conf, env=env)
     finally:

@@ -20,9 +20,14 @@ def cases():
     rng = random.Random(20261125)
     made = [
         ("constant", {"timing": TIMING, "pairs": [], "series": [[1000.0] * 100]}),
-        ("quiet-and-noisy", {"timing": TIMING, "pairs": [],
-                             "series": [noisy(rng, 1e3, 0.005, 100), noisy(rng, 5e4, 0.04, 100),
-                                        noisy(rng, 2e5, 0.2, 100)]}),
+        (
+            "quiet-and-noisy",
+            {
+                "timing": TIMING,
+                "pairs": [],
+                "series": [noisy(rng, 1e3, 0.005, 100), noisy(rng, 5e4, 0.04, 100), noisy(rng, 2e5, 0.2, 100)],
+            },
+        ),
         ("short-series", {"timing": TIMING, "pairs": [], "series": [noisy(rng, 1e3, 0.05, 30), [5.0] * 4]}),
         ("rule-off", {"timing": {**TIMING, "target_ci_pct": 0}, "pairs": [], "series": [[7.0] * 100]}),
     ]
@@ -38,11 +43,23 @@ def cases():
     for seed in range(6):
         local = random.Random(seed)
         count = local.randint(2, 6)
-        series = [noisy(local, 10 ** local.uniform(2, 6), local.uniform(0.001, 0.05), local.randint(10, 120),
-                        drift=local.uniform(0, 0.3)) for _ in range(count)]  # fmt: skip
+        series = [
+            noisy(
+                local,
+                10 ** local.uniform(2, 6),
+                local.uniform(0.001, 0.05),
+                local.randint(10, 120),
+                drift=local.uniform(0, 0.3),
+            )
+            for _ in range(count)
+        ]
         pairs = [[i, j] for i in range(count) for j in range(count) if i != j and local.random() < 0.3]
-        made.append((f"random-{seed}", {"timing": {**TIMING, "samples": local.choice([50, 100, 200])},
-                                        "pairs": pairs, "series": series}))  # fmt: skip
+        made.append(
+            (
+                f"random-{seed}",
+                {"timing": {**TIMING, "samples": local.choice([50, 100, 200])}, "pairs": pairs, "series": series},
+            )
+        )
     return made
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from jwtbench import bench_budget
-from rules import bench_plan
+from jwtbench.rules import bench_plan
 
 
 def test_a_share_is_the_worst_case_while_the_rest_fits_at_its_expected_time(tmp_path):
@@ -44,8 +44,14 @@ def test_the_progress_line_counts_jobs_and_cells_and_the_time_left(tmp_path):
     jobs = {"go/jwt/a": (10, 20, 4), "go/jwt/b": (10, 20, 6), "go/hash/c": (30, 40, 8)}
     bench_budget.write_plan(0, jobs, plan, after={"crosscheck_harness": [2, 50]})
     state = bench_budget.progress(plan, now=1000)
-    assert state == {"jobs": 3, "jobs_done": 0, "cells": 18, "cells_done": 0, "seconds_left": 50,
-                     "after": {"crosscheck_harness": [2, 50]}}  # fmt: skip
+    assert state == {
+        "jobs": 3,
+        "jobs_done": 0,
+        "cells": 18,
+        "cells_done": 0,
+        "seconds_left": 50,
+        "after": {"crosscheck_harness": [2, 50]},
+    }
     bench_budget.begin("go/jwt/a", plan, at=1000)
     bench_budget.record("go/jwt/a", 20, plan)  # jwt at twice its plan
     bench_budget.begin("go/jwt/b", plan, at=1020)
@@ -70,19 +76,29 @@ def test_a_share_scales_the_sample_cap_and_the_warm_up_keeping_their_floors():
 
 
 def test_a_cell_sampled_in_rounds_gets_a_time_cap_even_when_the_worst_case_fits():
-    timing = {"samples": 100, "min_samples": 20, "warmup_seconds": 0.1, "process_warmup_seconds": 1.0,
-              "warmup_max_seconds": 5, "steady_window": 5, "target_ci_pct": 1.0, "target_sample_seconds": 0.01,
-              "max_cell_seconds": 60}  # fmt: skip
+    timing = {
+        "samples": 100,
+        "min_samples": 20,
+        "warmup_seconds": 0.1,
+        "process_warmup_seconds": 1.0,
+        "warmup_max_seconds": 5,
+        "steady_window": 5,
+        "target_ci_pct": 1.0,
+        "target_sample_seconds": 0.01,
+        "max_cell_seconds": 60,
+    }
     least, most = bench_budget.round_cell_seconds(timing)
     assert (least, most) == pytest.approx((0.22 + 0.2, 0.22 + 1.0))  # warm-up, two batches, two windows
     worst = most + 5  # a warm-up that never gets steady
     # The whole worst case: a backstop at TIME_CAP_SLACK times it (a noisy hour's slow
     # batches and unsteady warm-ups), with nothing else lowered.
     assert bench_budget.scaled_timing(timing, 50, 50, "hash") == {
-        "max_cell_seconds": pytest.approx(bench_budget.TIME_CAP_SLACK * worst)}
+        "max_cell_seconds": pytest.approx(bench_budget.TIME_CAP_SLACK * worst)
+    }
     # Half the worst case: half the cap, never below the floor plus the process's warm-up.
     assert bench_budget.scaled_timing(timing, 25, 50, "jwt")["max_cell_seconds"] == pytest.approx(
-        bench_budget.TIME_CAP_SLACK * worst / 2)
+        bench_budget.TIME_CAP_SLACK * worst / 2
+    )
     floor = bench_budget.TIME_CAP_FLOOR_SECONDS + 1.0
     assert bench_budget.scaled_timing(timing, 0, 50, "primitive")["max_cell_seconds"] == pytest.approx(floor)
     # Suites whose max_cell_seconds bounds something else keep theirs.
@@ -93,8 +109,15 @@ def test_a_cell_sampled_in_rounds_gets_a_time_cap_even_when_the_worst_case_fits(
 
 
 def test_the_plan_gives_a_job_its_expected_and_worst_case_seconds():
-    timing = {"warmup_seconds": 0.1, "process_warmup_seconds": 1.0, "samples": 100, "min_samples": 20,
-              "target_ci_pct": 1.0, "target_sample_seconds": 0.01, "max_cell_seconds": 60}  # fmt: skip
+    timing = {
+        "warmup_seconds": 0.1,
+        "process_warmup_seconds": 1.0,
+        "samples": 100,
+        "min_samples": 20,
+        "target_ci_pct": 1.0,
+        "target_sample_seconds": 0.01,
+        "max_cell_seconds": 60,
+    }
     config = {"algorithms": ["HS256", "ES256"], "operations": ["sign", "verify"], "records_per_cell": 0}
     expected, most = bench_plan.job_seconds("python", "jwt", "claims-001", config, timing, True)
     cells = bench_plan.job_cells("python", "jwt", "claims-001", config, True)

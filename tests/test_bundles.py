@@ -15,25 +15,39 @@ import pytest
 from conftest import REPO, SCRIPTS
 
 from jwtbench import cell_samples, host_identity, raw_samples
-from rules import aggregate_samples, bundles
+from jwtbench.rules import aggregate_samples, bundles
 
 HEADER = ",".join(raw_samples.COLUMNS)
-FACTS = {"cpu_model": "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", "cores": 8, "memory_gib": 31,
-         "kernel_release": "6.1.0-18-amd64", "os": "Debian GNU/Linux 12 (bookworm)", "architecture": "x86_64"}  # fmt: skip
+FACTS = {
+    "cpu_model": "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz",
+    "cores": 8,
+    "memory_gib": 31,
+    "kernel_release": "6.1.0-18-amd64",
+    "os": "Debian GNU/Linux 12 (bookworm)",
+    "architecture": "x86_64",
+}
 OTHER_HOST = {**FACTS, "cores": 4}
 STARTED = "2026-11-21T17:05:09.123+00:00"
 RAW = "raw/python/jwt/claims-001.csv"
 
 
 def raw_csv(operation="sign", elapsed=(1000, 1100, 1200)):
-    lines = [f"python,pyjwt,2.15.0,jwt,{operation},HS256,256,claims-001,185,{i},10,{ns},100,ok"
-             for i, ns in enumerate(elapsed, 1)]  # fmt: skip
+    lines = [
+        f"python,pyjwt,2.15.0,jwt,{operation},HS256,256,claims-001,185,{i},10,{ns},100,ok"
+        for i, ns in enumerate(elapsed, 1)
+    ]
     return "\n".join([HEADER, *lines]) + "\n"
 
 
 def metadata(host=FACTS, image="native"):
-    return {"language": "python", "suite": "jwt", "input": "claims-001", "host_id": host_identity.host_id(host),
-            "host": host, "image_id": image}  # fmt: skip
+    return {
+        "language": "python",
+        "suite": "jwt",
+        "input": "claims-001",
+        "host_id": host_identity.host_id(host),
+        "host": host,
+        "image_id": image,
+    }
 
 
 def results_tree(root):
@@ -53,8 +67,11 @@ def results_tree(root):
         (results / name).write_text(text)
     (root / "published").mkdir()
     (root / "published" / "seed001_rankings.csv").write_text("variant,us\nHS256,3\n")
-    raw = [results / "raw/python/jwt/claims-001.csv", results / "raw/python/jwt/claims-001.json",
-           results / "raw/python/hash/cases.csv"]  # fmt: skip
+    raw = [
+        results / "raw/python/jwt/claims-001.csv",
+        results / "raw/python/jwt/claims-001.json",
+        results / "raw/python/hash/cases.csv",
+    ]
     seeds = [results / "seed001/verdicts.csv", results / "primitive/overhead.csv"]
     return bundles.layout(results, raw, seeds, [root / "published" / "seed001_rankings.csv"])
 
@@ -63,13 +80,17 @@ def results_tree(root):
 def written(tmp_path):
     files = results_tree(tmp_path)
     config = {"languages": ["python"], "timing": {"samples": 3}}
-    latest = bundles.write_bundle(tmp_path / "results" / "bundles", files, config, FACTS, created="2026-11-21T18:00:00+00:00")
+    latest = bundles.write_bundle(
+        tmp_path / "results" / "bundles", files, config, FACTS, created="2026-11-21T18:00:00+00:00"
+    )
     return tmp_path, latest
 
 
 def rerun_main(*args):
     """The CLI without site-packages (-S): checking a bundle needs only the standard library."""
-    return subprocess.run([sys.executable, "-S", str(SCRIPTS / "rules" / "bundles.py"), *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-S", str(SCRIPTS / "rules" / "bundles.py"), *args], capture_output=True, text=True
+    )
 
 
 # ---- host-id ----------------------------------------------------------------------------
@@ -108,10 +129,18 @@ def test_written_bundle_has_the_fixed_layout_and_verifies(written):
     assert re.fullmatch(r"20261121T170509Z-[0-9a-f]{8}", latest["run_id"])
     manifest = bundles.verify(bundle)
     assert set(manifest["files"]) == {
-        "summary.csv", "ratios.csv", "provenance.json", "config.yaml", "host.json", RAW,
-        "raw/python/jwt/claims-001.json", "raw/python/hash/cases.csv", "seeds/seed001/verdicts.csv",
-        "seeds/primitive/overhead.csv", "published/seed001_rankings.csv",
-    }  # fmt: skip
+        "summary.csv",
+        "ratios.csv",
+        "provenance.json",
+        "config.yaml",
+        "host.json",
+        RAW,
+        "raw/python/jwt/claims-001.json",
+        "raw/python/hash/cases.csv",
+        "seeds/seed001/verdicts.csv",
+        "seeds/primitive/overhead.csv",
+        "published/seed001_rankings.csv",
+    }
     assert manifest["format"] == "jwtbench-bundle/1" and manifest["run_id"] == latest["run_id"]
     for path, digest in manifest["files"].items():
         assert hashlib.sha256((bundle / path).read_bytes()).hexdigest() == digest
@@ -182,8 +211,13 @@ def test_archive_round_trip_and_determinism(written, tmp_path_factory):
     assert names == sorted(names) and names[0] == latest["run_id"]
     # The same results and creation time give the same archive, byte for byte.
     again = tmp_path_factory.mktemp("again")
-    second = bundles.write_bundle(again / "bundles", results_tree(again), {"languages": ["python"], "timing": {"samples": 3}},
-                                  FACTS, created="2026-11-21T18:00:00+00:00")  # fmt: skip
+    second = bundles.write_bundle(
+        again / "bundles",
+        results_tree(again),
+        {"languages": ["python"], "timing": {"samples": 3}},
+        FACTS,
+        created="2026-11-21T18:00:00+00:00",
+    )
     assert second["archive_sha256"] == latest["archive_sha256"]
     assert rerun_main("verify", latest["archive"]).stdout == "ok: 11 files\n"
 
@@ -254,19 +288,28 @@ def raw_with_metadata(directory, name, host=FACTS, image="native", operation="si
 def test_aggregation_refuses_samples_of_two_hosts(tmp_path):
     ours = raw_with_metadata(tmp_path / "a", "claims-001")
     theirs = raw_with_metadata(tmp_path / "b", "claims-001", host=OTHER_HOST, operation="verify")
-    with pytest.raises(cell_samples.MixedOriginError, match=rf"{theirs} comes from host .*-4c-.* but {ours} from host .*-8c-"):
+    with pytest.raises(
+        cell_samples.MixedOriginError, match=rf"{theirs} comes from host .*-4c-.* but {ours} from host .*-8c-"
+    ):
         cell_samples.group_cells([ours, theirs])
     with open(tmp_path / "log", "w") as log, pytest.raises(cell_samples.MixedOriginError):
-        aggregate_samples.main([ours, theirs], {"seed": 1, "confidence": 0.95, "bootstrap_resamples": 50},
-                               tmp_path / "s.csv", tmp_path / "r.csv", log)  # fmt: skip
+        aggregate_samples.main(
+            [ours, theirs],
+            {"seed": 1, "confidence": 0.95, "bootstrap_resamples": 50},
+            tmp_path / "s.csv",
+            tmp_path / "r.csv",
+            log,
+        )
     assert not (tmp_path / "s.csv").exists()
 
 
 def test_aggregation_refuses_one_cell_from_two_images(tmp_path):
     first = raw_with_metadata(tmp_path / "a", "claims-001", image="sha256:aaaa")
     second = raw_with_metadata(tmp_path / "b", "claims-001", image="sha256:bbbb")
-    with pytest.raises(cell_samples.MixedOriginError,
-                       match=rf"{second} has samples from image sha256:bbbb and {first} from image sha256:aaaa"):  # fmt: skip
+    with pytest.raises(
+        cell_samples.MixedOriginError,
+        match=rf"{second} has samples from image sha256:bbbb and {first} from image sha256:aaaa",
+    ):
         cell_samples.group_cells([first, second])
     # Different images for different cells (each language its own image) are fine.
     other = raw_with_metadata(tmp_path / "c", "claims-001", image="sha256:bbbb", operation="verify")
@@ -302,8 +345,16 @@ def test_the_smoke_run_writes_a_bundle_that_verifies(smoke):
     files = set(manifest["files"])
     raw = {str(p.relative_to(smoke / "results")) for p in (smoke / "results/raw").rglob("*.csv")}
     assert raw and raw <= files
-    for name in ("provenance.json", "config.yaml", "summary.csv", "ratios.csv", "host.json",
-                 "seeds/seed000/verdicts.csv", "seeds/seed003/verdicts.csv", "seeds/primitive/overhead.csv",
-                 "published/seed001_rankings.csv"):  # fmt: skip
+    for name in (
+        "provenance.json",
+        "config.yaml",
+        "summary.csv",
+        "ratios.csv",
+        "host.json",
+        "seeds/seed000/verdicts.csv",
+        "seeds/seed003/verdicts.csv",
+        "seeds/primitive/overhead.csv",
+        "published/seed001_rankings.csv",
+    ):
         assert name in files, name
     assert hashlib.sha256(archive.read_bytes()).hexdigest() == latest["archive_sha256"]

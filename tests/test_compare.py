@@ -18,30 +18,81 @@ import yaml
 from conftest import REPO, SNAKEFILE, SNAKEMAKE
 
 from jwtbench import raw_samples
-from rules import aggregate_samples, bundles, compare_runs, merge_hosts
+from jwtbench.rules import aggregate_samples, bundles, compare_runs, merge_hosts
 
 CPU = "AMD EPYC 7B13"
 OTHER_CPU = "Intel Xeon Platinum 8375C"
 SETTINGS = {"confidence": 0.95, "bootstrap_resamples": 200, "seed": 20261121}
 
 # (operation, algorithm, key_bits, median ns/op) of python's jwt cells on the claims file.
-CELLS = [("sign", "HS256", 0, 9000.0), ("verify", "HS256", 0, 11000.0),
-         ("sign", "RS256", 2048, 800000.0), ("verify", "RS256", 2048, 30000.0)]  # fmt: skip
+CELLS = [
+    ("sign", "HS256", 0, 9000.0),
+    ("verify", "HS256", 0, 11000.0),
+    ("sign", "RS256", 2048, 800000.0),
+    ("verify", "RS256", 2048, 30000.0),
+]
 SLOWER = ("sign", "HS256")  # made 2x slower in B
 
 VERDICT_FILES = {
-    "seed000": (["claim", "language", "dataset", "verdict", "ratio", "ci_low", "ci_high", "reason", "what"], [
-        ["sign_speed", "python", "amazon-prime-users", "holds", "12.5", "11.9", "13.2", "HMAC faster", "RS512/HS512"],
-        ["decode_similar", "python", "amazon-prime-users", "inconclusive", "1.01", "0.85", "1.04", "CI crosses",
-         "HS512/RS512"],
-    ]),
-    "seed001": (["claim", "language", "method", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high",
-                 "comparisons", "reason", "what"], [
-        ["hmac_dominates", "python", "jwtbench", "holds", "6.9", "270", "4.2", "467", "21", "all hold", "x"],
-        ["ecdsa_verify_costlier", "python", "jwtbench", "inconclusive", "0.78", "0.92", "0.58", "1.66", "3",
-         "3 of 3 inconclusive", "y"],
-    ]),
-}  # fmt: skip
+    "seed000": (
+        ["claim", "language", "dataset", "verdict", "ratio", "ci_low", "ci_high", "reason", "what"],
+        [
+            [
+                "sign_speed",
+                "python",
+                "amazon-prime-users",
+                "holds",
+                "12.5",
+                "11.9",
+                "13.2",
+                "HMAC faster",
+                "RS512/HS512",
+            ],
+            [
+                "decode_similar",
+                "python",
+                "amazon-prime-users",
+                "inconclusive",
+                "1.01",
+                "0.85",
+                "1.04",
+                "CI crosses",
+                "HS512/RS512",
+            ],
+        ],
+    ),
+    "seed001": (
+        [
+            "claim",
+            "language",
+            "method",
+            "verdict",
+            "ratio_min",
+            "ratio_max",
+            "ci_low",
+            "ci_high",
+            "comparisons",
+            "reason",
+            "what",
+        ],
+        [
+            ["hmac_dominates", "python", "jwtbench", "holds", "6.9", "270", "4.2", "467", "21", "all hold", "x"],
+            [
+                "ecdsa_verify_costlier",
+                "python",
+                "jwtbench",
+                "inconclusive",
+                "0.78",
+                "0.92",
+                "0.58",
+                "1.66",
+                "3",
+                "3 of 3 inconclusive",
+                "y",
+            ],
+        ],
+    ),
+}
 CHANGED_CLAIM = ("seed001", "ecdsa_verify_costlier")
 
 
@@ -55,13 +106,35 @@ def write_raw(path, factor, seed):
             scale = factor if (operation, algorithm) == SLOWER else 1.0
             for sample in range(1, 31):
                 ns_per_op = median * scale * (1 + rng.normal(0, 0.01))
-                writer.writerow(["python", "pyjwt", "2.9.0", "jwt", operation, algorithm, bits, "claims-001", 420,
-                                 sample, 100, int(ns_per_op * 100), 300, "ok"])  # fmt: skip
+                writer.writerow(
+                    [
+                        "python",
+                        "pyjwt",
+                        "2.9.0",
+                        "jwt",
+                        operation,
+                        algorithm,
+                        bits,
+                        "claims-001",
+                        420,
+                        sample,
+                        100,
+                        int(ns_per_op * 100),
+                        300,
+                        "ok",
+                    ]
+                )
 
 
 def host_facts(cpu_model):
-    return {"cpu_model": cpu_model, "cores": 2, "memory_gib": 24, "kernel_release": "6.1.0",
-            "os": "Debian GNU/Linux 12 (bookworm)", "architecture": "x86_64"}  # fmt: skip
+    return {
+        "cpu_model": cpu_model,
+        "cores": 2,
+        "memory_gib": 24,
+        "kernel_release": "6.1.0",
+        "os": "Debian GNU/Linux 12 (bookworm)",
+        "architecture": "x86_64",
+    }
 
 
 def make_bundle(root, cpu_model, started, slower=1.0, changed_verdict=None):
@@ -86,15 +159,27 @@ def make_bundle(root, cpu_model, started, slower=1.0, changed_verdict=None):
         seed_tables.append(path)
     provenance = {
         "format": "jwtbench-provenance/1",
-        "run": {"started": started, "ended": started, "git": {"commit": "5f56e4f", "dirty": False},
-                "execution_mode": "native", "cpus": "1", "config_sha256": "ab" * 32},
+        "run": {
+            "started": started,
+            "ended": started,
+            "git": {"commit": "5f56e4f", "dirty": False},
+            "execution_mode": "native",
+            "cpus": "1",
+            "config_sha256": "ab" * 32,
+        },
         "host": {"cpu_model": cpu_model, "cores": 2, "kernel": "6.1.0", "os": "Debian GNU/Linux 12 (bookworm)"},
         "engine": {"name": "native", "version": None},
         "tools": {"snakemake": "9.27.1", "python": "3.11.7"},
-        "languages": {"python": {"runtime": "cpython", "runtime_version": "3.11.2", "implementation": "pyjwt",
-                                 "implementation_version": "2.9.0"}},
+        "languages": {
+            "python": {
+                "runtime": "cpython",
+                "runtime_version": "3.11.2",
+                "implementation": "pyjwt",
+                "implementation_version": "2.9.0",
+            }
+        },
         "images": {},
-    }  # fmt: skip
+    }
     (results / "provenance.json").write_text(json.dumps(provenance, indent=1))
     published = REPO / "report/published/seed001_claims.csv"
     files = bundles.layout(results, [raw], seed_tables, [published])
@@ -113,12 +198,18 @@ def two_runs(tmp_path_factory):
 def run_target(workdir, target, key, paths):
     """The target through Snakemake, natively, with `key`.bundles = paths."""
     config = workdir / "compare-config.yaml"
-    config.write_text(yaml.safe_dump({
-        "languages": ["python"], "datasets": [], "execution": {"engine": "native"},
-        "statistics": {"bootstrap_resamples": 200}, key: {"bundles": [str(p) for p in paths]},
-    }))  # fmt: skip
-    command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir), target, "--cores", "1",
-               "--configfile", str(config)]  # fmt: skip
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "languages": ["python"],
+                "datasets": [],
+                "execution": {"engine": "native"},
+                "statistics": {"bootstrap_resamples": 200},
+                key: {"bundles": [str(p) for p in paths]},
+            }
+        )
+    )
+    command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir), target, "--cores", "1", "--configfile", str(config)]
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 
@@ -172,8 +263,7 @@ def test_a_tampered_bundle_is_refused_naming_the_file(two_runs, tmp_path):
     raw = tampered / "raw/python/jwt/claims-001.csv"
     lines = raw.read_text().splitlines(keepends=True)
     raw.write_text("".join(lines[:-1]))  # one sample dropped
-    with pytest.raises(compare_runs.CompareError,
-                       match=r"compare\.bundles\[1\].*raw/python/jwt/claims-001\.csv"):  # fmt: skip
+    with pytest.raises(compare_runs.CompareError, match=r"compare\.bundles\[1\].*raw/python/jwt/claims-001\.csv"):
         compare_runs.main([two_runs[0], tampered], SETTINGS, 0.05, tmp_path / "out", None)
     # The same refusal from an archive of it.
     archive = tmp_path / "tampered.tar.gz"
@@ -219,15 +309,17 @@ def test_compare_needs_two_bundles(two_runs, tmp_path):
 def test_a_claim_is_matched_across_runs_by_what_names_it_not_by_what_was_measured(tmp_path):
     """Seed 000's transfer claims carry their processes' ratios: two runs of one claim differ
     there, and each run's row was once listed apart ('only in A', 'only in B')."""
-    from rules import compare_runs
+    from jwtbench.rules import compare_runs
 
     header = "claim,language,dataset,verdict,ratio,ci_low,ci_high,pairing,processes,what\n"
     for run, processes, verdict in (("a", "p1 0.995; p2 1.04", "inconclusive"), ("b", "p1 0.96; p2 0.94", "holds")):
         (tmp_path / run / "seeds" / "seed000").mkdir(parents=True)
         (tmp_path / run / "seeds" / "seed000" / "verdicts.csv").write_text(
-            header + f"transfer_rate,rust,credit-score-users,{verdict},1.1,1.0,1.2,,{processes},MB/s\n")
+            header + f"transfer_rate,rust,credit-score-users,{verdict},1.1,1.0,1.2,,{processes},MB/s\n"
+        )
     found_a, ids = compare_runs.read_verdicts(tmp_path / "a")
     found_b, _ = compare_runs.read_verdicts(tmp_path / "b")
     rows = compare_runs.compare_verdicts(found_a, found_b, ids)
     assert [(row["presence"], row["verdict_a"], row["verdict_b"], row["differs"]) for row in rows] == [
-        ("both", "inconclusive", "holds", True)]
+        ("both", "inconclusive", "holds", True)
+    ]

@@ -66,7 +66,10 @@ def test_every_schema_key_is_described_with_a_default():
         ({"timing": {"warmup": 1}}, "'timing.warmup' is not a known key"),
         ({"timing": {"samples": "many"}}, "'timing.samples'"),
         ({"timing": {"samples": 1}}, "'timing.samples'"),
-        ({"suites": {"jwt": {"algorithms": ["HS256", "HS1024"]}}}, "'suites.jwt.algorithms[1]': 'HS1024' is not one of"),
+        (
+            {"suites": {"jwt": {"algorithms": ["HS256", "HS1024"]}}},
+            "'suites.jwt.algorithms[1]': 'HS1024' is not one of",
+        ),
         ({"suites": {"jwt": {"operations": ["encrypt"]}}}, "'suites.jwt.operations[0]'"),
         ({"languages": ["node", "cobol"]}, "'languages[1]': unknown language 'cobol'"),
         ({"languages": "node"}, "'languages'"),
@@ -75,7 +78,9 @@ def test_every_schema_key_is_described_with_a_default():
     ],
 )
 def test_invalid_config_names_the_key(config, named):
-    with pytest.raises(config_validation.ConfigError, match=r"(?s)" + named.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(")):
+    with pytest.raises(
+        config_validation.ConfigError, match=r"(?s)" + named.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(")
+    ):
         validate(config)
 
 
@@ -103,8 +108,10 @@ def test_snakemake_rejects_unknown_key_before_any_job(tmp_path):
     bad.write_text("timing:\n  warmpu_seconds: 1\n")
     result = subprocess.run(
         [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "--configfile", str(bad), "-n"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode != 0
     assert "timing.warmpu_seconds" in result.stdout + result.stderr
     assert "Building DAG of jobs" not in result.stdout + result.stderr
@@ -121,13 +128,19 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
         config_validation.driver_manifest(tmp_path, "lang")
     assert "key 'jws' must be true or false" in str(error.value)
     assert "unknown ['speed']" in str(error.value)
-    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\nunsupported: {ES521: no, EdDSA: ''}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text(
+        "library: lib\njws: true\nsuites: [jwt]\nunsupported: {ES521: no, EdDSA: ''}\n"
+    )
     with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: key 'unsupported' must map"):
         config_validation.driver_manifest(tmp_path, "lang")
-    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\nunsupported: {ES521: no such curve}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text(
+        "library: lib\njws: true\nsuites: [jwt]\nunsupported: {ES521: no such curve}\n"
+    )
     with pytest.raises(config_validation.ConfigError, match=r"unknown algorithms \['ES521'\]"):
         config_validation.driver_manifest(tmp_path, "lang")
-    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\ncrosscheck_gaps: {sign HS256: ''}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text(
+        "library: lib\njws: false\nsuites: [jwt]\ncrosscheck_gaps: {sign HS256: ''}\n"
+    )
     with pytest.raises(config_validation.ConfigError, match=r"key 'crosscheck_gaps' must map cells"):
         config_validation.driver_manifest(tmp_path, "lang")
     # A further library's process runs its language's harness and drift reference: the
@@ -137,20 +150,34 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
     assert jwcrypto["crosscheck_gaps"]["reference SHA-256"] == python["crosscheck_gaps"]["reference SHA-256"]
     assert set(jwcrypto["crosscheck_gaps"]) == {"reference SHA-256"}
     manifest = config_validation.driver_manifest(REPO / "workflow" / "scripts", "openssl")
-    assert manifest == {"library": "openssl", "jws": False, "suites": ["primitive"], "unsupported": {},
-                        "unsupported_operations": {}, "verify": {"validates": [], "lacks": {}}, "crosscheck_gaps": {},
-                        "crosscheck_parent": None}  # fmt: skip
+    assert manifest == {
+        "library": "openssl",
+        "jws": False,
+        "suites": ["primitive"],
+        "unsupported": {},
+        "unsupported_operations": {},
+        "verify": {"validates": [], "lacks": {}},
+        "crosscheck_gaps": {},
+        "crosscheck_parent": None,
+    }
     # JMH's parent JVM is java's harness's, so every java library's.
     java = config_validation.driver_manifest(REPO / "workflow" / "scripts", "java")["crosscheck_parent"]
-    assert java and config_validation.driver_manifest(REPO / "workflow" / "scripts", "java/jjwt")["crosscheck_parent"] == java
+    assert (
+        java
+        and config_validation.driver_manifest(REPO / "workflow" / "scripts", "java/jjwt")["crosscheck_parent"] == java
+    )
     (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\ncrosscheck_parent: ''\n")
     with pytest.raises(config_validation.ConfigError, match=r"key 'crosscheck_parent' must say why"):
         config_validation.driver_manifest(tmp_path, "lang")
-    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\nunsupported_operations: {sign: it cannot}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text(
+        "library: lib\njws: false\nsuites: [jwt]\nunsupported_operations: {sign: it cannot}\n"
+    )
     with pytest.raises(config_validation.ConfigError, match=r"only decode may be missing"):
         config_validation.driver_manifest(tmp_path, "lang")
     # A JWS driver says what its verify checks: every item of the verify policy, validated or lacking.
-    (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: true\nsuites: [jwt]\nverify: {validates: [signature, alg]}\n")
+    (tmp_path / "lang" / "driver.yaml").write_text(
+        "library: lib\njws: true\nsuites: [jwt]\nverify: {validates: [signature, alg]}\n"
+    )
     with pytest.raises(config_validation.ConfigError, match=r"lang/driver.yaml: key 'verify': items neither validated"):
         config_validation.driver_manifest(tmp_path, "lang")
 

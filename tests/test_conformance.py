@@ -10,12 +10,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, utils
 
 from jwtbench import config_validation, conformance_cases, container_engine
-from rules import check_conformance, generate_keys
+from jwtbench.rules import check_conformance, generate_keys
 
 CASES = conformance_cases.load_cases()
 BY_ID = {case["id"]: case for case in CASES}
@@ -53,14 +52,38 @@ def test_the_case_list_covers_what_the_suite_must():
     groups = {case["group"] for case in CASES}
     assert groups == set(conformance_cases.GROUPS)
     ids = set(BY_ID)
-    for required in ("alg_none", "alg_none_capitalised", "key_confusion_rsa", "pss_header_rs_pinned",
-                     "ecdsa_zero_signature", "ecdsa_r_order", "ecdsa_der", "rsa_signature_shorter",
-                     "rsa_signature_longer", "b64_payload_padding", "b64_payload_standard_alphabet",
-                     "b64_payload_line_break", "b64_signature_unused_bits", "segments_two", "segments_four",
-                     "header_not_json", "header_duplicate_alg_first_pinned", "crit_unknown", "b64_false_unencoded",
-                     "header_jku_remote", "header_jwk_embedded", "header_kid_path", "claims_array", "exp_past",
-                     "nbf_future", "exp_string_future", "exp_float_past", "exp_many_digits", "size_1mb",
-                     "size_16mb"):  # fmt: skip
+    for required in (
+        "alg_none",
+        "alg_none_capitalised",
+        "key_confusion_rsa",
+        "pss_header_rs_pinned",
+        "ecdsa_zero_signature",
+        "ecdsa_r_order",
+        "ecdsa_der",
+        "rsa_signature_shorter",
+        "rsa_signature_longer",
+        "b64_payload_padding",
+        "b64_payload_standard_alphabet",
+        "b64_payload_line_break",
+        "b64_signature_unused_bits",
+        "segments_two",
+        "segments_four",
+        "header_not_json",
+        "header_duplicate_alg_first_pinned",
+        "crit_unknown",
+        "b64_false_unencoded",
+        "header_jku_remote",
+        "header_jwk_embedded",
+        "header_kid_path",
+        "claims_array",
+        "exp_past",
+        "nbf_future",
+        "exp_string_future",
+        "exp_float_past",
+        "exp_many_digits",
+        "size_1mb",
+        "size_16mb",
+    ):
         assert required in ids
     for case in CASES:
         assert case["clause"].strip() and case["requirement"].strip(), case["id"]
@@ -139,7 +162,7 @@ def test_no_token_carries_key_material(built, key_dir):
 
 # ---------------------------------------------------------------- the harness's judgement
 
-FAKE_BATCH = textwrap.dedent('''\
+FAKE_BATCH = textwrap.dedent("""\
     #!{python}
     import json, sys, time
     flaw = {flaw!r}
@@ -159,7 +182,7 @@ FAKE_BATCH = textwrap.dedent('''\
             reason = "bad key " + open(case["key"], "rb").read().hex()
         print(json.dumps({{"id": case["id"], "exit": 0 if outcome == "accept" else 1, "outcome": outcome,
                           "elapsed_ns": 1000, "peak_rss_kb": 1, "reason": reason}}), flush=True)
-''')
+""")
 
 
 def run_fake(tmp_path, key_dir, flaw=None, accepted=("valid_hs256",), known=()):
@@ -184,9 +207,13 @@ def test_a_driver_that_answers_every_case_passes(tmp_path, key_dir):
 
 @pytest.mark.parametrize(
     ("flaw", "problem"),
-    [("hang", "within 3 s (a hang)"), ("crash", "exited 139 after 2 of 4 cases (a crash)"),
-     ("stack trace", "a stack trace"), ("leak", "key material")],
-)  # fmt: skip
+    [
+        ("hang", "within 3 s (a hang)"),
+        ("crash", "exited 139 after 2 of 4 cases (a crash)"),
+        ("stack trace", "a stack trace"),
+        ("leak", "key material"),
+    ],
+)
 def test_a_driver_failure_fails_the_suite(tmp_path, key_dir, flaw, problem):
     rows, problems = run_fake(tmp_path, key_dir, flaw=flaw)
     assert any(problem in text for text in problems), problems

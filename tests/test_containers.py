@@ -19,7 +19,7 @@ import pytest
 from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SNAKEFILE, SNAKEMAKE, smoke_env, snakemake
 
 from jwtbench import container_engine, driver_runner, raw_samples
-from rules import build_image, native_env, run_benchmark
+from jwtbench.rules import build_image, native_env, run_benchmark
 
 
 def read_json(path):
@@ -50,10 +50,23 @@ def test_docker_requested_without_a_daemon_is_one_clear_error(tmp_path):
     (fake / "docker").chmod(0o755)
     env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}")
     result = subprocess.run(
-        [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "-n", "--cores", "1",
-         "--config", "execution={engine: docker}"],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
+        [
+            SNAKEMAKE,
+            "-s",
+            str(SNAKEFILE),
+            "-d",
+            str(tmp_path),
+            "-n",
+            "--cores",
+            "1",
+            "--config",
+            "execution={engine: docker}",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode != 0
     message = result.stdout + result.stderr
     assert "config key 'execution.engine' is docker" in message
@@ -88,11 +101,13 @@ def test_rebuilding_an_unchanged_image_builds_nothing(smoke, engine, tmp_path):
     before = read_json(smoke / "results/images/python.json")
     job = SimpleNamespace(
         wildcards=SimpleNamespace(image="python"),
-        input=SimpleNamespace(base=str(smoke / "results/images/base.json"),
-                              runtime=[str(smoke / "results/images/runtime.json")]),
-        output=[str(tmp_path / "python.json")], log=[str(tmp_path / "build.log")],
+        input=SimpleNamespace(
+            base=str(smoke / "results/images/base.json"), runtime=[str(smoke / "results/images/runtime.json")]
+        ),
+        output=[str(tmp_path / "python.json")],
+        log=[str(tmp_path / "build.log")],
         params=SimpleNamespace(engine=engine.as_dict(), repo=str(REPO), ca_bundle="none", build_args={}),
-    )  # fmt: skip
+    )
     build_image.run_image_job(job)
     after = read_json(tmp_path / "python.json")
     assert after["built"] is False
@@ -108,7 +123,9 @@ def test_a_record_of_an_image_the_engine_lost_is_forgotten(smoke, engine, tmp_pa
     (records / "python.json").write_text(json.dumps(kept))
     (records / "node.json").write_text(json.dumps({**kept, "tag": "localhost/jwtbench-node:0000000000000000"}))
     (records / "report.json").write_text(json.dumps({**kept, "id": "0" * 64}))  # same tag, rebuilt since
-    assert build_image.forget_missing_images(engine, records) == [str(records / n) for n in ("node.json", "report.json")]
+    assert build_image.forget_missing_images(engine, records) == [
+        str(records / n) for n in ("node.json", "report.json")
+    ]
     assert [p.name for p in records.iterdir()] == ["python.json"]
 
 
@@ -123,8 +140,16 @@ def test_image_inputs_cover_only_their_language():
 def test_a_failed_build_names_the_image_and_its_log(engine, tmp_path):
     log_path = tmp_path / "build.log"
     with open(log_path, "w") as log, pytest.raises(build_image.BuildError) as error:
-        build_image.build(engine, "python", "localhost/jwtbench-test:broken",
-                          {"RUNTIME_IMAGE": "localhost/jwtbench-no-such-runtime:0"}, REPO, None, {}, log)  # fmt: skip
+        build_image.build(
+            engine,
+            "python",
+            "localhost/jwtbench-test:broken",
+            {"RUNTIME_IMAGE": "localhost/jwtbench-no-such-runtime:0"},
+            REPO,
+            None,
+            {},
+            log,
+        )
     assert "building image 'python' failed" in str(error.value) and str(log_path) in str(error.value)
 
 
@@ -161,8 +186,9 @@ def test_a_benchmark_container_is_locked_down(smoke, engine, tmp_path, reuse):
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
     keys = smoke / "keys"
-    with runner.session(keys, read_only=[probe], writable=out, cpus={1}, reuse=reuse,
-                        entrypoint="/opt/jwtbench/.envs/python/bin/python") as argv:  # fmt: skip
+    with runner.session(
+        keys, read_only=[probe], writable=out, cpus={1}, reuse=reuse, entrypoint="/opt/jwtbench/.envs/python/bin/python"
+    ) as argv:
         command = argv(str(probe), str(out), str(keys))
         results = [subprocess.run(command, capture_output=True, text=True, env=runner.environ()) for _ in range(2)]
     for result in results:
@@ -190,8 +216,14 @@ def native_python_run(smoke):
     (conftest.AFTER_SMOKE): (its directory, the CompletedProcess)."""
     native = Path(tempfile.mkdtemp(prefix="native-", dir=smoke.parent))
     (native / ".envs").symlink_to(smoke / ".envs")  # the native environments the smoke run built
-    result = snakemake(native, "results/raw/python/jwt/claims-001.csv", "--config", "execution={engine: native}",
-                       "languages=[python]", "suites={jwt: {algorithms: [HS256], on_datasets: false}}")  # fmt: skip
+    result = snakemake(
+        native,
+        "results/raw/python/jwt/claims-001.csv",
+        "--config",
+        "execution={engine: native}",
+        "languages=[python]",
+        "suites={jwt: {algorithms: [HS256], on_datasets: false}}",
+    )
     return native, result
 
 
@@ -213,7 +245,9 @@ def test_native_and_container_runs_write_the_same_columns(smoke, after_smoke):
 def test_container_vs_native_and_coldstart_are_measured(smoke):
     with open(smoke / "results/container_vs_native.csv") as handle:
         rows = list(csv.DictReader(handle))
-    assert {(r["language"], r["variant"]) for r in rows} == {(l, v) for l in JWS_LANGUAGES for v in ("HS256", "RS256-2048")}
+    assert {(r["language"], r["variant"]) for r in rows} == {
+        (lang, v) for lang in JWS_LANGUAGES for v in ("HS256", "RS256-2048")
+    }
     assert all(float(r["ratio"]) > 0 and len(r["native_runs_ns"].split()) == int(r["repeats"]) for r in rows)
     with open(smoke / "results/coldstart.csv") as handle:
         cold = {(r["language"], r["mode"], r["measure"]): r for r in csv.DictReader(handle)}
@@ -230,8 +264,9 @@ def report_rendered_on_the_host(smoke):
     the CompletedProcess)."""
     native = Path(tempfile.mkdtemp(prefix="host-report-", dir=smoke.parent)) / "report.html"
     script = REPO / "workflow/scripts/rules/render_report.sh"
-    result = subprocess.run([str(script), str(smoke / "results"), str(native), "rmarkdown"],
-                            capture_output=True, text=True, timeout=600)  # fmt: skip
+    result = subprocess.run(
+        [str(script), str(smoke / "results"), str(native), "rmarkdown"], capture_output=True, text=True, timeout=600
+    )
     return native, result
 
 
@@ -249,8 +284,17 @@ def test_no_secret_or_build_credential_is_left_in_an_image(smoke, engine):
         tag = read_json(smoke / f"results/images/{name}.json")["tag"]
         config = engine.run("image", "inspect", "--format", "{{json .Config.Env}}", tag, check=True).stdout
         assert not any(word in config for word in ("PIP_CERT", "NODE_EXTRA_CA_CERTS", "secrets")), (name, config)
-        listing = engine.run("run", "--rm", "--network", "none", "--entrypoint", "sh", tag, "-c",
-                             "ls -A /run/secrets 2>/dev/null; ls /usr/local/share/ca-certificates 2>/dev/null; true")  # fmt: skip
+        listing = engine.run(
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            "--entrypoint",
+            "sh",
+            tag,
+            "-c",
+            "ls -A /run/secrets 2>/dev/null; ls /usr/local/share/ca-certificates 2>/dev/null; true",
+        )
         assert listing.returncode == 0 and listing.stdout.strip() == "", (name, listing.stdout)
 
 
@@ -258,24 +302,37 @@ def test_each_image_starts_its_driver_and_any_of_its_libraries_by_name(smoke, en
     """`podman run IMAGE versions` runs the image's own driver (the shared runtime image's
     entrypoint, containers/runtime/start-driver), JWTBENCH_DRIVER=<language>/<library> a
     further library of it, and every image carries the OCI labels the build sets."""
-    libraries = {language: sorted(p.parent.name for p in (REPO / "workflow/scripts" / language).glob("*/driver.yaml"))
-                 for language in LANGUAGES}  # fmt: skip
+    libraries = {
+        language: sorted(p.parent.name for p in (REPO / "workflow/scripts" / language).glob("*/driver.yaml"))
+        for language in LANGUAGES
+    }
     for language in LANGUAGES:
         record = read_json(smoke / f"results/images/{language}.json")
-        labels = json.loads(engine.run("image", "inspect", "--format", "{{json .Config.Labels}}", record["tag"],
-                                       check=True).stdout)  # fmt: skip
+        labels = json.loads(
+            engine.run("image", "inspect", "--format", "{{json .Config.Labels}}", record["tag"], check=True).stdout
+        )
         assert labels["org.opencontainers.image.title"] == f"jwtbench-{language}"
         assert labels["org.opencontainers.image.base.name"] == record["base"]
         assert labels["org.opencontainers.image.description"].startswith("jwtbench")
         own = engine.run("run", "--rm", "--network", "none", record["tag"], "versions", timeout=120)
         assert own.returncode == 0 and json.loads(own.stdout)["language"] == language, (language, own.stderr)
         for library in libraries[language][:1]:
-            other = engine.run("run", "--rm", "--network", "none", "-e", f"JWTBENCH_DRIVER={language}/{library}",
-                               record["tag"], "versions", timeout=120)  # fmt: skip
+            other = engine.run(
+                "run",
+                "--rm",
+                "--network",
+                "none",
+                "-e",
+                f"JWTBENCH_DRIVER={language}/{library}",
+                record["tag"],
+                "versions",
+                timeout=120,
+            )
             assert other.returncode == 0, (language, library, other.stderr)
             assert json.loads(other.stdout)["implementation"] == library, (language, library, other.stdout)
-        missing = engine.run("run", "--rm", "--network", "none", "-e", "JWTBENCH_DRIVER=no-such", record["tag"],
-                             "versions", timeout=120)  # fmt: skip
+        missing = engine.run(
+            "run", "--rm", "--network", "none", "-e", "JWTBENCH_DRIVER=no-such", record["tag"], "versions", timeout=120
+        )
         assert missing.returncode == 2 and "no driver 'no-such'" in missing.stderr
 
 
@@ -289,8 +346,13 @@ def test_a_compiled_driver_runs_natively_from_its_image(smoke, engine, tmp_path)
         versions = subprocess.run([str(tmp_path / language / relative), "versions"], capture_output=True, text=True)
         assert versions.returncode == 0 and json.loads(versions.stdout)["language"] == language
         with open(tmp_path / "missing.log", "w") as log:
-            assert not native_env.copy_from_image(engine, read_json(smoke / "results/images/report.json")["tag"],
-                                                  language, tmp_path / "missing" / language, log)  # fmt: skip
+            assert not native_env.copy_from_image(
+                engine,
+                read_json(smoke / "results/images/report.json")["tag"],
+                language,
+                tmp_path / "missing" / language,
+                log,
+            )
         assert "cannot copy" in (tmp_path / "missing.log").read_text()
 
 
@@ -298,8 +360,12 @@ def fake_driver(tmp_path, script):
     shim = tmp_path / "run"
     shim.write_text("#!/bin/sh\n" + script)
     shim.chmod(0o755)
-    return {"language": "python", "shim": str(shim), "image_record": None,
-            "engine": container_engine.Engine("native", "native", "test").as_dict()}  # fmt: skip
+    return {
+        "language": "python",
+        "shim": str(shim),
+        "image_record": None,
+        "engine": container_engine.Engine("native", "native", "test").as_dict(),
+    }
 
 
 def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypatch):
@@ -310,10 +376,24 @@ def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypat
     monkeypatch.setenv("JWTBENCH_BENCHMARK_LOCK", str(tmp_path / "benchmark.lock"))
     payload = tmp_path / "claims.json"
     payload.write_text('{"sub": "1"}')
-    spec = {"format": "jwtbench-spec/1", "language": "python", "suite": "jwt", "timing": {},
-            "cells": [{"operation": op, "algorithm": "HS256", "key_bits": 256, "private_key": "k",
-                       "public_key": "k", "input": "claims", "input_file": str(payload)}
-                      for op in ("sign", "verify")]}  # fmt: skip
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": "python",
+        "suite": "jwt",
+        "timing": {},
+        "cells": [
+            {
+                "operation": op,
+                "algorithm": "HS256",
+                "key_bits": 256,
+                "private_key": "k",
+                "public_key": "k",
+                "input": "claims",
+                "input_file": str(payload),
+            }
+            for op in ("sign", "verify")
+        ],
+    }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     (tmp_path / "versions.json").write_text(json.dumps({"implementation": "pyjwt", "implementation_version": "9"}))
     (tmp_path / "keys").mkdir()
@@ -324,12 +404,18 @@ def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypat
     job = SimpleNamespace(
         wildcards=SimpleNamespace(driver="python", suite="jwt", input="claims"),
         input=SimpleNamespace(spec="spec.json", versions="versions.json", key_manifest="keys/manifest.json"),
-        output=SimpleNamespace(samples="results/raw/python/jwt/claims.csv", metadata="results/raw/python/jwt/claims.json"),
-        params=SimpleNamespace(driver=driver, cpus="", lanes=[], plan=None), log=[str(tmp_path / "bench.log")],
-    )  # fmt: skip
+        output=SimpleNamespace(
+            samples="results/raw/python/jwt/claims.csv", metadata="results/raw/python/jwt/claims.json"
+        ),
+        params=SimpleNamespace(driver=driver, cpus="", lanes=[], plan=None),
+        log=[str(tmp_path / "bench.log")],
+    )
     run_benchmark.run_job(job)
     rows = raw_samples.read(tmp_path / job.output.samples)
-    assert [(r["operation"], r["status"], r["sample"]) for r in rows] == [("sign", "failed", 0), ("verify", "failed", 0)]
+    assert [(r["operation"], r["status"], r["sample"]) for r in rows] == [
+        ("sign", "failed", 0),
+        ("verify", "failed", 0),
+    ]
     metadata = read_json(tmp_path / job.output.metadata)
     assert metadata["exit_code"] == 1 and "exited 1" in metadata["failure"]
     kept = list((tmp_path / "results/failed").glob("python-jwt-claims-*.csv"))

@@ -18,23 +18,24 @@ import sys
 import textwrap
 from pathlib import Path
 
+import check_stopping
 import pytest
+import stopping_series
 import yaml
+from conftest import FIXTURE, REPO, SCRIPTS, run_batch, run_driver
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
-from conftest import FIXTURE, REPO, SCRIPTS, run_batch, run_driver
 
-import check_stopping
-from jwtbench import config_validation, container_engine, jwk_keys, raw_samples
-import stopping_series
-from jwtbench import variants
-from rules import summarize_crosscheck, verify_tokens
+from jwtbench import config_validation, container_engine, jwk_keys, raw_samples, variants
+from jwtbench.rules import summarize_crosscheck, verify_tokens
 
 CONFIG_LANGUAGES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["languages"]
 # Every driver of those languages: each language's own and its further libraries.
 DRIVERS = CONFIG_LANGUAGES + sorted(
-    driver for driver in config_validation.library_drivers(SCRIPTS) if config_validation.language_of(driver) in CONFIG_LANGUAGES
+    driver
+    for driver in config_validation.library_drivers(SCRIPTS)
+    if config_validation.language_of(driver) in CONFIG_LANGUAGES
 )
 MANIFESTS = {driver: config_validation.driver_manifest(SCRIPTS, driver) for driver in DRIVERS}
 JWS = [driver for driver in DRIVERS if MANIFESTS[driver]["jws"]]
@@ -74,13 +75,17 @@ def verify_with_cryptography(vector, message, signature):
         return
     public = jwk_keys.private_key(jwk).public_key()  # checks d against the public members too
     if jwk["kty"] == "RSA":
-        assert public.public_numbers() == rsa.RSAPublicNumbers(jwk_keys.b64url_int(jwk["e"]), jwk_keys.b64url_int(jwk["n"]))
+        assert public.public_numbers() == rsa.RSAPublicNumbers(
+            jwk_keys.b64url_int(jwk["e"]), jwk_keys.b64url_int(jwk["n"])
+        )
         public.verify(signature, message, padding.PKCS1v15(), hashes.SHA256())
     elif jwk["kty"] == "EC":
         numbers = public.public_numbers()
         assert (numbers.x, numbers.y) == (jwk_keys.b64url_int(jwk["x"]), jwk_keys.b64url_int(jwk["y"]))
         half = len(signature) // 2  # JWS ECDSA signatures are R || S
-        der = utils.encode_dss_signature(int.from_bytes(signature[:half], "big"), int.from_bytes(signature[half:], "big"))
+        der = utils.encode_dss_signature(
+            int.from_bytes(signature[:half], "big"), int.from_bytes(signature[half:], "big")
+        )
         digest = {"ES256": hashes.SHA256(), "ES512": hashes.SHA512()}[vector["algorithm"]]
         public.verify(der, message, ec.ECDSA(digest))
     else:
@@ -169,7 +174,9 @@ def test_known_answers(language, driver_env, tmp_path):
             case_id = f"{vector['name']}-{check}"
             path = tmp_path / f"{case_id}.jwt"
             path.write_text(token + "\n")
-            cases.append({"id": case_id, "alg": vector["algorithm"], "key": str(key), "token": str(path), "signature_only": True})
+            cases.append(
+                {"id": case_id, "alg": vector["algorithm"], "key": str(key), "token": str(path), "signature_only": True}
+            )
             payloads[case_id] = payload
         if single is None and vector["algorithm"] not in declared(language):
             single = (vector, str(key))
@@ -199,7 +206,10 @@ def test_known_answers(language, driver_env, tmp_path):
     if missing:
         _, key = jwk_keys.write_key_files(missing[0]["jwk"], tmp_path, missing[0]["name"])
         token, _ = verify_tokens.known_answer_twins(missing[0])["known_answer"]
-        assert verify_signature_only(language, driver_env, missing[0]["algorithm"], str(key), token, tmp_path).returncode == 3
+        assert (
+            verify_signature_only(language, driver_env, missing[0]["algorithm"], str(key), token, tmp_path).returncode
+            == 3
+        )
 
 
 @pytest.mark.parametrize("language", JWS)
@@ -207,8 +217,15 @@ def test_gate_passes(language, workdir, keys, tmp_path, monkeypatch):
     """The gate's self-check, natively: round trips with tampered and alg:none twins on a
     few variants, and every known answer; every row ok (or declared unsupported)."""
     monkeypatch.chdir(workdir)  # the runner finds the envs in .envs, as the pipeline's do
-    rows = run_gate(language, SCRIPTS / language / "run", keys, tmp_path, [variants.parse(n) for n in ROUND_TRIP],
-                    VECTORS, declared(language))  # fmt: skip
+    rows = run_gate(
+        language,
+        SCRIPTS / language / "run",
+        keys,
+        tmp_path,
+        [variants.parse(n) for n in ROUND_TRIP],
+        VECTORS,
+        declared(language),
+    )
     assert len(rows) == 3 * len(ROUND_TRIP) + 3 * len(VECTORS)
     for row in rows:
         algorithm = variants.parse(row["variant"]).algorithm
@@ -225,23 +242,41 @@ def tiny_jwt_cells(keys):
     for name in ("HS256", "EdDSA"):
         variant = variants.parse(name)
         signing, verifying = variants.key_files(variant, keys)
-        cells += [{"operation": operation, "algorithm": variant.algorithm, "key_bits": variant.key_bits,
-                   "private_key": signing, "public_key": verifying, "input": "claims-001",
-                   "input_file": str(FIXTURE), "input_kind": "claims"} for operation in ("sign", "verify")]  # fmt: skip
+        cells += [
+            {
+                "operation": operation,
+                "algorithm": variant.algorithm,
+                "key_bits": variant.key_bits,
+                "private_key": signing,
+                "public_key": verifying,
+                "input": "claims-001",
+                "input_file": str(FIXTURE),
+                "input_kind": "claims",
+            }
+            for operation in ("sign", "verify")
+        ]
     return cells
 
 
 @pytest.mark.parametrize("language", JWS)
 def test_tiny_jwt_bench(language, keys, driver_env, tmp_path):
     cells = tiny_jwt_cells(keys)
-    spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "jwt",
-            "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
-            "cells": cells}  # fmt: skip
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": config_validation.language_of(language),
+        "suite": "jwt",
+        "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+        "cells": cells,
+    }
     rows = raw_samples.cells_only(bench(language, driver_env, spec, tmp_path))
     assert {(r["operation"], r["algorithm"]) for r in rows} == {(c["operation"], c["algorithm"]) for c in cells}
     for row in rows:
         want = "unsupported" if row["algorithm"] in declared(language) else "ok"
-        assert (row["suite"], row["language"], row["status"]) == ("jwt", config_validation.language_of(language), want), row
+        assert (row["suite"], row["language"], row["status"]) == (
+            "jwt",
+            config_validation.language_of(language),
+            want,
+        ), row
 
 
 @pytest.mark.parametrize("language", JWS)
@@ -250,30 +285,62 @@ def test_a_drift_reference_sample_opens_every_round(language, keys, driver_env, 
     round, with one calibrated batch, and none of it in rule 5a; the reference is one of the
     driver's own hash implementations (a hash cell can name it and gets the same version)."""
     rounds = 4
-    timing = {"warmup_seconds": 0.01, "samples": rounds, "target_ci_pct": 0, "target_sample_seconds": 0.002,
-              "max_cell_seconds": 20}  # fmt: skip
+    timing = {
+        "warmup_seconds": 0.01,
+        "samples": rounds,
+        "target_ci_pct": 0,
+        "target_sample_seconds": 0.002,
+        "max_cell_seconds": 20,
+    }
     cells = []
     for operation in ("sign", "verify"):
         signing, verifying = variants.key_files(variants.parse("HS256"), keys)
-        cells.append({"operation": operation, "algorithm": "HS256", "key_bits": 256, "private_key": signing,
-                      "public_key": verifying, "input": "claims-001", "input_file": str(FIXTURE)})  # fmt: skip
-    spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "jwt",
-            "timing": timing, "cells": cells}  # fmt: skip
+        cells.append(
+            {
+                "operation": operation,
+                "algorithm": "HS256",
+                "key_bits": 256,
+                "private_key": signing,
+                "public_key": verifying,
+                "input": "claims-001",
+                "input_file": str(FIXTURE),
+            }
+        )
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": config_validation.language_of(language),
+        "suite": "jwt",
+        "timing": timing,
+        "cells": cells,
+    }
     rows = bench(language, driver_env, spec, tmp_path)
     reference = [r for r in rows if r["operation"] == "reference"]
     timed = [r for r in rows if r["operation"] != "reference"]
     assert sorted(r["sample"] for r in reference) == list(range(1, rounds + 1)), reference
     assert sorted(r["sample"] for r in timed) == sorted(list(range(1, rounds + 1)) * 2)
-    assert {(r["suite"], r["algorithm"], r["key_bits"], r["input"], r["input_bytes"], r["output_bytes"], r["status"])
-            for r in reference} == {("jwt", "SHA-256", 0, "reference", 64, 32, "ok")}  # fmt: skip
+    assert {
+        (r["suite"], r["algorithm"], r["key_bits"], r["input"], r["input_bytes"], r["output_bytes"], r["status"])
+        for r in reference
+    } == {("jwt", "SHA-256", 0, "reference", 64, 32, "ok")}
     assert len({r["iterations"] for r in reference}) == 1 and reference[0]["iterations"] >= 1
     assert all(r["elapsed_ns"] > 0 for r in reference)
 
-    named = {"operation": "digest", "algorithm": "SHA-256", "key_bits": 0, "input": "bytes-64", "message_bytes": 64,
-             "implementation": reference[0]["implementation"],
-             "known_answer": HASH_KNOWN_ANSWERS["SHA-256"]}  # fmt: skip
-    spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "hash",
-            "timing": timing, "cells": [named]}  # fmt: skip
+    named = {
+        "operation": "digest",
+        "algorithm": "SHA-256",
+        "key_bits": 0,
+        "input": "bytes-64",
+        "message_bytes": 64,
+        "implementation": reference[0]["implementation"],
+        "known_answer": HASH_KNOWN_ANSWERS["SHA-256"],
+    }
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": config_validation.language_of(language),
+        "suite": "hash",
+        "timing": timing,
+        "cells": [named],
+    }
     rows = bench(language, driver_env, spec, tmp_path)
     versions = {(r["implementation"], r["implementation_version"]) for r in rows}
     assert versions == {(reference[0]["implementation"], reference[0]["implementation_version"])}
@@ -284,17 +351,43 @@ def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, d
     """Timing rule 3: the first cell warms up for process_warmup_seconds, the others for
     warmup_seconds; each cell's `steady after S s` line on stderr counts from its warm-up's
     start (a loose tolerance makes every cell steady after its first two windows)."""
-    timing = {"warmup_seconds": 0.01, "process_warmup_seconds": 0.8, "samples": 2, "target_ci_pct": 0,
-              "target_sample_seconds": 0.002, "max_cell_seconds": 20, "warmup_max_seconds": 5, "steady_window": 2,
-              "steady_tolerance": 10.0}  # fmt: skip
+    timing = {
+        "warmup_seconds": 0.01,
+        "process_warmup_seconds": 0.8,
+        "samples": 2,
+        "target_ci_pct": 0,
+        "target_sample_seconds": 0.002,
+        "max_cell_seconds": 20,
+        "warmup_max_seconds": 5,
+        "steady_window": 2,
+        "steady_tolerance": 10.0,
+    }
     signing, verifying = variants.key_files(variants.parse("HS256"), keys)
-    cells = [{"operation": operation, "algorithm": "HS256", "key_bits": 256, "private_key": signing,
-              "public_key": verifying, "input": "claims-001", "input_file": str(FIXTURE)}
-             for operation in ("sign", "verify", "decode")
-             if operation not in MANIFESTS[language]["unsupported_operations"]]  # fmt: skip
+    cells = [
+        {
+            "operation": operation,
+            "algorithm": "HS256",
+            "key_bits": 256,
+            "private_key": signing,
+            "public_key": verifying,
+            "input": "claims-001",
+            "input_file": str(FIXTURE),
+        }
+        for operation in ("sign", "verify", "decode")
+        if operation not in MANIFESTS[language]["unsupported_operations"]
+    ]
     spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
-    spec_file.write_text(json.dumps({"format": "jwtbench-spec/1", "language": config_validation.language_of(language),
-                                     "suite": "jwt", "timing": timing, "cells": cells}))  # fmt: skip
+    spec_file.write_text(
+        json.dumps(
+            {
+                "format": "jwtbench-spec/1",
+                "language": config_validation.language_of(language),
+                "suite": "jwt",
+                "timing": timing,
+                "cells": cells,
+            }
+        )
+    )
     result = run_driver(language, driver_env, "bench", "--spec", str(spec_file), "--out", str(out))
     assert result.returncode == 0, result.stderr[-2000:]
     # The cells' lines (java's drift reference says when it was steady too).
@@ -308,20 +401,39 @@ def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, d
 def test_the_loop_times_an_empty_and_a_trivial_call(language, driver_env, tmp_path):
     """Suite harness: the empty and the trivial call through the jwt sign batch, timed in
     rounds (each round opened by the drift reference), under the driver's own library."""
-    timing = {"warmup_seconds": 0.01, "samples": 3, "target_ci_pct": 0, "target_sample_seconds": 0.002,
-              "max_cell_seconds": 20}  # fmt: skip
-    cells = [{"operation": operation, "algorithm": "none", "key_bits": 0, "input": "none"}
-             for operation in ("trivial", "empty")]  # fmt: skip
-    spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "harness",
-            "timing": timing, "cells": cells}  # fmt: skip
+    timing = {
+        "warmup_seconds": 0.01,
+        "samples": 3,
+        "target_ci_pct": 0,
+        "target_sample_seconds": 0.002,
+        "max_cell_seconds": 20,
+    }
+    cells = [
+        {"operation": operation, "algorithm": "none", "key_bits": 0, "input": "none"}
+        for operation in ("trivial", "empty")
+    ]
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": config_validation.language_of(language),
+        "suite": "harness",
+        "timing": timing,
+        "cells": cells,
+    }
     rows = bench(language, driver_env, spec, tmp_path)
     timed = raw_samples.cells_only(rows)
-    assert sorted((r["operation"], r["sample"]) for r in timed) == [(op, k) for op in ("empty", "trivial")
-                                                                      for k in (1, 2, 3)]  # fmt: skip
+    assert sorted((r["operation"], r["sample"]) for r in timed) == [
+        (op, k) for op in ("empty", "trivial") for k in (1, 2, 3)
+    ]
     library = MANIFESTS[language]["library"]
     for row in timed:
         assert (row["suite"], row["algorithm"], row["key_bits"], row["input"], row["input_bytes"], row["status"]) == (
-            "harness", "none", 0, "none", 0, "ok"), row
+            "harness",
+            "none",
+            0,
+            "none",
+            0,
+            "ok",
+        ), row
         assert row["output_bytes"] == (0 if row["operation"] == "empty" else 1) and row["elapsed_ns"] > 0, row
         assert row["implementation"].lower().replace("_", "-") == library.lower(), row
     assert sorted(r["sample"] for r in rows if r["operation"] == "reference") == [1, 2, 3]
@@ -339,9 +451,14 @@ def test_crosscheck_alternates_the_driver_with_its_languages_harness(language, k
     native blocks is a JMH fork); an unsupported cell has its one status row."""
     alternations = 2
     cells = tiny_jwt_cells(keys)
-    spec = {"format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "jwt",
-            "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
-            "cells": cells, "crosscheck": {"alternations": alternations, "block_seconds": 0.01}}  # fmt: skip
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": config_validation.language_of(language),
+        "suite": "jwt",
+        "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+        "cells": cells,
+        "crosscheck": {"alternations": alternations, "block_seconds": 0.01},
+    }
     spec_file, out = tmp_path / "spec.json", tmp_path / "blocks.csv"
     spec_file.write_text(json.dumps(spec))
     result = run_driver(language, driver_env, "crosscheck", "--spec", str(spec_file), "--out", str(out))
@@ -356,8 +473,11 @@ def test_crosscheck_alternates_the_driver_with_its_languages_harness(language, k
             assert [(r["alternation"], r["status"]) for r in mine] == [(0, "unsupported")], mine
             continue
         order = [(r["alternation"], r["timer"]) for r in mine]
-        assert order == [(k, timer) for k in range(1, alternations + 1)
-                         for timer in (("driver", "native") if k % 2 else ("native", "driver"))], order  # fmt: skip
+        assert order == [
+            (k, timer)
+            for k in range(1, alternations + 1)
+            for timer in (("driver", "native") if k % 2 else ("native", "driver"))
+        ], order
         assert {r["harness"] for r in mine if r["timer"] == "native"} == {harness}
         assert {r["harness"] for r in mine if r["timer"] == "driver"} == {"jwtbench"}
         assert all(r["harness_version"] for r in mine if r["timer"] == "native")
@@ -379,15 +499,27 @@ def test_java_crosscheck_keeps_jmhs_parent_off_the_benchmark_cpus(language, keys
     parent's reading, printing and JIT stay off the measured CPU; a CPU in both is an input error."""
     conductor, benchmark = sorted(os.sched_getaffinity(0))[:2]
     cells = [cell for cell in tiny_jwt_cells(keys) if (cell["operation"], cell["algorithm"]) == ("sign", "HS256")]
-    spec = {"format": "jwtbench-spec/1", "language": "java", "suite": "jwt",
-            "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
-            "cells": cells, "crosscheck": {"alternations": 2, "block_seconds": 0.01,
-                                           "cpus": {"benchmark": [benchmark], "conductor": [conductor]}}}  # fmt: skip
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": "java",
+        "suite": "jwt",
+        "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+        "cells": cells,
+        "crosscheck": {
+            "alternations": 2,
+            "block_seconds": 0.01,
+            "cpus": {"benchmark": [benchmark], "conductor": [conductor]},
+        },
+    }
     spec_file, out = tmp_path / "spec.json", tmp_path / "blocks.csv"
     spec_file.write_text(json.dumps(spec))
     pinned = ["taskset", "--cpu-list", f"{conductor},{benchmark}", str(SCRIPTS / language / "run")]
-    result = subprocess.run([*pinned, "crosscheck", "--spec", str(spec_file), "--out", str(out)],
-                            capture_output=True, text=True, env=driver_env)  # fmt: skip
+    result = subprocess.run(
+        [*pinned, "crosscheck", "--spec", str(spec_file), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=driver_env,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"JMH's parent on CPUs {conductor}, its forks on CPUs {benchmark}" in result.stderr, result.stderr
     forks = re.findall(r"the fork on CPUs ([0-9,-]+)\)", result.stderr)
@@ -403,12 +535,23 @@ def test_java_crosscheck_keeps_jmhs_parent_off_the_benchmark_cpus(language, keys
 def test_java_drift_reference_is_warmed_up_until_steady_before_round_one(language, driver_env, tmp_path):
     """Java's drift reference gets a cell's warm-up until steady when the timing asks for it
     (with warmup_seconds alone its first rounds were its own JIT warm-up, docs/disturbances-java.md)."""
-    timing = {"warmup_seconds": 0.01, "samples": 3, "target_ci_pct": 0, "target_sample_seconds": 0.002,
-              "max_cell_seconds": 20, "warmup_max_seconds": 2, "steady_window": 3, "steady_tolerance": 0.5}  # fmt: skip
+    timing = {
+        "warmup_seconds": 0.01,
+        "samples": 3,
+        "target_ci_pct": 0,
+        "target_sample_seconds": 0.002,
+        "max_cell_seconds": 20,
+        "warmup_max_seconds": 2,
+        "steady_window": 3,
+        "steady_tolerance": 0.5,
+    }
     cells = [{"operation": "trivial", "algorithm": "none", "key_bits": 0, "input": "none"}]
     spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
-    spec_file.write_text(json.dumps({"format": "jwtbench-spec/1", "language": "java", "suite": "harness",
-                                     "timing": timing, "cells": cells}))  # fmt: skip
+    spec_file.write_text(
+        json.dumps(
+            {"format": "jwtbench-spec/1", "language": "java", "suite": "harness", "timing": timing, "cells": cells}
+        )
+    )
     result = run_driver(language, driver_env, "bench", "--spec", str(spec_file), "--out", str(out))
     assert result.returncode == 0, result.stderr[-2000:]
     line = next(line for line in result.stderr.splitlines() if line.startswith("drift reference (SHA-256"))
@@ -462,11 +605,23 @@ def test_tiny_bench_of_its_suite(language, driver_env, tmp_path):
     assert suite == "primitive", f"{language}: no tiny spec for suite {suite} here yet"
     vectors = json.loads((REPO / "data" / "vectors" / "primitive-known-answers.json").read_text())["vectors"]
     known = next(v for v in vectors if (v["operation"], v["algorithm"]) == ("digest", "SHA-256"))
-    spec = {"format": "jwtbench-spec/1", "language": language, "suite": suite,
-            "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
-            "openssl": {"seconds": 1, "samples": 1},
-            "cells": [{"operation": "digest", "algorithm": "SHA-256", "key_bits": 0, "input": "bytes-64",
-                       "message_bytes": 64, "known_answer": known}]}  # fmt: skip
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": language,
+        "suite": suite,
+        "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+        "openssl": {"seconds": 1, "samples": 1},
+        "cells": [
+            {
+                "operation": "digest",
+                "algorithm": "SHA-256",
+                "key_bits": 0,
+                "input": "bytes-64",
+                "message_bytes": 64,
+                "known_answer": known,
+            }
+        ],
+    }
     rows = bench(language, driver_env, spec, tmp_path)
     assert rows and all(r["status"] == "ok" and r["language"] == language for r in rows)
 
@@ -492,8 +647,9 @@ def run_gate(language, shim, key_dir, tmp_path, variant_list, vectors, declared_
     table = tmp_path / "self.csv"
     with open(tmp_path / "gate.log", "w") as log:
         with verify_tokens.Checker(drivers, key_dir, str(FIXTURE), str(scratch), log) as checker:
-            verify_tokens.self_check(checker, language, variant_list, tmp_path / "tokens", table,
-                                     vectors, declared_unsupported)  # fmt: skip
+            verify_tokens.self_check(
+                checker, language, variant_list, tmp_path / "tokens", table, vectors, declared_unsupported
+            )
     with open(table) as handle:
         return list(csv.DictReader(handle))
 
@@ -501,7 +657,7 @@ def run_gate(language, shim, key_dir, tmp_path, variant_list, vectors, declared_
 # A stand-in driver for the gate, answering its two batches: sign-batch for HS256 with
 # hmac; verify-batch done right with pyca/cryptography for HS256 and EdDSA (claims, or
 # the payload of a signature_only case), unless FLAW says how to get it wrong.
-FAKE_DRIVER = textwrap.dedent('''\
+FAKE_DRIVER = textwrap.dedent("""\
     #!{python}
     import base64, hashlib, hmac, json, sys
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
@@ -540,7 +696,7 @@ FAKE_DRIVER = textwrap.dedent('''\
         print(json.dumps(line))
         if FLAW == "stops-early":
             break
-''')
+""")
 
 
 def fake_driver(tmp_path, flaw):
@@ -573,8 +729,9 @@ def test_gate_fails_a_driver_that_breaks_the_rules(flaw, declared_unsupported, f
     assert Path(tmp_path / "gate.log").read_text().strip().endswith("6 checks, 0 failed")
 
 
-@pytest.mark.parametrize(("flaw", "error"), [(None, None), ("other-claims", "failed 1 of its own"),
-                                             ("stops-early", "cases unanswered")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("flaw", "error"), [(None, None), ("other-claims", "failed 1 of its own"), ("stops-early", "cases unanswered")]
+)
 def test_gate_checks_the_claims_a_batch_returns(flaw, error, tmp_path):
     shim = fake_driver(tmp_path, flaw)
     (tmp_path / "hmac-256.secret").write_bytes(b"k" * 32)
@@ -583,5 +740,8 @@ def test_gate_checks_the_claims_a_batch_returns(flaw, error, tmp_path):
             run_gate("fake", shim, tmp_path, tmp_path, [variants.parse("HS256")], [], set())
         return
     rows = run_gate("fake", shim, tmp_path, tmp_path, [variants.parse("HS256")], [], set())
-    assert [(row["check"], row["observed"]) for row in rows] == [("valid", "accept"), ("tampered", "reject"),
-                                                                ("alg_none", "reject")]  # fmt: skip
+    assert [(row["check"], row["observed"]) for row in rows] == [
+        ("valid", "accept"),
+        ("tampered", "reject"),
+        ("alg_none", "reject"),
+    ]

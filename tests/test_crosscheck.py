@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from rules import summarize_crosscheck as sc
+from jwtbench.rules import summarize_crosscheck as sc
 
 SPEC = {"crosscheck": {"alternations": 6}, "cells": [{"operation": "sign", "algorithm": "HS256", "key_bits": 256}]}
 
@@ -17,17 +17,33 @@ def write_blocks(path, ratios, native_ns=1000.0, drift=None, cell=("sign", "HS25
     """Blocks of one cell (and the reference at ratio 1) whose alternation k has driver /
     native = ratios[k-1]; `drift` multiplies both blocks of alternation k (the machine)."""
     rows = []
-    for (operation, algorithm, bits), cell_ratios in ((cell, ratios), (("reference", "SHA-256", 0), [1.0] * len(ratios))):
+    for (operation, algorithm, bits), cell_ratios in (
+        (cell, ratios),
+        (("reference", "SHA-256", 0), [1.0] * len(ratios)),
+    ):
         for k, ratio in enumerate(cell_ratios, start=1):
             speed = drift[k - 1] if drift else 1.0
             for timer in ("driver", "native") if k % 2 else ("native", "driver"):
                 ns = native_ns * speed * (ratio if timer == "driver" else 1.0)
-                rows.append({"language": "node", "implementation": "jsonwebtoken", "implementation_version": "9.0.3",
-                             "operation": operation, "algorithm": algorithm, "key_bits": bits, "input": "claims-001",
-                             "input_bytes": 185, "alternation": k, "timer": timer,
-                             "harness": "jwtbench" if timer == "driver" else "mitata",
-                             "harness_version": "" if timer == "driver" else "1.0.34", "samples": 5,
-                             "ns_per_op": f"{ns:.3f}", "status": "ok"})  # fmt: skip
+                rows.append(
+                    {
+                        "language": "node",
+                        "implementation": "jsonwebtoken",
+                        "implementation_version": "9.0.3",
+                        "operation": operation,
+                        "algorithm": algorithm,
+                        "key_bits": bits,
+                        "input": "claims-001",
+                        "input_bytes": 185,
+                        "alternation": k,
+                        "timer": timer,
+                        "harness": "jwtbench" if timer == "driver" else "mitata",
+                        "harness_version": "" if timer == "driver" else "1.0.34",
+                        "samples": 5,
+                        "ns_per_op": f"{ns:.3f}",
+                        "status": "ok",
+                    }
+                )
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, sc.BLOCK_COLUMNS, lineterminator="\n")
         writer.writeheader()
@@ -49,12 +65,15 @@ def test_pairing_by_alternation_divides_the_machines_drift_out(tmp_path):
     assert (row["harness"], row["harness_version"], row["variant"]) == ("mitata", "1.0.34", "HS256")
 
 
-@pytest.mark.parametrize(("ratios", "agreement"), [
-    ([1.01, 0.99, 1.03, 1.0, 1.02, 0.98, 1.04, 1.0, 1.01, 0.97], "agrees"),
-    ([1.07, 1.08, 1.06, 1.09, 1.07, 1.08, 1.10, 1.06, 1.07, 1.08], "disagrees"),  # whole CI above 1.05
-    ([1.02, 1.10, 1.04, 1.12, 1.06, 1.08, 1.07, 1.03, 1.09, 1.11], "outside"),  # median 1.075, CI reaches 1.04
-    ([0.90, 0.91, 0.92, 0.90, 0.89, 0.93, 0.91, 0.90, 0.92, 0.91], "disagrees"),  # whole CI below 0.95
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("ratios", "agreement"),
+    [
+        ([1.01, 0.99, 1.03, 1.0, 1.02, 0.98, 1.04, 1.0, 1.01, 0.97], "agrees"),
+        ([1.07, 1.08, 1.06, 1.09, 1.07, 1.08, 1.10, 1.06, 1.07, 1.08], "disagrees"),  # whole CI above 1.05
+        ([1.02, 1.10, 1.04, 1.12, 1.06, 1.08, 1.07, 1.03, 1.09, 1.11], "outside"),  # median 1.075, CI reaches 1.04
+        ([0.90, 0.91, 0.92, 0.90, 0.89, 0.93, 0.91, 0.90, 0.92, 0.91], "disagrees"),  # whole CI below 0.95
+    ],
+)
 def test_the_band_decides_by_the_ratio_and_its_ci(tmp_path, ratios, agreement):
     row = only_cell(write_blocks(tmp_path / "b.csv", ratios))
     assert row["agreement"] == agreement, row
@@ -86,11 +105,14 @@ def test_a_driver_csv_missing_blocks_breaks_the_contract(tmp_path):
         sc.check_blocks(sc.read_blocks(path), SPEC, path)
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda text: text.replace("timer,", "clock,", 1), "header"),
-    (lambda text: text.replace(",driver,jwtbench,", ",drive,jwtbench,", 1), "is not driver or native"),
-    (lambda text: text.replace(",1000.000,ok", ",0,ok", 1), "ns_per_op > 0"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda text: text.replace("timer,", "clock,", 1), "header"),
+        (lambda text: text.replace(",driver,jwtbench,", ",drive,jwtbench,", 1), "is not driver or native"),
+        (lambda text: text.replace(",1000.000,ok", ",0,ok", 1), "ns_per_op > 0"),
+    ],
+)
 def test_a_malformed_block_is_named_by_its_line(tmp_path, edit, message):
     path = write_blocks(tmp_path / "b.csv", [1.0] * 6)
     path.write_text(edit(path.read_text()))
@@ -112,7 +134,7 @@ def test_only_a_driver_that_keeps_its_parent_aside_gets_the_conductors_cpus(tmp_
     others this process has, and the spec says which are which; any other driver its pinned CPUs."""
     from types import SimpleNamespace
 
-    from rules import crosscheck_harness
+    from jwtbench.rules import crosscheck_harness
 
     monkeypatch.setattr(crosscheck_harness.os, "sched_getaffinity", lambda pid: {0, 1})
     spec_path = tmp_path / "spec.json"

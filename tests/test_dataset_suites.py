@@ -8,10 +8,17 @@ import pytest
 from conftest import JWS_LANGUAGES, run_driver
 
 from jwtbench import raw_samples, synthetic_datasets, variants
-from rules import prepare_dataset, write_bench_spec
+from jwtbench.rules import prepare_dataset, write_bench_spec
 
-TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 30,
-          "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
+TIMING = {
+    "warmup_seconds": 0.01,
+    "samples": 3,
+    "target_sample_seconds": 0.002,
+    "max_cell_seconds": 30,
+    "warmup_max_seconds": 0.05,
+    "steady_window": 3,
+    "steady_tolerance": 0.05,
+}
 NAME = "netflix-titles"
 
 
@@ -110,7 +117,16 @@ def test_records_input_that_is_not_json_lines_is_a_usage_error(language, keys, d
     bad = tmp_path / "records.jsonl"
     bad.write_text('{"a":"1"}\nnot json\n')
     spec = tmp_path / "spec.json"
-    write_bench_spec.main(language, "jwt", {"algorithms": ["HS256"], "operations": ["sign"]}, TIMING, str(keys),
-                          str(bad), spec, NAME, "records")  # fmt: skip
+    write_bench_spec.main(
+        language,
+        "jwt",
+        {"algorithms": ["HS256"], "operations": ["sign"]},
+        TIMING,
+        str(keys),
+        str(bad),
+        spec,
+        NAME,
+        "records",
+    )
     result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(tmp_path / "o.csv"))
     assert result.returncode == 2 and str(bad) in result.stderr

@@ -11,7 +11,7 @@ import yaml
 from conftest import REPO, SCRIPTS
 
 from jwtbench import config_validation, synthetic_datasets
-from rules import prepare_dataset
+from jwtbench.rules import prepare_dataset
 
 SCHEMA = REPO / "config" / "schemas" / "config.schema.yaml"
 PAPER_MB = {"amazon-prime-users": 1.4, "credit-score-users": 8.2, "netflix-titles": 6.3}
@@ -20,8 +20,9 @@ FAKE_KEY = "c4n4ry0f4k3k4gg13k3y5ecret0123456789"
 
 def default_datasets():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    filled = config_validation.validate(config, SCHEMA, config_validation.driver_languages(SCRIPTS),
-                                         config_validation.library_drivers(SCRIPTS))
+    filled = config_validation.validate(
+        config, SCHEMA, config_validation.driver_languages(SCRIPTS), config_validation.library_drivers(SCRIPTS)
+    )
     return {d["name"]: d for d in filled["datasets"]}
 
 
@@ -101,7 +102,9 @@ def test_a_bad_file_is_refused_naming_file_and_line(tmp_path, content, expected)
 def test_a_wrong_header_names_the_columns(tmp_path):
     columns = synthetic_datasets.columns("netflix-titles")
     path = write(tmp_path, ",".join(columns[:-1] + ["summary"]) + "\n" + ",".join("x" * len(columns)) + "\n")
-    with pytest.raises(prepare_dataset.DatasetError, match=r"bad.csv:1: header .*missing \['description'\], unexpected \['summary'\]"):
+    with pytest.raises(
+        prepare_dataset.DatasetError, match=r"bad.csv:1: header .*missing \['description'\], unexpected \['summary'\]"
+    ):
         prepare_dataset.read_table(path.read_bytes(), str(path), columns)
 
 
@@ -144,8 +147,10 @@ def test_canonical_payloads_survive_javascripts_parse_and_stringify(tmp_path):
     data = synthetic_datasets.generate("netflix-titles", 60_000, 3)
     header, rows = prepare_dataset.read_table(data, "x.csv", synthetic_datasets.columns("netflix-titles"))
     prepare_dataset.write_payloads(tmp_path, "x", header, rows, 1)
-    script = ("const fs=require('fs');const lines=fs.readFileSync(process.argv[1],'utf8').split('\\n').slice(0,-1);"
-              "process.stdout.write(lines.map(l=>JSON.stringify(JSON.parse(l))).join('\\n')+'\\n')")  # fmt: skip
+    script = (
+        "const fs=require('fs');const lines=fs.readFileSync(process.argv[1],'utf8').split('\\n').slice(0,-1);"
+        "process.stdout.write(lines.map(l=>JSON.stringify(JSON.parse(l))).join('\\n')+'\\n')"
+    )
     result = subprocess.run(["node", "-e", script, str(tmp_path / "payloads.jsonl")], capture_output=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout == (tmp_path / "payloads.jsonl").read_bytes()
@@ -156,8 +161,16 @@ def test_canonical_payloads_survive_javascripts_parse_and_stringify(tmp_path):
 
 
 def dataset(name="netflix-titles", **extra):
-    return {"name": name, "title": "", "sha256": "", "expected_bytes": 30_000, "synthetic": name, "seed": 0,
-            "kaggle": {"dataset": "shivamb/netflix-shows", "file": "netflix_titles.csv"}, **extra}  # fmt: skip
+    return {
+        "name": name,
+        "title": "",
+        "sha256": "",
+        "expected_bytes": 30_000,
+        "synthetic": name,
+        "seed": 0,
+        "kaggle": {"dataset": "shivamb/netflix-shows", "file": "netflix_titles.csv"},
+        **extra,
+    }
 
 
 def test_source_order_kaggle_then_dropped_file_then_synthetic(tmp_path, monkeypatch, no_kaggle):
@@ -212,8 +225,10 @@ def test_a_kaggle_download_is_used_and_unzipped(tmp_path, monkeypatch, no_kaggle
     monkeypatch.setenv("KAGGLE_KEY", FAKE_KEY)
     columns = ",".join(synthetic_datasets.columns("netflix-titles"))
     row = ",".join(["s1"] + ["x"] * 11)
-    script = (f'cd "$8" && printf "%s\\n%s\\n" "{columns}" "{row}" > netflix_titles.csv'
-              " && python3 -m zipfile -c netflix_titles.csv.zip netflix_titles.csv && rm netflix_titles.csv\n")  # fmt: skip
+    script = (
+        f'cd "$8" && printf "%s\\n%s\\n" "{columns}" "{row}" > netflix_titles.csv'
+        " && python3 -m zipfile -c netflix_titles.csv.zip netflix_titles.csv && rm netflix_titles.csv\n"
+    )
     client = fake_kaggle_client(tmp_path, script)
     with open(tmp_path / "log", "w") as log:
         facts = prepare_dataset.prepare(tmp_path / "data", dataset(), "kaggle", 8, tmp_path / "out", client, log)
@@ -226,7 +241,13 @@ def test_a_dropped_file_with_the_wrong_checksum_is_refused(tmp_path, no_kaggle):
     repo = tmp_path / "repo"
     (repo / "data" / "raw").mkdir(parents=True)
     (repo / "data" / "raw" / "netflix-titles.csv").write_bytes(synthetic_datasets.generate("netflix-titles", 2000, 0))
-    with open(tmp_path / "log", "w") as log, pytest.raises(prepare_dataset.DatasetError, match=r"data/raw/netflix-titles.csv: SHA-256 is [0-9a-f]{64}, the config .* expects 0{64}"):
+    with (
+        open(tmp_path / "log", "w") as log,
+        pytest.raises(
+            prepare_dataset.DatasetError,
+            match=r"data/raw/netflix-titles.csv: SHA-256 is [0-9a-f]{64}, the config .* expects 0{64}",
+        ),
+    ):
         prepare_dataset.prepare(repo / "data", dataset(sha256="0" * 64), "file", 8, tmp_path / "out", "kaggle", log)
 
 
@@ -243,8 +264,7 @@ def test_a_dropped_file_is_used_as_is(tmp_path, no_kaggle):
 
 
 def test_drivers_never_see_kaggle_credentials(monkeypatch):
-    from jwtbench import container_engine
-    from jwtbench import driver_runner
+    from jwtbench import container_engine, driver_runner
 
     monkeypatch.setenv("KAGGLE_USERNAME", "canary-user")
     monkeypatch.setenv("KAGGLE_KEY", FAKE_KEY)

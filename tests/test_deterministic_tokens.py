@@ -5,7 +5,7 @@ import base64
 import hashlib
 import hmac
 
-from rules import deterministic_tokens as det
+from jwtbench.rules import deterministic_tokens as det
 
 
 def token(header, payload, signature):
@@ -57,7 +57,7 @@ def test_only_deterministic_variants_and_signed_tokens_are_read(tmp_path):
 def test_header_alg_is_the_name_the_own_token_uses(tmp_path):
     """verify_tokens.header_alg: what interop compares to expect a valid token's rejection."""
     from jwtbench import variants
-    from rules import verify_tokens
+    from jwtbench.rules import verify_tokens
 
     eddsa = variants.parse("EdDSA")
     (tmp_path / "java").mkdir()

@@ -6,9 +6,9 @@ import hmac
 import json
 
 import pytest
+from conftest import FIXTURE, JWS_DRIVERS, SCRIPTS, run_batch, run_driver
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from conftest import FIXTURE, JWS_DRIVERS, SCRIPTS, run_batch, run_driver
 
 from jwtbench import config_validation, raw_samples, variants
 
@@ -42,13 +42,14 @@ def verify(language, env, keys, variant, token_text, tmp_path):
     path = tmp_path / "token.jwt"
     path.write_text(token_text + "\n")
     _, verifying = variants.key_files(variant, keys)
-    return run_driver(language, env, "verify", "--alg", variant.algorithm,
-                      "--key", verifying, "--token", str(path))  # fmt: skip
+    return run_driver(language, env, "verify", "--alg", variant.algorithm, "--key", verifying, "--token", str(path))
 
 
 def sign_cases(keys, variant_list):
-    return [{"id": v.name, "alg": v.algorithm, "key": variants.key_files(v, keys)[0], "payload": str(FIXTURE)}
-            for v in variant_list]  # fmt: skip
+    return [
+        {"id": v.name, "alg": v.algorithm, "key": variants.key_files(v, keys)[0], "payload": str(FIXTURE)}
+        for v in variant_list
+    ]
 
 
 def forgeries(variant, token, keys):
@@ -98,10 +99,16 @@ def test_round_trip_and_forgeries(language, keys, driver_env, tmp_path):
             case_id = f"{variant.name}-{check}"
             path = tmp_path / f"{case_id}.jwt"
             path.write_text(token + "\n")
-            cases.append({"id": case_id, "alg": variant.algorithm, "key": verifying, "token": str(path), "claims": True})
+            cases.append(
+                {"id": case_id, "alg": variant.algorithm, "key": verifying, "token": str(path), "claims": True}
+            )
             expected[case_id] = {"valid": "accept", "unsupported": "unsupported"}.get(check, "reject")
     verdicts = run_batch(language, driver_env, "verify-batch", cases, tmp_path)
-    wrong = {case_id: verdicts[case_id]["outcome"] for case_id in expected if verdicts[case_id]["outcome"] != expected[case_id]}
+    wrong = {
+        case_id: verdicts[case_id]["outcome"]
+        for case_id in expected
+        if verdicts[case_id]["outcome"] != expected[case_id]
+    }
     assert not wrong, f"{language}: {wrong} (expected {[expected[case_id] for case_id in wrong]})"
     for case_id, line in verdicts.items():
         if line["outcome"] == "accept":
@@ -115,19 +122,32 @@ def test_the_commands_agree_with_the_batches(language, keys, driver_env, tmp_pat
     missing exits 3 both ways. The batches do the same calls (test_round_trip_and_forgeries)."""
     for variant in (variants.parse("HS256"), variants.parse("RS256-2048")):
         signing, _ = variants.key_files(variant, keys)
-        signed = run_driver(language, driver_env, "sign", "--alg", variant.algorithm,
-                            "--key", signing, "--payload", str(FIXTURE))  # fmt: skip
+        signed = run_driver(
+            language, driver_env, "sign", "--alg", variant.algorithm, "--key", signing, "--payload", str(FIXTURE)
+        )
         assert signed.returncode == 0, f"{language} sign {variant.name}: {signed.stderr}"
         token = signed.stdout.strip()
         valid = verify(language, driver_env, keys, variant, token, tmp_path)
         assert valid.returncode == 0, valid.stderr
         assert json.loads(valid.stdout) == CLAIMS
-        assert verify(language, driver_env, keys, variant, forgeries(variant, token, keys)["flipped"], tmp_path).returncode == 1
+        assert (
+            verify(language, driver_env, keys, variant, forgeries(variant, token, keys)["flipped"], tmp_path).returncode
+            == 1
+        )
     missing = sorted(algorithm for driver, algorithm in EXPECTED_UNSUPPORTED if driver == language)
     if missing:
         variant = next(v for v in VARIANTS if v.algorithm == missing[0])
-        signed = run_driver(language, driver_env, "sign", "--alg", variant.algorithm,
-                            "--key", variants.key_files(variant, keys)[0], "--payload", str(FIXTURE))  # fmt: skip
+        signed = run_driver(
+            language,
+            driver_env,
+            "sign",
+            "--alg",
+            variant.algorithm,
+            "--key",
+            variants.key_files(variant, keys)[0],
+            "--payload",
+            str(FIXTURE),
+        )
         assert signed.returncode == 3, f"{language} {variant.name}: expected exit 3 (unsupported)"
         assert verify(language, driver_env, keys, variant, "a.b.c", tmp_path).returncode == 3
 
@@ -143,7 +163,10 @@ def test_sign_batch_answers_every_case_and_refuses_a_malformed_file(language, ke
     assert lines["missing-key"]["exit"] == 4 and lines["missing-key"]["reason"], lines["missing-key"]
     assert "\n" not in lines["missing-key"]["reason"] and len(lines["missing-key"]["reason"]) <= 300
     assert lines["HS256"]["exit"] == 0 and lines["HS256"]["token"].count(".") == 2
-    for name, text in (("not-json.json", "{not json"), ("no-payload.json", json.dumps({"cases": [{"id": "a", "alg": "HS256", "key": "k"}]}))):
+    for name, text in (
+        ("not-json.json", "{not json"),
+        ("no-payload.json", json.dumps({"cases": [{"id": "a", "alg": "HS256", "key": "k"}]})),
+    ):
         path = tmp_path / name
         path.write_text(text)
         result = run_driver(language, driver_env, "sign-batch", "--cases", str(path))
@@ -154,7 +177,9 @@ def test_sign_batch_answers_every_case_and_refuses_a_malformed_file(language, ke
 @pytest.mark.parametrize("language", JWS_DRIVERS)
 def test_bad_input_exits_2_naming_it(language, driver_env, tmp_path):
     missing = tmp_path / "no-such-key.pem"
-    result = run_driver(language, driver_env, "sign", "--alg", "HS256", "--key", str(missing), "--payload", str(FIXTURE))
+    result = run_driver(
+        language, driver_env, "sign", "--alg", "HS256", "--key", str(missing), "--payload", str(FIXTURE)
+    )
     assert result.returncode == 2 and "no-such-key.pem" in result.stderr
     assert run_driver(language, driver_env, "frobnicate").returncode == 2
     bad_spec = tmp_path / "spec.json"
@@ -165,24 +190,43 @@ def test_bad_input_exits_2_naming_it(language, driver_env, tmp_path):
 
 def tiny_spec(language, keys, cells, samples=3):
     return {
-        "format": "jwtbench-spec/1", "language": config_validation.language_of(language), "suite": "jwt",
-        "timing": {"warmup_seconds": 0.01, "samples": samples, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
-                   "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05},
+        "format": "jwtbench-spec/1",
+        "language": config_validation.language_of(language),
+        "suite": "jwt",
+        "timing": {
+            "warmup_seconds": 0.01,
+            "samples": samples,
+            "target_sample_seconds": 0.002,
+            "max_cell_seconds": 20,
+            "warmup_max_seconds": 0.05,
+            "steady_window": 3,
+            "steady_tolerance": 0.05,
+        },
         "cells": cells,
-    }  # fmt: skip
+    }
 
 
 def cell(operation, variant_name, keys, private=None, public=None):
     variant = variants.parse(variant_name)
     signing, verifying = variants.key_files(variant, keys)
-    return {"operation": operation, "algorithm": variant.algorithm, "key_bits": variant.key_bits,
-            "private_key": private or signing, "public_key": public or verifying,
-            "input": "claims-001", "input_file": str(FIXTURE)}  # fmt: skip
+    return {
+        "operation": operation,
+        "algorithm": variant.algorithm,
+        "key_bits": variant.key_bits,
+        "private_key": private or signing,
+        "public_key": public or verifying,
+        "input": "claims-001",
+        "input_file": str(FIXTURE),
+    }
 
 
 @pytest.mark.parametrize("language", JWS_DRIVERS)
 def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_path):
-    cells = [cell(op, name, keys) for name in ("HS256", "RS256-2048", "ES256", "EdDSA") for op in ("sign", "verify", "decode")]
+    cells = [
+        cell(op, name, keys)
+        for name in ("HS256", "RS256-2048", "ES256", "EdDSA")
+        for op in ("sign", "verify", "decode")
+    ]
     # A public key of the right size that does not match the private one: the checks
     # must fail the cell.
     stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()

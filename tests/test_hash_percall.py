@@ -6,10 +6,17 @@ import pytest
 from conftest import FIXTURE, JWS_LANGUAGES, REPO, run_driver
 
 from jwtbench import config_validation, raw_samples, variants
-from rules import write_bench_spec
+from jwtbench.rules import write_bench_spec
 
-TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
-          "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
+TIMING = {
+    "warmup_seconds": 0.01,
+    "samples": 3,
+    "target_sample_seconds": 0.002,
+    "max_cell_seconds": 20,
+    "warmup_max_seconds": 0.05,
+    "steady_window": 3,
+    "steady_tolerance": 0.05,
+}
 HASH_CONFIG = {
     "algorithms": ["MD5", "SHA-1", "SHA-256", "SHA-512"],
     "cases": [
@@ -21,14 +28,25 @@ HASH_CONFIG = {
     "lengths": [16, 1000],
     "implementations": {"java": ["commons-codec", "jca"]},
 }
-MESSAGE_BYTES = {"case1-uuid": 36, "case3-newuuid-time": 49, "case5-uuid-uuid-time": 85,
-                 "case6-newuuid-newuuid-time": 85, "bytes-16": 16, "bytes-1000": 1000}  # fmt: skip
+MESSAGE_BYTES = {
+    "case1-uuid": 36,
+    "case3-newuuid-time": 49,
+    "case5-uuid-uuid-time": 85,
+    "case6-newuuid-newuuid-time": 85,
+    "bytes-16": 16,
+    "bytes-1000": 1000,
+}
 DIGEST_BYTES = {"MD5": 16, "SHA-1": 20, "SHA-256": 32, "SHA-512": 64}
 
 
 def hash_spec(language, input_name, config=HASH_CONFIG):
-    return {"format": "jwtbench-spec/1", "language": language, "suite": "hash", "timing": TIMING,
-            "cells": write_bench_spec.hash_cells(language, config, input_name)}  # fmt: skip
+    return {
+        "format": "jwtbench-spec/1",
+        "language": language,
+        "suite": "hash",
+        "timing": TIMING,
+        "cells": write_bench_spec.hash_cells(language, config, input_name),
+    }
 
 
 def bench(language, env, spec, tmp_path):
@@ -60,13 +78,17 @@ def test_hash_cells_follow_the_contract(language, input_name, driver_env, tmp_pa
         assert [r["status"] for r in rows] == ["ok"] * 3, key
         assert [r["sample"] for r in rows] == [1, 2, 3]
         assert {r["input_bytes"] for r in rows} == {MESSAGE_BYTES[input_]}, key
-        expected_output = {"hex-digest": 2 * DIGEST_BYTES.get(algorithm, 0), "digest": DIGEST_BYTES.get(algorithm, 0),
-                           "generate": MESSAGE_BYTES[input_]}[operation]  # fmt: skip
+        expected_output = {
+            "hex-digest": 2 * DIGEST_BYTES.get(algorithm, 0),
+            "digest": DIGEST_BYTES.get(algorithm, 0),
+            "generate": MESSAGE_BYTES[input_],
+        }[operation]
         assert {r["output_bytes"] for r in rows} == {expected_output}, key
         assert all(r["elapsed_ns"] / r["iterations"] > 1 for r in rows), key
     generated = {key[6] for key in cells if key[3] == "generate"}
-    assert generated == ({"case3-newuuid-time", "case5-uuid-uuid-time", "case6-newuuid-newuuid-time"}
-                         if input_name == "cases" else set())  # fmt: skip
+    assert generated == (
+        {"case3-newuuid-time", "case5-uuid-uuid-time", "case6-newuuid-newuuid-time"} if input_name == "cases" else set()
+    )
 
 
 @pytest.mark.parametrize("language", JWS_LANGUAGES)
@@ -97,11 +119,15 @@ def test_every_known_answer_is_right():
 def test_percall_times_each_call_cell_after_cell(language, keys, driver_env, tmp_path):
     names = ["HS256", "HS512", "RS256-2048", "ES256"]
     spec = {
-        "format": "jwtbench-spec/1", "language": language, "suite": "percall", "timing": TIMING,
+        "format": "jwtbench-spec/1",
+        "language": language,
+        "suite": "percall",
+        "timing": TIMING,
         "percall": {"warmup_calls": 3, "calls": 7},
-        "cells": write_bench_spec.cells("percall", {"algorithms": names, "operations": ["sign", "verify"]},
-                                        keys, "claims-001", str(FIXTURE)),
-    }  # fmt: skip
+        "cells": write_bench_spec.cells(
+            "percall", {"algorithms": names, "operations": ["sign", "verify"]}, keys, "claims-001", str(FIXTURE)
+        ),
+    }
     rows = bench(language, driver_env, spec, tmp_path)
     order = []
     for row in rows:

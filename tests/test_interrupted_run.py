@@ -14,7 +14,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -37,8 +36,10 @@ def test_cpus_beyond_the_machine_are_refused_naming_the_key(tmp_path):
     cpu = 99 if 99 not in available else max(available) + 1
     result = subprocess.run(
         [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "-n", "--config", f'execution={{cpus: "{cpu}"}}'],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert f"config key 'execution.cpus': '{cpu}' names CPU {cpu}" in output, output[-2000:]
@@ -106,7 +107,9 @@ def engine_or_fail():
 
 
 def labelled_containers(engine, run_id):
-    listed = engine.run("ps", "--all", "--quiet", "--filter", f"label={container_engine.RUN_LABEL}={run_id}", timeout=60)
+    listed = engine.run(
+        "ps", "--all", "--quiet", "--filter", f"label={container_engine.RUN_LABEL}={run_id}", timeout=60
+    )
     assert listed.returncode == 0, listed.stderr
     return listed.stdout.split()
 
@@ -124,10 +127,23 @@ def ended(process, timeout=60):
 
 def small_run(workdir, engine):
     """`./jwtbench run` of one benchmark, python's hash cases, with execution.engine `engine`."""
-    return [str(REPO / "jwtbench"), "run", "-d", str(workdir),
-            "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS),
-            "--config", "languages=[python]", f"execution={{engine: {engine}}}", "conformance={activate: false}",
-            "libraries={drivers: []}", "--cores", "2", "results/raw/python/hash/cases.csv"]  # fmt: skip
+    return [
+        str(REPO / "jwtbench"),
+        "run",
+        "-d",
+        str(workdir),
+        "--configfile",
+        str(SMOKE_CONFIG),
+        str(SMOKE_IN_TESTS),
+        "--config",
+        "languages=[python]",
+        f"execution={{engine: {engine}}}",
+        "conformance={activate: false}",
+        "libraries={drivers: []}",
+        "--cores",
+        "2",
+        "results/raw/python/hash/cases.csv",
+    ]
 
 
 def run_dir(tmp_path, workdir):
@@ -151,8 +167,9 @@ def kill_mid_benchmark(workdir, tmp_path, killed, engine="native", engine_client
         record = the_record(workdir)
         driver = wait_for(
             lambda: [pid for pid in alive(record) if " bench --spec " in command_line(pid)] or first.poll() is not None,
-            180, "the benchmark's driver",
-        )  # fmt: skip
+            180,
+            "the benchmark's driver",
+        )
         assert first.poll() is None, "the run ended before its benchmark started"
         if engine_client:
             wait_for(lambda: labelled_containers(engine_client, record["run_id"]), 60, "the benchmark's container")
@@ -213,7 +230,6 @@ STAND_IN = """#!{python}
 import os, subprocess, sys, time
 from pathlib import Path
 os.chdir(sys.argv[sys.argv.index("-d") + 1])  # as Snakemake does
-sys.path.insert(0, {scripts!r})
 from jwtbench import container_engine
 marker, locks = Path({marker!r}), Path(".snakemake/locks")
 if "--unlock" in sys.argv:
@@ -227,8 +243,8 @@ marker.touch()
 locks.mkdir(parents=True, exist_ok=True)
 (locks / "0.input.lock").write_text("as Snakemake's own")
 engine = container_engine.select("auto", {repo!r})
-subprocess.Popen(engine.command("run", "--rm", *container_engine.LOCKDOWN[:-1], "--rootfs", {rootfs!r}, {sleep!r}, "600"),
-                 env=engine.environ())
+run = ("run", "--rm", *container_engine.LOCKDOWN[:-1], "--rootfs", {rootfs!r}, {sleep!r}, "600")
+subprocess.Popen(engine.command(*run), env=engine.environ())
 time.sleep(600)
 """
 
@@ -243,16 +259,22 @@ def stand_in(tmp_path, monkeypatch):
     workdir.mkdir()
     sleep = container_engine.probe_rootfs(rootfs, "sleep")  # no image needed
     program = tmp_path / "snakemake"
-    program.write_text(STAND_IN.format(python=sys.executable, scripts=str(SCRIPTS), repo=str(REPO),
-                                       marker=str(tmp_path / "started"), rootfs=str(rootfs), sleep=sleep))  # fmt: skip
+    program.write_text(
+        STAND_IN.format(
+            python=sys.executable, repo=str(REPO), marker=str(tmp_path / "started"), rootfs=str(rootfs), sleep=sleep
+        )
+    )
     program.chmod(0o755)
     return workdir, [sys.executable, str(SUPERVISOR), str(program), "-d", str(workdir)]
 
 
 def started_container(workdir, engine, process):
     record = the_record(workdir)
-    wait_for(lambda: labelled_containers(engine, record["run_id"]) or process.poll() is not None, 60,
-             "the labelled container")  # fmt: skip
+    wait_for(
+        lambda: labelled_containers(engine, record["run_id"]) or process.poll() is not None,
+        60,
+        "the labelled container",
+    )
     assert process.poll() is None, "the run ended before its container started"
     return record
 
@@ -365,8 +387,9 @@ def test_a_live_run_in_the_same_directory_is_not_unlocked(tmp_path, monkeypatch)
 def test_strict_is_taken_out_of_snakemakes_arguments():
     """`./jwtbench run --strict ...` hands the workflow JWTBENCH_STRICT=1, not the flag
     (Snakemake would refuse an argument it does not know)."""
-    result = subprocess.run([str(REPO / "jwtbench"), "run", "--strict", "--version"], capture_output=True, text=True,
-                            timeout=120)  # fmt: skip
+    result = subprocess.run(
+        [str(REPO / "jwtbench"), "run", "--strict", "--version"], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().split(".")[0].isdigit()
     text = (REPO / "jwtbench").read_text()

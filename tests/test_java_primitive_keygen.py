@@ -12,8 +12,15 @@ from conftest import REPO, Background, run_driver
 
 from jwtbench import raw_samples
 
-TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
-          "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
+TIMING = {
+    "warmup_seconds": 0.01,
+    "samples": 3,
+    "target_sample_seconds": 0.002,
+    "max_cell_seconds": 20,
+    "warmup_max_seconds": 0.05,
+    "steady_window": 3,
+    "steady_tolerance": 0.05,
+}
 KNOWN_ANSWERS = REPO / "data" / "vectors" / "primitive-known-answers.json"
 
 
@@ -50,30 +57,82 @@ def primitive_spec(keys, tmp_path):
     signing_input.write_bytes(b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0")  # 36 bytes
     cells = []
     for algorithm in ("SHA-256", "SHA-512"):
-        cells.append({"operation": "digest", "algorithm": algorithm, "key_bits": 0, "input": "bytes-16",
-                      "message_bytes": 16, "known_answer": known_answer("digest", algorithm)})  # fmt: skip
-    cells.append({"operation": "mac", "algorithm": "HMAC-SHA256", "key_bits": 256, "private_key": secret,
-                  "public_key": secret, "input": "bytes-16", "message_bytes": 16,
-                  "known_answer": known_answer("mac", "HMAC-SHA256")})  # fmt: skip
-    cells.append({"operation": "mac", "algorithm": "HMAC-SHA256", "key_bits": 256, "private_key": secret,
-                  "public_key": secret, "input": "jwt-signing-input", "input_file": str(signing_input),
-                  "input_kind": "bytes", "known_answer": known_answer("mac", "HMAC-SHA256")})  # fmt: skip
-    cells.append({"operation": "encrypt", "algorithm": "AES-256-GCM", "key_bits": 256, "private_key": secret,
-                  "public_key": secret, "input": "bytes-16", "message_bytes": 16,
-                  "known_answer": known_answer("encrypt", "AES-256-GCM")})  # fmt: skip
-    for algorithm, bits, name in (("RSA-SHA256", 2048, "rsa-2048"), ("ECDSA-SHA256", 256, "ec-p256"),
-                                  ("Ed25519", 256, "ed25519")):  # fmt: skip
+        cells.append(
+            {
+                "operation": "digest",
+                "algorithm": algorithm,
+                "key_bits": 0,
+                "input": "bytes-16",
+                "message_bytes": 16,
+                "known_answer": known_answer("digest", algorithm),
+            }
+        )
+    cells.append(
+        {
+            "operation": "mac",
+            "algorithm": "HMAC-SHA256",
+            "key_bits": 256,
+            "private_key": secret,
+            "public_key": secret,
+            "input": "bytes-16",
+            "message_bytes": 16,
+            "known_answer": known_answer("mac", "HMAC-SHA256"),
+        }
+    )
+    cells.append(
+        {
+            "operation": "mac",
+            "algorithm": "HMAC-SHA256",
+            "key_bits": 256,
+            "private_key": secret,
+            "public_key": secret,
+            "input": "jwt-signing-input",
+            "input_file": str(signing_input),
+            "input_kind": "bytes",
+            "known_answer": known_answer("mac", "HMAC-SHA256"),
+        }
+    )
+    cells.append(
+        {
+            "operation": "encrypt",
+            "algorithm": "AES-256-GCM",
+            "key_bits": 256,
+            "private_key": secret,
+            "public_key": secret,
+            "input": "bytes-16",
+            "message_bytes": 16,
+            "known_answer": known_answer("encrypt", "AES-256-GCM"),
+        }
+    )
+    for algorithm, bits, name in (
+        ("RSA-SHA256", 2048, "rsa-2048"),
+        ("ECDSA-SHA256", 256, "ec-p256"),
+        ("Ed25519", 256, "ed25519"),
+    ):
         for operation in ("sign", "verify"):
-            cells.append({"operation": operation, "algorithm": algorithm, "key_bits": bits,
-                          "private_key": str(keys / f"{name}.private.pem"),
-                          "public_key": str(keys / f"{name}.public.pem"), "input": "bytes-36",
-                          "message_bytes": 36})  # fmt: skip
-    return {"format": "jwtbench-spec/1", "language": "java", "suite": "primitive", "timing": TIMING,
-            "cells": cells}  # fmt: skip
+            cells.append(
+                {
+                    "operation": operation,
+                    "algorithm": algorithm,
+                    "key_bits": bits,
+                    "private_key": str(keys / f"{name}.private.pem"),
+                    "public_key": str(keys / f"{name}.public.pem"),
+                    "input": "bytes-36",
+                    "message_bytes": 36,
+                }
+            )
+    return {"format": "jwtbench-spec/1", "language": "java", "suite": "primitive", "timing": TIMING, "cells": cells}
 
 
-OUTPUT_BYTES = {"SHA-256": {32}, "SHA-512": {64}, "HMAC-SHA256": {32}, "AES-256-GCM": {16 + 16},
-                "RSA-SHA256": {256}, "ECDSA-SHA256": set(range(68, 73)), "Ed25519": {64}}  # fmt: skip
+OUTPUT_BYTES = {
+    "SHA-256": {32},
+    "SHA-512": {64},
+    "HMAC-SHA256": {32},
+    "AES-256-GCM": {16 + 16},
+    "RSA-SHA256": {256},
+    "ECDSA-SHA256": set(range(68, 73)),
+    "Ed25519": {64},
+}
 
 
 def test_primitive_cells_follow_the_contract(keys, driver_env, tmp_path):
@@ -96,7 +155,10 @@ def test_primitive_cells_follow_the_contract(keys, driver_env, tmp_path):
 def test_a_wrong_known_answer_fails_only_its_cell(operation, keys, driver_env, tmp_path):
     spec = primitive_spec(keys, tmp_path)
     wrong = next(c for c in spec["cells"] if c["operation"] == operation)
-    wrong["known_answer"] = {**wrong["known_answer"], "output_hex": "00" * (len(wrong["known_answer"]["output_hex"]) // 2)}
+    wrong["known_answer"] = {
+        **wrong["known_answer"],
+        "output_hex": "00" * (len(wrong["known_answer"]["output_hex"]) // 2),
+    }
     rows, stderr = bench(driver_env, spec, tmp_path)
     cells = cells_of(rows)
     failed = (wrong["operation"], wrong["algorithm"], wrong["key_bits"], wrong["input"])
@@ -104,7 +166,8 @@ def test_a_wrong_known_answer_fails_only_its_cell(operation, keys, driver_env, t
     for key, cell_rows in cells.items():
         if key == failed:
             assert [(r["status"], r["sample"], r["iterations"], r["elapsed_ns"]) for r in cell_rows] == [
-                ("failed", 0, 0, 0)]  # fmt: skip
+                ("failed", 0, 0, 0)
+            ]
         else:
             assert {r["status"] for r in cell_rows} == {"ok"}, key
 
@@ -119,17 +182,32 @@ def test_an_unknown_implementation_is_an_input_error(keys, driver_env, tmp_path)
 
 
 def keygen_cell(operation, family, algorithm, bits, private, public, message_bytes):
-    return {"operation": operation, "algorithm": algorithm, "family": family, "key_bits": bits,
-            "private_key": str(private), "public_key": str(public),
-            "input": "keypair" if operation == "keygen" else f"msg-{message_bytes}",
-            "message_bytes": 0 if operation == "keygen" else message_bytes}  # fmt: skip
+    return {
+        "operation": operation,
+        "algorithm": algorithm,
+        "family": family,
+        "key_bits": bits,
+        "private_key": str(private),
+        "public_key": str(public),
+        "input": "keypair" if operation == "keygen" else f"msg-{message_bytes}",
+        "message_bytes": 0 if operation == "keygen" else message_bytes,
+    }
 
 
 def keygen_spec(cells, iterations=3, target=0.2, max_cell_seconds=60):
-    return {"format": "jwtbench-spec/1", "language": "java", "suite": "keygen", "timing": TIMING,
-            "keygen": {"iterations": iterations, "target_cell_seconds": target, "max_iterations": 50,
-                       "max_cell_seconds": max_cell_seconds},
-            "cells": cells}  # fmt: skip
+    return {
+        "format": "jwtbench-spec/1",
+        "language": "java",
+        "suite": "keygen",
+        "timing": TIMING,
+        "keygen": {
+            "iterations": iterations,
+            "target_cell_seconds": target,
+            "max_iterations": 50,
+            "max_cell_seconds": max_cell_seconds,
+        },
+        "cells": cells,
+    }
 
 
 def test_keygen_cells_follow_the_contract(keys, driver_env, tmp_path):
@@ -202,10 +280,14 @@ def test_rsa_7680_keygen_is_stopped_at_its_budget(keys, rsa_7680, driver_env, tm
     driver_env = dict(driver_env, JWTBENCH_TEST_MARK=mark.partition("=")[2])
     cells = [
         keygen_cell("keygen+sign+verify", "RSA", "RSA-SHA512", 7680, *rsa_7680, 10),
-        keygen_cell("keygen", "ECDSA", "ECDSA-SHA256", 256, keys / "ec-p256.private.pem", keys / "ec-p256.public.pem", 0),
+        keygen_cell(
+            "keygen", "ECDSA", "ECDSA-SHA256", 256, keys / "ec-p256.private.pem", keys / "ec-p256.public.pem", 0
+        ),
     ]
     start = time.monotonic()
-    running = Background(bench, driver_env, keygen_spec(cells, iterations=2, target=0, max_cell_seconds=budget), tmp_path)
+    running = Background(
+        bench, driver_env, keygen_spec(cells, iterations=2, target=0, max_cell_seconds=budget), tmp_path
+    )
     seen = set()
     while running.is_alive():  # the mark finds this test's children while they run
         seen.update(keygen_children(mark.encode()))
@@ -217,8 +299,7 @@ def test_rsa_7680_keygen_is_stopped_at_its_budget(keys, rsa_7680, driver_env, tm
     assert took < 2 * budget + 20, took
     found = cells_of(rows)
     timed_out = found[("keygen+sign+verify", "RSA-SHA512", 7680, "msg-10")]
-    assert [(r["status"], r["sample"], r["iterations"], r["output_bytes"]) for r in timed_out] == [
-        ("timeout", 0, 0, 0)]  # fmt: skip
+    assert [(r["status"], r["sample"], r["iterations"], r["output_bytes"]) for r in timed_out] == [("timeout", 0, 0, 0)]
     assert budget * 1e9 <= timed_out[0]["elapsed_ns"] < (budget + 2) * 1e9
     assert "killed" in stderr
     # The run went on with the next cell, and no child is left burning the CPU.

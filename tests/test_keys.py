@@ -20,9 +20,18 @@ def b64url_int(text):
 def test_key_set_matches_the_smoke_config(keys):
     """Seed 001's variants' keys, plus RSA-7680 for suite keygen (the smoke config keeps it)."""
     assert set(manifest(keys)) == {
-        "hmac-256", "hmac-384", "hmac-512", "rsa-2048", "rsa-3072", "rsa-4096",
-        "ec-p256", "ec-p384", "ec-p521", "ed25519", "rsa-7680",
-    }  # fmt: skip
+        "hmac-256",
+        "hmac-384",
+        "hmac-512",
+        "rsa-2048",
+        "rsa-3072",
+        "rsa-4096",
+        "ec-p256",
+        "ec-p384",
+        "ec-p521",
+        "ed25519",
+        "rsa-7680",
+    }
 
 
 def test_private_files_are_owner_only(keys):
@@ -56,9 +65,14 @@ def test_rsa_pair(keys, bits):
     assert (keys / f"rsa-{bits}.public.pem").read_text().startswith("-----BEGIN PUBLIC KEY-----")
 
 
-@pytest.mark.parametrize(("name", "curve", "crv"), [
-    ("ec-p256", ec.SECP256R1, "P-256"), ("ec-p384", ec.SECP384R1, "P-384"), ("ec-p521", ec.SECP521R1, "P-521"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "curve", "crv"),
+    [
+        ("ec-p256", ec.SECP256R1, "P-256"),
+        ("ec-p384", ec.SECP384R1, "P-384"),
+        ("ec-p521", ec.SECP521R1, "P-521"),
+    ],
+)
 def test_ec_pair(keys, name, curve, crv):
     private = load_pem_private_key((keys / f"{name}.private.pem").read_bytes(), None)
     assert isinstance(private.curve, curve)
@@ -87,10 +101,13 @@ def test_keys_for_cold_start_and_comparisons_come_with_any_variant_list(tmp_path
     suite on, the keys its hostile tokens use (Ed25519, HMAC-512)."""
     from conftest import snakemake
 
-    suites = ("suites={jwt: {algorithms: [ES256]}, percall: {algorithms: [ES256]},"
-              " primitive: {activate: false}, keygen: {activate: false}}")  # fmt: skip
-    result = snakemake(tmp_path, "keys/manifest.json", "--config", suites, "datasets=[]",
-                       "conformance={activate: false}")  # fmt: skip
+    suites = (
+        "suites={jwt: {algorithms: [ES256]}, percall: {algorithms: [ES256]},"
+        " primitive: {activate: false}, keygen: {activate: false}}"
+    )
+    result = snakemake(
+        tmp_path, "keys/manifest.json", "--config", suites, "datasets=[]", "conformance={activate: false}"
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert set(manifest(tmp_path / "keys")) == {"ec-p256", "hmac-256", "rsa-2048"}
     (tmp_path / "keys" / "manifest.json").unlink()

@@ -38,8 +38,11 @@ def test_no_pipeline_module_is_left_beside_the_drivers():
 @pytest.mark.parametrize("path", modules(), ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_imports_go_from_the_steps_to_the_library_only(path):
     package = path.parent.name
-    wrong = sorted(f"{path.relative_to(SCRIPTS)}:{line} imports {name}"
-                   for name, line in imported_packages(path) if name not in ALLOWED[package])  # fmt: skip
+    wrong = sorted(
+        f"{path.relative_to(SCRIPTS)}:{line} imports {name}"
+        for name, line in imported_packages(path)
+        if name not in ALLOWED[package]
+    )
     assert not wrong, wrong
 
 
@@ -52,6 +55,7 @@ def test_no_library_module_is_run_by_a_rule():
 def test_no_dockerfile_repeats_six_lines_of_another():
     """The images share their runtime stage (containers/runtime/) instead of copying it: no
     run of six lines of one Dockerfile stands again in another."""
+
     def windows(path):
         lines = [line.strip() for line in path.read_text().splitlines()]
         lines = [line for line in lines if line and not line.startswith("#")]

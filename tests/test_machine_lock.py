@@ -6,13 +6,10 @@ import subprocess
 import sys
 import threading
 
-from conftest import SCRIPTS
-
 from jwtbench import machine_lock
 
 HOLD = """
 import sys, time
-sys.path.insert(0, {scripts!r})
 from jwtbench import machine_lock
 with machine_lock.{kind}(sys.stderr, {path!r}):
     print("held", flush=True)
@@ -23,7 +20,7 @@ print("released", flush=True)
 
 def hold_in_another_process(kind, path, cwd):
     """A process in another working directory that holds the lock for 1 s once it has it."""
-    code = HOLD.format(scripts=str(SCRIPTS), kind=kind, path=str(path))
+    code = HOLD.format(kind=kind, path=str(path))
     process = subprocess.Popen([sys.executable, "-c", code], cwd=cwd, stdout=subprocess.PIPE, text=True)
     assert process.stdout.readline().strip() == "held"
     return process
@@ -73,7 +70,6 @@ def test_shared_holders_overlap_each_other_but_not_a_benchmark(tmp_path):
 
 LANE = """
 import sys
-sys.path.insert(0, {scripts!r})
 from jwtbench import machine_lock
 with machine_lock.benchmark_slot({lanes!r}, sys.stderr, {path!r}) as cpus:
     print(cpus, flush=True)
@@ -84,7 +80,7 @@ print("released", flush=True)
 
 def take_a_lane(lanes, path):
     """A process that holds a benchmark slot until its stdin gets a line; its CPUs once held."""
-    code = LANE.format(scripts=str(SCRIPTS), lanes=lanes, path=str(path))
+    code = LANE.format(lanes=lanes, path=str(path))
     process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     return process
 

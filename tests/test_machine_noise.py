@@ -15,7 +15,7 @@ import yaml
 from conftest import REPO
 
 from jwtbench import machine_noise
-from rules import summarize_noise
+from jwtbench.rules import summarize_noise
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/noise.schema.yaml").read_text())
 AVAILABLE = sorted(os.sched_getaffinity(0))
@@ -23,8 +23,10 @@ pytestmark = pytest.mark.skipif(len(AVAILABLE) < 2, reason="needs a benchmark CP
 BENCH_CPU = AVAILABLE[-1]
 # Spins for argv[1] seconds, prints the CPU time it used, then idles: its last CPU time is
 # not lost with its exit (a thread that ends takes its last interval's time with it).
-SPIN = ("import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end: pass\n"
-        "print(time.process_time(), flush=True)\ntime.sleep(0.8)")  # fmt: skip
+SPIN = (
+    "import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end: pass\n"
+    "print(time.process_time(), flush=True)\ntime.sleep(0.8)"
+)
 
 
 def named_python(tmp_path, name):
@@ -75,8 +77,9 @@ def test_a_busy_process_outside_the_benchmarks_tree_is_another(tmp_path):
 
 
 def test_the_benchmarks_own_busy_process_is_not_another(tmp_path):
-    result, record = machine_noise.run(spin(named_python(tmp_path, "benchbusy"), 1.2), {BENCH_CPU},
-                                       stdout=subprocess.PIPE, text=True)  # fmt: skip
+    result, record = machine_noise.run(
+        spin(named_python(tmp_path, "benchbusy"), 1.2), {BENCH_CPU}, stdout=subprocess.PIPE, text=True
+    )
     rows = rows_of(record)
     assert result.returncode == 0 and len(rows) >= 3
     own = float(result.stdout)
@@ -89,10 +92,16 @@ def test_a_containers_processes_under_its_shim_are_the_benchmarks(tmp_path):
     the job's child, whose processes are pinned within the benchmark's CPUs, is the job's."""
     root = subprocess.Popen(["sleep", "2.5"])
     time.sleep(0.05)
-    shim = subprocess.Popen([named_python(tmp_path, "conmon"), "-c",
-                             "import subprocess, sys; subprocess.run(sys.argv[1:])",
-                             *spin(named_python(tmp_path, "inthecontainer"), 1.2)],
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    shim = subprocess.Popen(
+        [
+            named_python(tmp_path, "conmon"),
+            "-c",
+            "import subprocess, sys; subprocess.run(sys.argv[1:])",
+            *spin(named_python(tmp_path, "inthecontainer"), 1.2),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         with machine_noise.Sampler(root.pid, {BENCH_CPU}) as sampler:
             root.wait()
@@ -113,8 +122,15 @@ def test_the_table_matches_its_schema_and_skips_older_metadata(tmp_path):
         paths.append(tmp_path / f"{name}.json")
         paths[-1].write_text(json.dumps(metadata))
     out = tmp_path / "noise.csv"
-    job = type("Job", (), {"input": type("I", (), {"metadata": [str(p) for p in paths]}),
-                           "output": type("O", (), {"noise": str(out)}), "log": [str(tmp_path / "log")]})  # fmt: skip
+    job = type(
+        "Job",
+        (),
+        {
+            "input": type("I", (), {"metadata": [str(p) for p in paths]}),
+            "output": type("O", (), {"noise": str(out)}),
+            "log": [str(tmp_path / "log")],
+        },
+    )
     summarize_noise.run_job(job)
     with open(out, newline="") as handle:
         reader = csv.DictReader(handle)

@@ -11,15 +11,24 @@ import pytest
 from conftest import REPO, run_driver
 
 from jwtbench import raw_samples
-from rules import generate_keys
+from jwtbench.rules import generate_keys
 
 LANGUAGE = "node"
-TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
-          "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
+TIMING = {
+    "warmup_seconds": 0.01,
+    "samples": 3,
+    "target_sample_seconds": 0.002,
+    "max_cell_seconds": 20,
+    "warmup_max_seconds": 0.05,
+    "steady_window": 3,
+    "steady_tolerance": 0.05,
+}
 VECTORS = {
     (v["operation"], v["algorithm"]): {k: v[k] for k in ("key_hex", "nonce_hex", "message_hex", "output_hex") if k in v}
     for v in json.loads((REPO / "data" / "vectors" / "primitive-known-answers.json").read_text())["vectors"]
-}  # fmt: skip
+}
+
+
 @pytest.fixture(scope="module")
 def node_keys(tmp_path_factory):
     """This module's own keys (RSA-7680 included)."""
@@ -71,20 +80,58 @@ def primitive_spec(keys, tmp_path):
     signing_input.write_bytes(b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0")
     cells = []
     for algorithm in ("SHA-256", "SHA-512"):
-        cells.append({"operation": "digest", "algorithm": algorithm, "key_bits": 0, "input": "bytes-64",
-                      "message_bytes": 64, "known_answer": VECTORS[("digest", algorithm)]})  # fmt: skip
+        cells.append(
+            {
+                "operation": "digest",
+                "algorithm": algorithm,
+                "key_bits": 0,
+                "input": "bytes-64",
+                "message_bytes": 64,
+                "known_answer": VECTORS[("digest", algorithm)],
+            }
+        )
     for operation, algorithm in (("mac", "HMAC-SHA256"), ("encrypt", "AES-256-GCM")):
-        cells.append({"operation": operation, "algorithm": algorithm, "key_bits": 256, "private_key": secret,
-                      "public_key": secret, "input": "bytes-64", "message_bytes": 64,
-                      "known_answer": VECTORS[(operation, algorithm)]})  # fmt: skip
-    cells.append({"operation": "mac", "algorithm": "HMAC-SHA256", "key_bits": 256, "private_key": secret,
-                  "public_key": secret, "input": "jwt-signing-input", "input_file": str(signing_input),
-                  "input_kind": "bytes", "known_answer": VECTORS[("mac", "HMAC-SHA256")]})  # fmt: skip
-    for algorithm, key, bits in (("RSA-SHA256", "rsa-2048", 2048), ("ECDSA-SHA256", "ec-p256", 256),
-                                 ("Ed25519", "ed25519", 256)):  # fmt: skip
+        cells.append(
+            {
+                "operation": operation,
+                "algorithm": algorithm,
+                "key_bits": 256,
+                "private_key": secret,
+                "public_key": secret,
+                "input": "bytes-64",
+                "message_bytes": 64,
+                "known_answer": VECTORS[(operation, algorithm)],
+            }
+        )
+    cells.append(
+        {
+            "operation": "mac",
+            "algorithm": "HMAC-SHA256",
+            "key_bits": 256,
+            "private_key": secret,
+            "public_key": secret,
+            "input": "jwt-signing-input",
+            "input_file": str(signing_input),
+            "input_kind": "bytes",
+            "known_answer": VECTORS[("mac", "HMAC-SHA256")],
+        }
+    )
+    for algorithm, key, bits in (
+        ("RSA-SHA256", "rsa-2048", 2048),
+        ("ECDSA-SHA256", "ec-p256", 256),
+        ("Ed25519", "ed25519", 256),
+    ):
         for operation in ("sign", "verify"):
-            cells.append({"operation": operation, "algorithm": algorithm, "key_bits": bits, **pem(keys, key),
-                          "input": "bytes-36", "message_bytes": 36})  # fmt: skip
+            cells.append(
+                {
+                    "operation": operation,
+                    "algorithm": algorithm,
+                    "key_bits": bits,
+                    **pem(keys, key),
+                    "input": "bytes-36",
+                    "message_bytes": 36,
+                }
+            )
     return {"format": "jwtbench-spec/1", "language": LANGUAGE, "suite": "primitive", "timing": TIMING, "cells": cells}
 
 
@@ -108,7 +155,8 @@ def test_primitive_cells_follow_the_contract(driver_env, node_keys, tmp_path):
         assert [r["status"] for r in cell_rows] == ["ok"] * 3, (operation, algorithm, input_)
         assert [r["sample"] for r in cell_rows] == [1, 2, 3]
         assert {(r["language"], r["implementation"], r["implementation_version"], r["suite"]) for r in cell_rows} == {
-            (LANGUAGE, "crypto", version, "primitive")}  # fmt: skip
+            (LANGUAGE, "crypto", version, "primitive")
+        }
         input_bytes = {"bytes-64": 64, "bytes-36": 36, "jwt-signing-input": 48}[input_]
         assert {r["input_bytes"] for r in cell_rows} == {input_bytes}
         assert {r["output_bytes"] for r in cell_rows} <= primitive_output_bytes(operation, algorithm, input_bytes)
@@ -147,14 +195,26 @@ def test_a_wrong_known_answer_fails_only_its_cell(driver_env, node_keys, tmp_pat
 
 
 def keygen_spec(keys, cells, **block):
-    return {"format": "jwtbench-spec/1", "language": LANGUAGE, "suite": "keygen", "timing": TIMING, "cells": cells,
-            "keygen": {"iterations": 3, "target_cell_seconds": 0.05, "max_iterations": 20, "max_cell_seconds": 20,
-                       **block}}  # fmt: skip
+    return {
+        "format": "jwtbench-spec/1",
+        "language": LANGUAGE,
+        "suite": "keygen",
+        "timing": TIMING,
+        "cells": cells,
+        "keygen": {"iterations": 3, "target_cell_seconds": 0.05, "max_iterations": 20, "max_cell_seconds": 20, **block},
+    }
 
 
 def keygen_cell(keys, operation, family, algorithm, bits, key, message_bytes):
-    return {"operation": operation, "algorithm": algorithm, "family": family, "key_bits": bits, **pem(keys, key),
-            "input": "keypair" if operation == "keygen" else f"msg-{message_bytes}", "message_bytes": message_bytes}  # fmt: skip
+    return {
+        "operation": operation,
+        "algorithm": algorithm,
+        "family": family,
+        "key_bits": bits,
+        **pem(keys, key),
+        "input": "keypair" if operation == "keygen" else f"msg-{message_bytes}",
+        "message_bytes": message_bytes,
+    }
 
 
 def test_keygen_cells_follow_the_contract(driver_env, node_keys, tmp_path):

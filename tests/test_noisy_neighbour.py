@@ -11,8 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_the_neighbour_runs_beside_a_command_at_the_lowest_priority_and_ends_with_it():
     probe = "for p in $(pgrep -x stress-ng); do cat /proc/$p/autogroup; done; exit 3"
-    done = subprocess.run([ROOT / "benchmarks/noisy-neighbour", "--", "sh", "-c", probe],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [ROOT / "benchmarks/noisy-neighbour", "--", "sh", "-c", probe], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 3, done.stderr
     said = re.findall(r"stress-ng \((.+?)\) on CPU (\d), pid (\d+), (.+)", done.stderr)
     assert [(what, cpu) for what, cpu, _, _ in said] == [("cache, stream", "0"), ("cpu", "1")], done.stderr

@@ -1,15 +1,9 @@
 """benchmarks/openssl_agreement.py: which cells it compares and how it judges them (the
 timing itself is a benchmark, run by hand: docs/methods.md, on benchmarks/openssl_agreement.py)."""
 
-import sys
-
+import openssl_agreement as agreement
+import speed_output
 from conftest import REPO
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-sys.path.insert(0, str(REPO / "workflow" / "scripts" / "openssl"))
-
-import openssl_agreement as agreement  # noqa: E402
-import speed_output  # noqa: E402
 
 DATA = REPO / "tests" / "data" / "openssl"
 
@@ -21,8 +15,10 @@ def plain_outputs():
 
 
 def keys():
-    return [agreement.cell_key(c["operation"], c["algorithm"], c["key_bits"], c["input"], c["message_bytes"])
-            for c in agreement.spec_cells()]  # fmt: skip
+    return [
+        agreement.cell_key(c["operation"], c["algorithm"], c["key_bits"], c["input"], c["message_bytes"])
+        for c in agreement.spec_cells()
+    ]
 
 
 def test_every_cell_of_the_spec_has_a_plain_figure():

@@ -6,18 +6,14 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
+import driver as openssl_driver
 import pytest
+import speed_cells
+import speed_output
 from conftest import REPO, SCRIPTS
 
 from jwtbench import raw_samples
-
-sys.path.insert(0, str(SCRIPTS / "openssl"))
-
-import driver as openssl_driver  # noqa: E402
-import speed_cells  # noqa: E402
-import speed_output  # noqa: E402
 
 DATA = REPO / "tests" / "data" / "openssl"
 RUN = SCRIPTS / "openssl" / "run"
@@ -95,12 +91,24 @@ def test_captured_figures_3_0():
 @pytest.mark.parametrize(
     ("mode", "figures"),
     [
-        ("human", {("rsa", 2048): (1162, 42063, 1.00, 1.00), ("ecdsa", 256): (31656, 10851, 1.00, 1.00),
-                   ("Ed25519", 253): (16363, 5223, 1.01, 1.00)}),
-        ("mr", {("rsa", 2048): (1069, 39310, 1.00, 1.00), ("ecdsa", 256): (30711, 11638, 1.00, 1.00),
-                ("Ed25519", 253): (15566, 6331, 1.00, 1.00)}),
+        (
+            "human",
+            {
+                ("rsa", 2048): (1162, 42063, 1.00, 1.00),
+                ("ecdsa", 256): (31656, 10851, 1.00, 1.00),
+                ("Ed25519", 253): (16363, 5223, 1.01, 1.00),
+            },
+        ),
+        (
+            "mr",
+            {
+                ("rsa", 2048): (1069, 39310, 1.00, 1.00),
+                ("ecdsa", 256): (30711, 11638, 1.00, 1.00),
+                ("Ed25519", 253): (15566, 6331, 1.00, 1.00),
+            },
+        ),
     ],
-)  # fmt: skip
+)
 def test_public_key_captures(mode, figures):
     output = parsed(f"rsa2048-ecdsap256-ed25519.{mode}.txt")
     assert len(output.counts) == 6
@@ -137,8 +145,13 @@ def test_unrelated_lines_are_ignored():
 
 
 def cell(operation, algorithm, key_bits, message_bytes=None):
-    return {"operation": operation, "algorithm": algorithm, "key_bits": key_bits, "input": "bytes-x",
-            "message_bytes": message_bytes}  # fmt: skip
+    return {
+        "operation": operation,
+        "algorithm": algorithm,
+        "key_bits": key_bits,
+        "input": "bytes-x",
+        "message_bytes": message_bytes,
+    }
 
 
 @pytest.mark.parametrize(
@@ -146,15 +159,26 @@ def cell(operation, algorithm, key_bits, message_bytes=None):
     [
         (cell("digest", "SHA-256", 0, 256), ["-bytes", "256", "sha256"], ("sha256", "block", 256), 256, 32),
         (cell("digest", "SHA-512", 0, 16), ["-bytes", "16", "sha512"], ("sha512", "block", 16), 16, 64),
-        (cell("mac", "HMAC-SHA256", 256, 64), ["-bytes", "64", "-hmac", "sha256"], ("hmac(sha256)", "block", 64), 64, 32),
-        (cell("encrypt", "AES-256-GCM", 256, 1024), ["-bytes", "1024", "-evp", "aes-256-gcm"],
-         ("AES-256-GCM", "block", 1024), 1024, 1040),
+        (
+            cell("mac", "HMAC-SHA256", 256, 64),
+            ["-bytes", "64", "-hmac", "sha256"],
+            ("hmac(sha256)", "block", 64),
+            64,
+            32,
+        ),
+        (
+            cell("encrypt", "AES-256-GCM", 256, 1024),
+            ["-bytes", "1024", "-evp", "aes-256-gcm"],
+            ("AES-256-GCM", "block", 1024),
+            1024,
+            1040,
+        ),
         (cell("sign", "RSA-SHA256", 2048, 36), ["rsa2048"], ("rsa", "sign", 2048), 36, 256),
         (cell("verify", "RSA-SHA256", 2048, 36), ["rsa2048"], ("rsa", "verify", 2048), 36, 256),
         (cell("sign", "ECDSA-SHA256", 256, 36), ["ecdsap256"], ("ecdsa", "sign", 256), 20, 72),
         (cell("verify", "Ed25519", 256, 36), ["ed25519"], ("Ed25519", "verify", 253), 20, 64),
     ],
-)  # fmt: skip
+)
 def test_cells_map_to_openssl_speed(spec_cell, command_tail, found_as, input_bytes, output_bytes):
     target = speed_cells.target_for(spec_cell, spec_cell["message_bytes"])
     command = target.command("openssl", 3)
@@ -174,9 +198,15 @@ def test_sign_and_verify_share_one_run():
 
 @pytest.mark.parametrize(
     "spec_cell",
-    [cell("digest", "MD5", 0, 16), cell("sign", "RSA-SHA512", 2048), cell("sign", "ECDSA-SHA256", 384),
-     cell("sign", "RSA-SHA256", 2047), cell("mac", "HMAC-SHA256", 512, 16), cell("digest", "SHA-256", 0, 0)],
-)  # fmt: skip
+    [
+        cell("digest", "MD5", 0, 16),
+        cell("sign", "RSA-SHA512", 2048),
+        cell("sign", "ECDSA-SHA256", 384),
+        cell("sign", "RSA-SHA256", 2047),
+        cell("mac", "HMAC-SHA256", 512, 16),
+        cell("digest", "SHA-256", 0, 0),
+    ],
+)
 def test_cells_openssl_speed_cannot_time_are_unsupported(spec_cell):
     with pytest.raises(speed_cells.Unsupported):
         speed_cells.target_for(spec_cell, spec_cell["message_bytes"])
@@ -194,10 +224,15 @@ CPUINFO: OPENSSL_ia32cap=0xfffa3203078bffff:0x400684219c07ab
 
 def test_version_facts():
     facts = openssl_driver.parse_version_all(VERSION_A)
-    assert facts == {"binary": "OpenSSL 3.0.19 27 Jan 2026", "library": "OpenSSL 3.0.19 27 Jan 2026",
-                     "built_on": "Fri Apr  3 12:29:32 2026 UTC", "platform": "debian-amd64", "options": "bn(64,64)",
-                     "compiler": "gcc -fPIC -pthread -m64 -O2 -DNDEBUG",
-                     "cpuinfo": "OPENSSL_ia32cap=0xfffa3203078bffff:0x400684219c07ab"}  # fmt: skip
+    assert facts == {
+        "binary": "OpenSSL 3.0.19 27 Jan 2026",
+        "library": "OpenSSL 3.0.19 27 Jan 2026",
+        "built_on": "Fri Apr  3 12:29:32 2026 UTC",
+        "platform": "debian-amd64",
+        "options": "bn(64,64)",
+        "compiler": "gcc -fPIC -pthread -m64 -O2 -DNDEBUG",
+        "cpuinfo": "OPENSSL_ia32cap=0xfffa3203078bffff:0x400684219c07ab",
+    }
     assert openssl_driver.version_number(facts["library"]) == "3.0.19"
 
 
@@ -221,9 +256,14 @@ def run(env, *args):
 
 
 def spec(cells, seconds=1, samples=2):
-    return {"format": "jwtbench-spec/1", "language": "openssl", "suite": "primitive",
-            "timing": {"warmup_seconds": 0.1, "samples": 5, "target_sample_seconds": 0.01, "max_cell_seconds": 30},
-            "openssl": {"seconds": seconds, "samples": samples}, "cells": cells}  # fmt: skip
+    return {
+        "format": "jwtbench-spec/1",
+        "language": "openssl",
+        "suite": "primitive",
+        "timing": {"warmup_seconds": 0.1, "samples": 5, "target_sample_seconds": 0.01, "max_cell_seconds": 30},
+        "openssl": {"seconds": seconds, "samples": samples},
+        "cells": cells,
+    }
 
 
 def bench(env, tmp_path, the_spec):
@@ -251,19 +291,29 @@ def test_bench_natively(openssl_env, tmp_path):
     cells = [
         cell("digest", "SHA-256", 0, 256) | {"input": "bytes-256"},
         cell("encrypt", "AES-256-GCM", 256, 64) | {"input": "bytes-64"},
-        {"operation": "mac", "algorithm": "HMAC-SHA256", "key_bits": 256, "input": "jwt-signing-input",
-         "input_kind": "bytes", "input_file": str(signing_input)},
+        {
+            "operation": "mac",
+            "algorithm": "HMAC-SHA256",
+            "key_bits": 256,
+            "input": "jwt-signing-input",
+            "input_kind": "bytes",
+            "input_file": str(signing_input),
+        },
         cell("sign", "RSA-SHA256", 2048, 36) | {"input": "bytes-36"},
         cell("verify", "RSA-SHA256", 2048, 36) | {"input": "bytes-36"},
         cell("digest", "MD5", 0, 16) | {"input": "bytes-16"},
-    ]  # fmt: skip
+    ]
     rows, stderr = bench(openssl_env, tmp_path, spec(cells))
     by_cell = {}
     for row in rows:
         by_cell.setdefault((row["operation"], row["algorithm"]), []).append(row)
-    expected = {("digest", "SHA-256"): ("bytes-256", 256, 32), ("encrypt", "AES-256-GCM"): ("bytes-64", 64, 80),
-                ("mac", "HMAC-SHA256"): ("jwt-signing-input", 100, 32), ("sign", "RSA-SHA256"): ("bytes-36", 36, 256),
-                ("verify", "RSA-SHA256"): ("bytes-36", 36, 256)}  # fmt: skip
+    expected = {
+        ("digest", "SHA-256"): ("bytes-256", 256, 32),
+        ("encrypt", "AES-256-GCM"): ("bytes-64", 64, 80),
+        ("mac", "HMAC-SHA256"): ("jwt-signing-input", 100, 32),
+        ("sign", "RSA-SHA256"): ("bytes-36", 36, 256),
+        ("verify", "RSA-SHA256"): ("bytes-36", 36, 256),
+    }
     for key, (input_name, input_bytes, output_bytes) in expected.items():
         cell_rows = by_cell[key]
         assert [r["status"] for r in cell_rows] == ["ok", "ok"], key
@@ -288,16 +338,22 @@ def test_a_failing_openssl_speed_fails_only_its_cells(openssl_env, tmp_path):
     envs = tmp_path / "envs"
     shutil.copytree(openssl_env["JWTBENCH_ENVS"], envs)
     broken = tmp_path / "openssl-without-evp"
-    broken.write_text('#!/bin/sh\nfor a in "$@"; do [ "$a" = -evp ] && { echo "evp broken" >&2; exit 1; }; done\n'
-                      f'exec {shutil.which("openssl")} "$@"\n')  # fmt: skip
+    broken.write_text(
+        '#!/bin/sh\nfor a in "$@"; do [ "$a" = -evp ] && { echo "evp broken" >&2; exit 1; }; done\n'
+        f'exec {shutil.which("openssl")} "$@"\n'
+    )
     broken.chmod(0o755)
     tools = envs / "openssl" / "tools.env"
     tools.write_text(tools.read_text() + f"JWTBENCH_OPENSSL={broken}\n")
-    cells = [cell("encrypt", "AES-256-GCM", 256, 16) | {"input": "bytes-16"},
-             cell("digest", "SHA-512", 0, 16) | {"input": "bytes-16"}]  # fmt: skip
+    cells = [
+        cell("encrypt", "AES-256-GCM", 256, 16) | {"input": "bytes-16"},
+        cell("digest", "SHA-512", 0, 16) | {"input": "bytes-16"},
+    ]
     rows, stderr = bench(dict(openssl_env, JWTBENCH_ENVS=str(envs)), tmp_path, spec(cells, samples=1))
-    assert [(r["algorithm"], r["status"], r["sample"]) for r in rows] == [("AES-256-GCM", "failed", 0),
-                                                                          ("SHA-512", "ok", 1)]  # fmt: skip
+    assert [(r["algorithm"], r["status"], r["sample"]) for r in rows] == [
+        ("AES-256-GCM", "failed", 0),
+        ("SHA-512", "ok", 1),
+    ]
     assert "evp broken" in stderr
 
 
@@ -319,8 +375,7 @@ def test_usage_errors_exit_2_naming_the_flag_or_file(openssl_env, tmp_path, args
     files = {"SPEC": good, "NO_OPENSSL_BLOCK": {**good, "openssl": {"samples": 2}}}
     for name, content in files.items():
         (tmp_path / f"{name}.json").write_text(json.dumps(content))
-    args = [str(tmp_path / f"{a}.json") if a in files else str(tmp_path / "out.csv") if a == "OUT" else a
-            for a in args]  # fmt: skip
+    args = [str(tmp_path / f"{a}.json") if a in files else str(tmp_path / "out.csv") if a == "OUT" else a for a in args]
     result = run(openssl_env, *args)
     assert result.returncode == 2
     assert message in result.stderr

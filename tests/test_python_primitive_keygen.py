@@ -10,10 +10,19 @@ from conftest import REPO, run_driver
 
 from jwtbench import raw_samples
 
-TIMING = {"warmup_seconds": 0.01, "samples": 3, "target_sample_seconds": 0.002, "max_cell_seconds": 20,
-          "warmup_max_seconds": 0.05, "steady_window": 3, "steady_tolerance": 0.05}  # fmt: skip
-VECTORS = {(v["operation"], v["algorithm"]): v
-           for v in json.loads((REPO / "data" / "vectors" / "primitive-known-answers.json").read_text())["vectors"]}  # fmt: skip
+TIMING = {
+    "warmup_seconds": 0.01,
+    "samples": 3,
+    "target_sample_seconds": 0.002,
+    "max_cell_seconds": 20,
+    "warmup_max_seconds": 0.05,
+    "steady_window": 3,
+    "steady_tolerance": 0.05,
+}
+VECTORS = {
+    (v["operation"], v["algorithm"]): v
+    for v in json.loads((REPO / "data" / "vectors" / "primitive-known-answers.json").read_text())["vectors"]
+}
 SIGNATURES = {"RSA-SHA256": ("rsa-2048", 2048), "ECDSA-SHA256": ("ec-p256", 256), "Ed25519": ("ed25519", 256)}
 # (family, key_bits) -> the key files' stem; a generated public key's DER (SPKI) length
 KEYGEN_KEYS = {("RSA", 2048): "rsa-2048", ("RSA", 4096): "rsa-4096", ("ECDSA", 256): "ec-p256"}
@@ -48,24 +57,57 @@ def cells_of(rows):
 
 def primitive_spec(keys, signing_input):
     secret = str(keys / "hmac-256.secret")
-    cells = [{"operation": "digest", "algorithm": algorithm, "key_bits": 0, "input": "bytes-16",
-              "message_bytes": 16, "known_answer": known_answer("digest", algorithm)}
-             for algorithm in ("SHA-256", "SHA-512")]  # fmt: skip
+    cells = [
+        {
+            "operation": "digest",
+            "algorithm": algorithm,
+            "key_bits": 0,
+            "input": "bytes-16",
+            "message_bytes": 16,
+            "known_answer": known_answer("digest", algorithm),
+        }
+        for algorithm in ("SHA-256", "SHA-512")
+    ]
     for operation, algorithm in (("mac", "HMAC-SHA256"), ("encrypt", "AES-256-GCM")):
-        cells.append({"operation": operation, "algorithm": algorithm, "key_bits": 256, "private_key": secret,
-                      "public_key": secret, "input": "bytes-64", "message_bytes": 64,
-                      "known_answer": known_answer(operation, algorithm)})  # fmt: skip
-    cells.append({"operation": "mac", "algorithm": "HMAC-SHA256", "key_bits": 256, "private_key": secret,
-                  "public_key": secret, "input": "jwt-signing-input", "input_file": str(signing_input),
-                  "input_kind": "bytes", "known_answer": known_answer("mac", "HMAC-SHA256")})  # fmt: skip
+        cells.append(
+            {
+                "operation": operation,
+                "algorithm": algorithm,
+                "key_bits": 256,
+                "private_key": secret,
+                "public_key": secret,
+                "input": "bytes-64",
+                "message_bytes": 64,
+                "known_answer": known_answer(operation, algorithm),
+            }
+        )
+    cells.append(
+        {
+            "operation": "mac",
+            "algorithm": "HMAC-SHA256",
+            "key_bits": 256,
+            "private_key": secret,
+            "public_key": secret,
+            "input": "jwt-signing-input",
+            "input_file": str(signing_input),
+            "input_kind": "bytes",
+            "known_answer": known_answer("mac", "HMAC-SHA256"),
+        }
+    )
     for algorithm, (stem, bits) in SIGNATURES.items():
         for operation in ("sign", "verify"):
-            cells.append({"operation": operation, "algorithm": algorithm, "key_bits": bits,
-                          "private_key": str(keys / f"{stem}.private.pem"),
-                          "public_key": str(keys / f"{stem}.public.pem"), "input": "bytes-36",
-                          "message_bytes": 36})  # fmt: skip
-    return {"format": "jwtbench-spec/1", "language": "python", "suite": "primitive", "timing": TIMING,
-            "cells": cells}  # fmt: skip
+            cells.append(
+                {
+                    "operation": operation,
+                    "algorithm": algorithm,
+                    "key_bits": bits,
+                    "private_key": str(keys / f"{stem}.private.pem"),
+                    "public_key": str(keys / f"{stem}.public.pem"),
+                    "input": "bytes-36",
+                    "message_bytes": 36,
+                }
+            )
+    return {"format": "jwtbench-spec/1", "language": "python", "suite": "primitive", "timing": TIMING, "cells": cells}
 
 
 @pytest.fixture
@@ -80,15 +122,22 @@ def test_primitive_cells_are_checked_and_timed(keys, driver_env, tmp_path, signi
     out, _ = bench(driver_env, spec, tmp_path)
     cells = cells_of(read_rows(out))
     assert len(cells) == len(spec["cells"])
-    output_bytes = {"SHA-256": 32, "SHA-512": 64, "HMAC-SHA256": 32, "AES-256-GCM": 64 + 16, "RSA-SHA256": 256,
-                    "Ed25519": 64}  # fmt: skip
+    output_bytes = {
+        "SHA-256": 32,
+        "SHA-512": 64,
+        "HMAC-SHA256": 32,
+        "AES-256-GCM": 64 + 16,
+        "RSA-SHA256": 256,
+        "Ed25519": 64,
+    }
     for (implementation, operation, algorithm, key_bits, input_), rows in cells.items():
         assert [r["status"] for r in rows] == ["ok"] * 3, (operation, algorithm, input_)
         assert [r["sample"] for r in rows] == [1, 2, 3]
         assert implementation == ("hashlib" if operation == "digest" else "cryptography")
         assert all(r["iterations"] >= 1 and r["elapsed_ns"] > 0 for r in rows)
-        message = {"bytes-16": 16, "bytes-64": 64, "bytes-36": 36,
-                   "jwt-signing-input": signing_input.stat().st_size}[input_]  # fmt: skip
+        message = {"bytes-16": 16, "bytes-64": 64, "bytes-36": 36, "jwt-signing-input": signing_input.stat().st_size}[
+            input_
+        ]
         assert {r["input_bytes"] for r in rows} == {message}
         if algorithm == "ECDSA-SHA256":
             assert all(68 <= r["output_bytes"] <= 72 for r in rows)  # DER
@@ -109,7 +158,8 @@ def test_a_wrong_known_answer_fails_only_its_cell(keys, driver_env, tmp_path, si
     for (_, operation, algorithm, _, input_), rows in cells.items():
         if algorithm in ("SHA-512", "AES-256-GCM"):
             assert [(r["status"], r["sample"], r["iterations"], r["elapsed_ns"]) for r in rows] == [
-                ("failed", 0, 0, 0)], algorithm  # fmt: skip
+                ("failed", 0, 0, 0)
+            ], algorithm
         else:
             assert [r["status"] for r in rows] == ["ok"] * 3, (operation, algorithm, input_)
     assert "known answer" in result.stderr
@@ -127,26 +177,40 @@ def test_a_malformed_primitive_cell_is_an_input_error(keys, driver_env, tmp_path
 def keygen_cell(keys, operation, family, bits, implementation, message_bytes):
     stem = KEYGEN_KEYS[(family, bits)]
     algorithm = f"{family}-SHA256"
-    return {"operation": operation, "algorithm": algorithm, "family": family, "key_bits": bits,
-            "private_key": str(keys / f"{stem}.private.pem"), "public_key": str(keys / f"{stem}.public.pem"),
-            "implementation": implementation, "input": f"msg-{message_bytes}" if message_bytes else "keypair",
-            "message_bytes": message_bytes}  # fmt: skip
+    return {
+        "operation": operation,
+        "algorithm": algorithm,
+        "family": family,
+        "key_bits": bits,
+        "private_key": str(keys / f"{stem}.private.pem"),
+        "public_key": str(keys / f"{stem}.public.pem"),
+        "implementation": implementation,
+        "input": f"msg-{message_bytes}" if message_bytes else "keypair",
+        "message_bytes": message_bytes,
+    }
 
 
 def keygen_spec(cells, **settings):
-    return {"format": "jwtbench-spec/1", "language": "python", "suite": "keygen", "timing": TIMING,
-            "keygen": {"iterations": 2, "target_cell_seconds": 0, "max_iterations": 4, "max_cell_seconds": 60,
-                       **settings}, "cells": cells}  # fmt: skip
+    return {
+        "format": "jwtbench-spec/1",
+        "language": "python",
+        "suite": "keygen",
+        "timing": TIMING,
+        "keygen": {"iterations": 2, "target_cell_seconds": 0, "max_iterations": 4, "max_cell_seconds": 60, **settings},
+        "cells": cells,
+    }
 
 
 def test_keygen_cells_follow_the_contract(keys, driver_env, tmp_path):
     cells = []
     for implementation in ("pycryptodome", "cryptography"):
         for family, bits in (("RSA", 2048), ("ECDSA", 256)):
-            cells += [keygen_cell(keys, "keygen", family, bits, implementation, 0),
-                      keygen_cell(keys, "keygen+sign+verify", family, bits, implementation, 10),
-                      keygen_cell(keys, "sign", family, bits, implementation, 100),
-                      keygen_cell(keys, "verify", family, bits, implementation, 100)]  # fmt: skip
+            cells += [
+                keygen_cell(keys, "keygen", family, bits, implementation, 0),
+                keygen_cell(keys, "keygen+sign+verify", family, bits, implementation, 10),
+                keygen_cell(keys, "sign", family, bits, implementation, 100),
+                keygen_cell(keys, "verify", family, bits, implementation, 100),
+            ]
     del cells[-1]["implementation"]  # the default: cryptography
     out, result = bench(driver_env, keygen_spec(cells), tmp_path)
     found = cells_of(read_rows(out))
@@ -179,13 +243,16 @@ def test_a_keygen_cell_past_its_budget_is_killed(keys, driver_env, tmp_path):
     implementations' per-iteration cells come out timeout, and the run returns within the
     budget plus a margin, never waiting for the key generation to end."""
     budget = 0.3
-    cells = [keygen_cell(keys, operation, "RSA", 4096, implementation, message_bytes)
-             for implementation in ("pycryptodome", "cryptography")
-             for operation, message_bytes in (("keygen", 0), ("keygen+sign+verify", 10))]  # fmt: skip
+    cells = [
+        keygen_cell(keys, operation, "RSA", 4096, implementation, message_bytes)
+        for implementation in ("pycryptodome", "cryptography")
+        for operation, message_bytes in (("keygen", 0), ("keygen+sign+verify", 10))
+    ]
     cells.append(keygen_cell(keys, "keygen+sign+verify", "ECDSA", 256, "cryptography", 10))
     start = time.monotonic()
-    out, result = bench(driver_env, keygen_spec(cells, iterations=5, max_iterations=5, max_cell_seconds=budget),
-                        tmp_path)  # fmt: skip
+    out, result = bench(
+        driver_env, keygen_spec(cells, iterations=5, max_iterations=5, max_cell_seconds=budget), tmp_path
+    )
     took = time.monotonic() - start
     assert took < 4 * budget + 8, f"the run took {took:.1f} s"
     found = cells_of(read_rows(out))
@@ -215,7 +282,9 @@ def test_primitive_rows_pass_the_raw_sample_schema(keys, driver_env, tmp_path, s
 
 
 def test_keygen_rows_pass_the_raw_sample_schema(keys, driver_env, tmp_path):
-    cells = [keygen_cell(keys, operation, "ECDSA", 256, "cryptography", 10) for operation in
-             ("keygen+sign+verify", "sign", "verify")]  # fmt: skip
+    cells = [
+        keygen_cell(keys, operation, "ECDSA", 256, "cryptography", 10)
+        for operation in ("keygen+sign+verify", "sign", "verify")
+    ]
     out, _ = bench(driver_env, keygen_spec(cells), tmp_path)
     assert raw_samples.read(out)

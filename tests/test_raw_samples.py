@@ -1,15 +1,15 @@
 """The raw-sample CSV contract and aggregation on hand-made samples with known answers."""
 
 import csv
-import statistics
 import json
+import statistics
 
 import pytest
 import yaml
 from conftest import REPO
 
 from jwtbench import cell_samples, raw_samples
-from rules import aggregate_samples
+from jwtbench.rules import aggregate_samples
 
 HEADER = ",".join(raw_samples.COLUMNS)
 PREFIX = "node,jsonwebtoken,9.0.3,jwt"
@@ -97,11 +97,20 @@ def test_aggregation_known_answers(tmp_path):
 def test_aggregation_with_its_spec_pairs_by_round_and_says_why_cells_stopped(tmp_path):
     spec = tmp_path / "spec.json"
     cell = {"algorithm": "HS512", "key_bits": 512, "input": "claims-001"}
-    spec.write_text(json.dumps({
-        "suite": "jwt", "timing": {"samples": 6, "min_samples": 6, "target_ci_pct": 1.0}, "pairs": [[1, 0]],
-        "cells": [{**cell, "operation": "sign"}, {**cell, "operation": "verify"},
-                  {"operation": "sign", "algorithm": "EdDSA", "key_bits": 256, "input": "claims-001"}],
-    }))  # fmt: skip
+    spec.write_text(
+        json.dumps(
+            {
+                "suite": "jwt",
+                "timing": {"samples": 6, "min_samples": 6, "target_ci_pct": 1.0},
+                "pairs": [[1, 0]],
+                "cells": [
+                    {**cell, "operation": "sign"},
+                    {**cell, "operation": "verify"},
+                    {"operation": "sign", "algorithm": "EdDSA", "key_bits": 256, "input": "claims-001"},
+                ],
+            }
+        )
+    )
     rows, ratio_rows = aggregated(tmp_path, known_answer_raw(tmp_path), [spec])
     assert rows["sign", "HS512"]["stop_reason"] == rows["verify", "HS512"]["stop_reason"] == "sample_cap"
     assert rows["sign", "EdDSA"]["stop_reason"] == ""
@@ -113,10 +122,13 @@ def test_aggregation_with_its_spec_pairs_by_round_and_says_why_cells_stopped(tmp
 
 
 def test_cell_with_mixed_status_is_an_error(tmp_path):
-    raw = write(tmp_path / "raw.csv", [
-        f"{PREFIX},sign,HS512,512,claims-001,185,1,100,1000,371,ok",
-        f"{PREFIX},sign,HS512,512,claims-001,185,2,100,1000,371,timeout",
-    ])  # fmt: skip
+    raw = write(
+        tmp_path / "raw.csv",
+        [
+            f"{PREFIX},sign,HS512,512,claims-001,185,1,100,1000,371,ok",
+            f"{PREFIX},sign,HS512,512,claims-001,185,2,100,1000,371,timeout",
+        ],
+    )
     with open(tmp_path / "log", "w") as log, pytest.raises(ValueError, match="mixes statuses"):
         aggregate_samples.main([raw], SETTINGS, tmp_path / "s.csv", tmp_path / "r.csv", log)
 
@@ -132,8 +144,10 @@ def test_the_drift_reference_is_not_a_cell_and_goes_to_drift_csv(tmp_path):
     raw = known_answer_raw(tmp_path)
     lines = raw.read_text().splitlines()
     # Reference ns/op 100 in rounds 1-3, 200 in rounds 4-6 (the machine halves its speed).
-    reference = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{1000 if k <= 3 else 2000},32,ok"
-                 for k in range(1, 7)]  # fmt: skip
+    reference = [
+        f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{1000 if k <= 3 else 2000},32,ok"
+        for k in range(1, 7)
+    ]
     raw.write_text("\n".join(lines[:1] + reference + lines[1:]) + "\n")
     summary, ratios, drift = tmp_path / "summary.csv", tmp_path / "ratios.csv", tmp_path / "drift.csv"
     with open(tmp_path / "log", "w") as log:
@@ -148,8 +162,14 @@ def test_the_drift_reference_is_not_a_cell_and_goes_to_drift_csv(tmp_path):
     # Median of 100, 100, 100, 200, 200, 200 is 150.
     assert [float(r["relative"]) for r in rows] == pytest.approx([2 / 3] * 3 + [4 / 3] * 3, rel=1e-5)
     # Round k's samples: sign 1000/2000/3000 ns, verify 2000 ns, reference 1000 or 2000 ns.
-    per_round = [1000 + 1000 + 2000, 1000 + 2000 + 2000, 1000 + 3000 + 2000, 2000 + 1000 + 2000,
-                 2000 + 2000 + 2000, 2000 + 3000 + 2000]  # fmt: skip
+    per_round = [
+        1000 + 1000 + 2000,
+        1000 + 2000 + 2000,
+        1000 + 3000 + 2000,
+        2000 + 1000 + 2000,
+        2000 + 2000 + 2000,
+        2000 + 3000 + 2000,
+    ]
     before = [sum(per_round[:k]) / 1e9 for k in range(6)]
     assert [float(r["seconds_before"]) for r in rows] == pytest.approx(before, rel=1e-5)
     assert [float(r["rounds_seconds"]) for r in rows] == pytest.approx([sum(per_round) / 1e9] * 6, rel=1e-5)
@@ -162,8 +182,10 @@ def test_the_references_own_warm_up_is_not_the_machines_drift(tmp_path):
     raw = known_answer_raw(tmp_path)
     lines = raw.read_text().splitlines()
     times = [1600, 1100, 250, 100, 100, 100, 100, 300]  # ns/op in rounds 1-8
-    reference = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{ns * 10},32,ok"
-                 for k, ns in enumerate(times, start=1)]  # fmt: skip
+    reference = [
+        f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{ns * 10},32,ok"
+        for k, ns in enumerate(times, start=1)
+    ]
     raw.write_text("\n".join(lines[:1] + reference + lines[1:]) + "\n")
     rows = cell_samples.drift([raw])
     assert [row["round"] for row in rows] == [3, 4, 5, 6, 7, 8]
@@ -175,17 +197,19 @@ def test_verdict_ratios_pair_cells_of_one_process_by_round_and_widen_the_others_
     slows by 30% from round 11 (sign stopped after round 10): their ratio is paired by round
     and stays at 2. A cell of another process (slower machine then) is compared by medians
     with its CI widened by the drift between the two processes' reference times."""
-    from seeds import verdict_rules
+    from jwtbench.seeds import verdict_rules
 
     def reference(k, ns):
         return f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,{ns * 10},32,ok"
 
     slow = {k: 1.0 if k <= 10 else 1.3 for k in range(1, 21)}
     first = [reference(k, round(100 * slow[k])) for k in range(1, 21)]
-    first += [f"{PREFIX},sign,HS512,512,claims-001,185,{k},100,{round(1000 * 100 * slow[k])},371,ok"
-              for k in range(1, 11)]  # fmt: skip
-    first += [f"{PREFIX},verify,HS512,512,claims-001,185,{k},100,{round(2000 * 100 * slow[k])},371,ok"
-              for k in range(1, 21)]  # fmt: skip
+    first += [
+        f"{PREFIX},sign,HS512,512,claims-001,185,{k},100,{round(1000 * 100 * slow[k])},371,ok" for k in range(1, 11)
+    ]
+    first += [
+        f"{PREFIX},verify,HS512,512,claims-001,185,{k},100,{round(2000 * 100 * slow[k])},371,ok" for k in range(1, 21)
+    ]
     second = [reference(k, 120) for k in range(1, 11)]
     second += [f"{PREFIX},sign,HS512,512,other,185,{k},100,{3000 * 100},371,ok" for k in range(1, 11)]
     paths = [write(tmp_path / "one.csv", first), write(tmp_path / "two.csv", second)]
@@ -210,6 +234,7 @@ def test_verdict_ratios_pair_cells_of_one_process_by_round_and_widen_the_others_
 
 def test_process_drift_needs_two_processes_of_a_language():
     """One process of a language is its own median: no drift between processes is seen."""
+
     def rows(language, input_name, relative):
         return [{"language": language, "suite": "jwt", "input": input_name, "relative": r} for r in relative]
 
@@ -219,13 +244,15 @@ def test_process_drift_needs_two_processes_of_a_language():
     speeds = cell_samples.process_speeds(two)
     assert cell_samples.process_drift(two) == pytest.approx(
         (speeds["go", "go", "jwt", "a"] + 0.95 * (speeds["go", "go", "jwt", "b"] - speeds["go", "go", "jwt", "a"]))
-        / (speeds["go", "go", "jwt", "a"] + 0.05 * (speeds["go", "go", "jwt", "b"] - speeds["go", "go", "jwt", "a"])))
+        / (speeds["go", "go", "jwt", "a"] + 0.05 * (speeds["go", "go", "jwt", "b"] - speeds["go", "go", "jwt", "a"]))
+    )
 
 
 def test_the_runs_drift_is_the_median_over_languages():
     """A runtime whose own reference swings (a JIT compiling it differently per process, a
     collector's pauses) does not make the machine's drift: the run's figure is the median
     over languages of each one's 5-95% range, and so is the drift between processes."""
+
     def rows(language, input_name, relative):
         return [{"language": language, "suite": "jwt", "input": input_name, "relative": r} for r in relative]
 
@@ -239,11 +266,10 @@ def test_the_runs_drift_is_the_median_over_languages():
     assert cell_samples.process_drift(go + rust + node + slow) > 1.25, "a slow spell in every language shows"
 
 
-
 def test_every_verdict_ci_is_widened_by_the_spread_between_processes(tmp_path):
     """statistics.process_spread_pct: a CI from one process's rounds covers that process
     only; verdicts judge it widened by that many percent each way, paired or not."""
-    from seeds import verdict_rules
+    from jwtbench.seeds import verdict_rules
 
     rows = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,1000,32,ok" for k in range(1, 11)]
     rows += [f"{PREFIX},sign,HS512,512,claims-001,185,{k},100,{1000 * 100},371,ok" for k in range(1, 11)]

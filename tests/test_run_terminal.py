@@ -70,8 +70,9 @@ def test_with_snakemakes_job_stats_the_stage_is_the_first_with_jobs_to_finish(tm
     assert follower.planned == {"build_image": 2, "check_driver": 1, "run_benchmark": 2, "render_report": 1}
     assert run_progress.per_stage(follower.planned) == {"images": 2, "checks": 1, "benchmarks": 2, "report": 1}
     assert follower.stage == "images"  # one of its two image builds is still running
-    log.write_text(STATS + LOG + "Finished jobid: 11 (Rule: build_image)\nlocalrule run_benchmark:\n"
-                   "localrule render_report:\n")  # fmt: skip
+    log.write_text(
+        STATS + LOG + "Finished jobid: 11 (Rule: build_image)\nlocalrule run_benchmark:\nlocalrule render_report:\n"
+    )
     follower.poll()
     # One benchmark failed (done too), the other runs beside the report's first job.
     assert follower.stage == "benchmarks + report"
@@ -92,7 +93,9 @@ def test_the_progress_line_carries_the_cells_and_the_time_left(tmp_path):
     for line in ("localrule check_driver:", "3 of 40 steps (8%) done"):
         follower.read(line)
     line = run_progress.status_line(follower, bench_budget.progress(plan), 75)
-    assert line == "jwtbench: 75 s in · checks · step 3 of 40 · 0 of 40 benchmark cells · then about 4 min of benchmarks"
+    assert (
+        line == "jwtbench: 75 s in · checks · step 3 of 40 · 0 of 40 benchmark cells · then about 4 min of benchmarks"
+    )
     bench_budget.record("go/jwt/a", 60, plan)
     for line in ("Finished jobid: 3 (Rule: check_driver)", "localrule run_benchmark:"):
         follower.read(line)
@@ -141,9 +144,7 @@ def test_the_summary_names_the_report_verdicts_machine_warnings_and_failed_jobs(
     (results / "seed001" / "verdicts.csv").write_text(
         "claim,language,verdict\na,java,holds\nb,java,holds\nc,go,does not hold\nd,go,inconclusive\n"
     )
-    (results / "drift.csv").write_text(
-        "language,relative\n" + "".join(f"go,{1 + (i % 5) / 100}\n" for i in range(40))
-    )
+    (results / "drift.csv").write_text("language,relative\n" + "".join(f"go,{1 + (i % 5) / 100}\n" for i in range(40)))
     (results / "warnings.csv").write_text('kind,subject,message,action\ndrift,java,"java moved","rerun"\n')
     follower = run_progress.LogFollower(tmp_path / "run.log")
     follower.failed = [["run_benchmark", "logs/run_benchmark/go/jwt/a.log"]]
@@ -158,8 +159,11 @@ def test_the_summary_names_the_report_verdicts_machine_warnings_and_failed_jobs(
     assert "- run_benchmark: logs/run_benchmark/go/jwt/a.log" in text
     assert len(lines) <= 40
     # A run with nothing to do still says where the report is, and that it is an earlier one.
-    again = "\n".join(run_progress.summary(tmp_path, 0, 3, "logs/run-y.log", run_progress.LogFollower(tmp_path / "x"),
-                                           started_epoch=4e9))  # fmt: skip
+    again = "\n".join(
+        run_progress.summary(
+            tmp_path, 0, 3, "logs/run-y.log", run_progress.LogFollower(tmp_path / "x"), started_epoch=4e9
+        )
+    )
     assert "report:   results/report/report.html (from an earlier run" in again and "seed 001" in again
 
 

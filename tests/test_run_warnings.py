@@ -6,7 +6,6 @@ import csv
 import os
 import shutil
 import subprocess
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,7 +13,7 @@ import pytest
 from conftest import REPO, SMOKE_CONFIG, SMOKE_IN_TESTS, SNAKEMAKE, link_test_envs
 
 from jwtbench import result_tables, sample_statistics
-from rules import crosscheck_harness, run_warnings, summarize_crosscheck
+from jwtbench.rules import crosscheck_harness, run_warnings, summarize_crosscheck
 
 # --- the bimodality rule ------------------------------------------------------------------
 
@@ -33,17 +32,28 @@ def test_two_speeds_are_bimodal_and_one_speed_is_not():
 
 # --- the confirmation pass ---------------------------------------------------------------
 
-BLOCK = dict(language="python", implementation="pyjwt", implementation_version="2", algorithm="SHA-256",
-             key_bits=0, input="claims-001", input_bytes=64, harness="timeit", harness_version="3.11",
-             samples=10, status="ok")  # fmt: skip
+BLOCK = dict(
+    language="python",
+    implementation="pyjwt",
+    implementation_version="2",
+    algorithm="SHA-256",
+    key_bits=0,
+    input="claims-001",
+    input_bytes=64,
+    harness="timeit",
+    harness_version="3.11",
+    samples=10,
+    status="ok",
+)
 
 
 def write_blocks(path, ratio, alternations=6):
     rows = []
     for alternation in range(1, alternations + 1):
         for timer, ns in (("driver", 100 * ratio * (1 + alternation / 1000)), ("native", 100.0)):
-            rows.append({**BLOCK, "operation": "reference", "alternation": alternation, "timer": timer,
-                         "ns_per_op": ns})  # fmt: skip
+            rows.append(
+                {**BLOCK, "operation": "reference", "alternation": alternation, "timer": timer, "ns_per_op": ns}
+            )
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, summarize_crosscheck.BLOCK_COLUMNS, lineterminator="\n")
         writer.writeheader()
@@ -51,7 +61,9 @@ def write_blocks(path, ratio, alternations=6):
     return path
 
 
-@pytest.mark.parametrize("second, confirmation, agreement", [(2.0, "confirmed", "disagrees"), (1.01, "cleared", "agrees")])
+@pytest.mark.parametrize(
+    "second, confirmation, agreement", [(2.0, "confirmed", "disagrees"), (1.01, "cleared", "agrees")]
+)
 def test_a_disagreeing_cell_is_measured_again_and_judged_on_the_second_pass(tmp_path, second, confirmation, agreement):
     first = summarize_crosscheck.summarize({"python": write_blocks(tmp_path / "first.csv", 2.0)}, 0.05, {})
     assert first[0]["agreement"] == "disagrees"
@@ -86,10 +98,23 @@ def write_table(path, schema, rows):
 
 
 def drift_rows(spread, rounds=40):
-    return [{"language": "node", "driver": "node", "suite": "jwt", "input": "claims-001", "round": r,
-             "implementation": "node:crypto", "implementation_version": "20", "iterations": 100,
-             "ns_per_op": 300.0 * (1 + spread * (r % 2)), "seconds_before": r, "rounds_seconds": 40,
-             "relative": 1 + spread * (r % 2)} for r in range(1, rounds + 1)]  # fmt: skip
+    return [
+        {
+            "language": "node",
+            "driver": "node",
+            "suite": "jwt",
+            "input": "claims-001",
+            "round": r,
+            "implementation": "node:crypto",
+            "implementation_version": "20",
+            "iterations": 100,
+            "ns_per_op": 300.0 * (1 + spread * (r % 2)),
+            "seconds_before": r,
+            "rounds_seconds": 40,
+            "relative": 1 + spread * (r % 2),
+        }
+        for r in range(1, rounds + 1)
+    ]
 
 
 def test_drift_beyond_the_limit_is_a_warning_naming_the_language(tmp_path):
@@ -105,13 +130,20 @@ def test_drift_beyond_the_limit_is_a_warning_naming_the_language(tmp_path):
 
 
 def test_strict_fails_on_a_warning_and_says_what_it_is(tmp_path):
-    path = write_table(tmp_path / "warnings.csv", "warnings.schema.yaml", [
-        {"kind": "bimodal", "subject": "1 cells", "message": "1 cell(s) sampled at two speeds", "action": "rerun"}])  # fmt: skip
+    path = write_table(
+        tmp_path / "warnings.csv",
+        "warnings.schema.yaml",
+        [{"kind": "bimodal", "subject": "1 cells", "message": "1 cell(s) sampled at two speeds", "action": "rerun"}],
+    )
     log, out = tmp_path / "check.log", tmp_path / "run.checked"
 
     def job(strict):
-        return SimpleNamespace(input=SimpleNamespace(warnings=str(path)), log=[str(log)], output=[str(out)],
-                               params=SimpleNamespace(strict=strict))  # fmt: skip
+        return SimpleNamespace(
+            input=SimpleNamespace(warnings=str(path)),
+            log=[str(log)],
+            output=[str(out)],
+            params=SimpleNamespace(strict=strict),
+        )
 
     run_warnings.check_job(job(False))
     assert out.read_text() == "1 warning(s); strict: False\n"
@@ -161,8 +193,16 @@ execution: {engine: native, lanes: []}
 
 def copy_of_the_repository(target):
     """The repository's files (tracked, and new ones not ignored) under `target`."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO,
-                            capture_output=True, check=True).stdout.decode().split("\0")  # fmt: skip
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = REPO / name
         if source.is_file():
@@ -182,9 +222,22 @@ def test_a_disagreeing_cross_check_warns_and_fails_only_under_strict(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     link_test_envs(run)
-    env = {key: value for key, value in os.environ.items() if key != "JWTBENCH_STRICT" and not key.startswith("KAGGLE_")}
-    command = [SNAKEMAKE, "-s", str(repo / "workflow/Snakefile"), "-d", str(run), "--cores", "2",
-               "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS), str(tmp_path / "tiny.yaml")]  # fmt: skip
+    env = {
+        key: value for key, value in os.environ.items() if key != "JWTBENCH_STRICT" and not key.startswith("KAGGLE_")
+    }
+    command = [
+        SNAKEMAKE,
+        "-s",
+        str(repo / "workflow/Snakefile"),
+        "-d",
+        str(run),
+        "--cores",
+        "2",
+        "--configfile",
+        str(SMOKE_CONFIG),
+        str(SMOKE_IN_TESTS),
+        str(tmp_path / "tiny.yaml"),
+    ]
 
     result = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
     (tmp_path / "output.txt").write_text(result.stdout + result.stderr)

@@ -6,7 +6,7 @@ import pytest
 from conftest import REPO, SCRIPTS
 
 from jwtbench import config_validation
-from rules import scaffold_language
+from jwtbench.rules import scaffold_language
 
 
 def test_scaffold_writes_the_three_folders_and_they_fail_until_written(tmp_path):
@@ -24,10 +24,16 @@ def test_scaffold_writes_the_three_folders_and_they_fail_until_written(tmp_path)
         assert "@LANGUAGE@" not in text and "zig" in text, path
     assert config_validation.driver_manifest(tmp_path / "workflow" / "scripts", "zig")["jws"] is True
     # A skeleton never passes for a driver: each fails, naming what is not written yet.
-    shim = subprocess.run([str(tmp_path / "workflow/scripts/zig/run"), "versions"], capture_output=True, text=True,
-                          env={"JWTBENCH_ENVS": str(tmp_path / ".envs"), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    shim = subprocess.run(
+        [str(tmp_path / "workflow/scripts/zig/run"), "versions"],
+        capture_output=True,
+        text=True,
+        env={"JWTBENCH_ENVS": str(tmp_path / ".envs"), "PATH": "/usr/bin:/bin"},
+    )
     assert shim.returncode == 2 and "envs/zig/install" in shim.stderr
-    install = subprocess.run([str(tmp_path / "envs/zig/install"), str(tmp_path / ".envs/zig")], capture_output=True, text=True)
+    install = subprocess.run(
+        [str(tmp_path / "envs/zig/install"), str(tmp_path / ".envs/zig")], capture_output=True, text=True
+    )
     assert install.returncode == 2 and "envs/zig/install is not written yet" in install.stderr
     assert not (tmp_path / ".envs/zig/.installed").exists()
 

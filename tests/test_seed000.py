@@ -15,7 +15,7 @@ import yaml
 from conftest import JWS_LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, link_test_envs
 
 from jwtbench import raw_samples, variants
-from seeds import seed000, transfer_processes
+from jwtbench.seeds import seed000, transfer_processes
 
 DATASETS = tuple(dataset["name"] for dataset in yaml.safe_load(SMOKE_CONFIG.read_text())["datasets"])
 CLAIMS = ("sign_speed", "verify_speed", "decode_similar", "token_size", "transfer_rate")
@@ -101,14 +101,23 @@ def test_planted_kaggle_credentials_appear_nowhere(smoke):
             assert value.encode() not in data, f"{value} found in {path}"
 
 
-@pytest.mark.parametrize("claim, low, high, verdict", [
-    ("sign_speed", 2.0, 9.0, "holds"), ("sign_speed", 30.0, 80.0, "does not hold"),
-    ("sign_speed", 0.2, 0.5, "does not hold"), ("sign_speed", 8.0, 12.0, "inconclusive"),
-    ("verify_speed", 1.1, 1.5, "holds"), ("verify_speed", 0.2, 0.3, "does not hold"),
-    ("verify_speed", 0.9, 1.1, "inconclusive"), ("decode_similar", 0.95, 1.05, "holds"),
-    ("decode_similar", 1.3, 1.6, "does not hold"), ("decode_similar", 1.05, 1.2, "inconclusive"),
-    ("transfer_rate", 1.01, 1.2, "holds"), ("transfer_rate", 0.97, 1.02, "inconclusive"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "claim, low, high, verdict",
+    [
+        ("sign_speed", 2.0, 9.0, "holds"),
+        ("sign_speed", 30.0, 80.0, "does not hold"),
+        ("sign_speed", 0.2, 0.5, "does not hold"),
+        ("sign_speed", 8.0, 12.0, "inconclusive"),
+        ("verify_speed", 1.1, 1.5, "holds"),
+        ("verify_speed", 0.2, 0.3, "does not hold"),
+        ("verify_speed", 0.9, 1.1, "inconclusive"),
+        ("decode_similar", 0.95, 1.05, "holds"),
+        ("decode_similar", 1.3, 1.6, "does not hold"),
+        ("decode_similar", 1.05, 1.2, "inconclusive"),
+        ("transfer_rate", 1.01, 1.2, "holds"),
+        ("transfer_rate", 0.97, 1.02, "inconclusive"),
+    ],
+)
 def test_verdict_criteria(claim, low, high, verdict):
     assert seed000.judge_ratio(claim, low, high)[0] == verdict
 
@@ -120,18 +129,34 @@ def test_a_malformed_dataset_stops_with_file_and_line_and_loses_nothing(tmp_path
     data_dir = tmp_path / "data"
     (tmp_path / "run").mkdir()
     link_test_envs(tmp_path / "run")
-    config = ["execution={engine: native, compare_native: {activate: false}}", f"data_dir={data_dir}",
-              "languages=[python]", "crosscheck={activate: false}",
-              "suites={jwt: {algorithms: [HS512, RS512-2048], records_per_cell: 4}, coldstart: {activate: false},"
-              " tokensize: {algorithms: [HS512, RS512-2048]}, transfer: {trials: 3, warmup_trials: 0}}"]  # fmt: skip
+    config = [
+        "execution={engine: native, compare_native: {activate: false}}",
+        f"data_dir={data_dir}",
+        "languages=[python]",
+        "crosscheck={activate: false}",
+        "suites={jwt: {algorithms: [HS512, RS512-2048], records_per_cell: 4}, coldstart: {activate: false},"
+        " tokensize: {algorithms: [HS512, RS512-2048]}, transfer: {trials: 3, warmup_trials: 0}}",
+    ]
     env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
     # A lock of its own: its benchmarks' figures are not read, and the machine's lock is the
     # smoke run's to hold (waiting for it took minutes of the suite).
     env["JWTBENCH_BENCHMARK_LOCK"] = str(tmp_path / "benchmark.lock")
 
     def run(*targets):
-        command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path / "run"), "--configfile", str(SMOKE_CONFIG),
-                   "--cores", "2", *targets, "--config", *config]  # fmt: skip
+        command = [
+            SNAKEMAKE,
+            "-s",
+            str(SNAKEFILE),
+            "-d",
+            str(tmp_path / "run"),
+            "--configfile",
+            str(SMOKE_CONFIG),
+            "--cores",
+            "2",
+            *targets,
+            "--config",
+            *config,
+        ]
         return subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
 
     first = run("results/seed000/verdicts.csv")
@@ -173,9 +198,24 @@ def write_transfer(path, mb_per_s, trials=5, noise=0.02, seed=0):
             for trial in range(1, trials + 1):
                 seconds = BODY / 1e6 / (rate * rng.normal(1, noise))
                 for operation, share in (("request-response", 1.0), ("sign", 0.3), ("verify", 0.3)):
-                    writer.writerow(["go", "golang-jwt", "5", "transfer", operation, parsed.algorithm,
-                                     parsed.key_bits, "amazon-prime-users", BODY, trial, 1,
-                                     int(seconds * share * 1e9), BODY, "ok"])  # fmt: skip
+                    writer.writerow(
+                        [
+                            "go",
+                            "golang-jwt",
+                            "5",
+                            "transfer",
+                            operation,
+                            parsed.algorithm,
+                            parsed.key_bits,
+                            "amazon-prime-users",
+                            BODY,
+                            trial,
+                            1,
+                            int(seconds * share * 1e9),
+                            BODY,
+                            "ok",
+                        ]
+                    )
     raw_samples.read(path)  # the fixture follows the contract
     return path
 
@@ -184,8 +224,10 @@ def transfer_verdict(tmp_path, processes):
     """seed000's transfer_rate verdict row for go on amazon-prime-users, from one raw file per
     process ({HS512 MB/s, RS512 MB/s} each), and the pooled trials' CI judged alone (what
     the verdict rested on before the processes were repeated)."""
-    paths = [write_transfer(tmp_path / f"amazon-prime-users.p{number}.csv", {"HS512": hs, "RS512-2048": rs}, seed=number)
-             for number, (hs, rs) in enumerate(processes, 1)]  # fmt: skip
+    paths = [
+        write_transfer(tmp_path / f"amazon-prime-users.p{number}.csv", {"HS512": hs, "RS512-2048": rs}, seed=number)
+        for number, (hs, rs) in enumerate(processes, 1)
+    ]
     rows = seed000.read_rows(paths)
     trials = seed000.transfer_trials(rows)
     ratio_rows = seed000.ratios(rows, trials, ["go"], ["amazon-prime-users"], SETTINGS, paths)
@@ -227,7 +269,10 @@ def test_transfer_job_inputs_name_their_process():
     assert transfer_processes.inputs(["a", "b-c"], 1) == ["a", "b-c"]
     assert transfer_processes.inputs(["a", "b-c"], 2) == ["a.p1", "a.p2", "b-c.p1", "b-c.p2"]
     for name in transfer_processes.inputs(["netflix-titles", "x.y"], 3):
-        assert transfer_processes.inputs([transfer_processes.dataset_of(name)], 3)[transfer_processes.split(name)[1] - 1] == name
+        assert (
+            transfer_processes.inputs([transfer_processes.dataset_of(name)], 3)[transfer_processes.split(name)[1] - 1]
+            == name
+        )
     assert transfer_processes.split("netflix-titles") == ("netflix-titles", 1)
     assert transfer_processes.per_process({"trials": 10, "processes": 3})["trials"] == 4
     assert transfer_processes.per_process({"trials": 10})["trials"] == 10
@@ -244,11 +289,31 @@ def test_smoke_dry_run_has_one_transfer_job_per_process(tmp_path):
     processes = yaml.safe_load(SMOKE_CONFIG.read_text())["suites"]["transfer"]["processes"]
     env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
     result = subprocess.run(
-        [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "-n", "--cores", "2", "--configfile", str(SMOKE_CONFIG),
-         "--config", "execution={engine: native}", "data_dir=/nonexistent"],
-        capture_output=True, text=True, timeout=120, env=env,
-    )  # fmt: skip
+        [
+            SNAKEMAKE,
+            "-s",
+            str(SNAKEFILE),
+            "-d",
+            str(tmp_path),
+            "-n",
+            "--cores",
+            "2",
+            "--configfile",
+            str(SMOKE_CONFIG),
+            "--config",
+            "execution={engine: native}",
+            "data_dir=/nonexistent",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     found = set(re.findall(r"results/raw/(\w+)/transfer/([\w.-]+)\.csv", result.stdout))
-    assert found == {(language, f"{name}.p{number}") for language in JWS_LANGUAGES for name in DATASETS
-                     for number in range(1, processes + 1)}  # fmt: skip
+    assert found == {
+        (language, f"{name}.p{number}")
+        for language in JWS_LANGUAGES
+        for name in DATASETS
+        for number in range(1, processes + 1)
+    }

@@ -8,9 +8,9 @@ import pytest
 from conftest import REPO
 
 from jwtbench import raw_samples, variants
-from rules import cycle_counter
-from seeds import seed001, seed002, verdict_rules
-from seeds.verdict_rules import FAILS, HOLDS, OPEN, about, above, combine, similar
+from jwtbench.rules import cycle_counter
+from jwtbench.seeds import seed001, seed002, verdict_rules
+from jwtbench.seeds.verdict_rules import FAILS, HOLDS, OPEN, about, above, combine, similar
 
 PUBLISHED = REPO / "report" / "published"
 SETTINGS = {"seed": 7, "confidence": 0.95, "bootstrap_resamples": 400}
@@ -63,12 +63,38 @@ def write_raw(path, cells, samples=30, seed=1, noise=0.005):
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(raw_samples.COLUMNS)
-        for (language, implementation, suite, operation, algorithm, bits, input_name, in_bytes, out_bytes), ns in cells.items():
+        for (
+            language,
+            implementation,
+            suite,
+            operation,
+            algorithm,
+            bits,
+            input_name,
+            in_bytes,
+            out_bytes,
+        ), ns in cells.items():
             for sample in range(1, samples + 1):
                 iterations = 100
                 elapsed = int(ns * iterations * rng.normal(1, noise))
-                writer.writerow([language, implementation, "1", suite, operation, algorithm, bits, input_name,
-                                 in_bytes, sample, iterations, elapsed, out_bytes, "ok"])  # fmt: skip
+                writer.writerow(
+                    [
+                        language,
+                        implementation,
+                        "1",
+                        suite,
+                        operation,
+                        algorithm,
+                        bits,
+                        input_name,
+                        in_bytes,
+                        sample,
+                        iterations,
+                        elapsed,
+                        out_bytes,
+                        "ok",
+                    ]
+                )
     raw_samples.read(path)  # the fixture itself follows the contract
     return path
 
@@ -85,8 +111,11 @@ def jwt_cells(language, suite, sign_us, verify_us):
 
 
 def published_us(operation):
-    return {r["variant"]: float(r["mean_us"]) for r in read_csv(PUBLISHED / "seed001_rankings.csv")
-            if r["operation"] == operation}  # fmt: skip
+    return {
+        r["variant"]: float(r["mean_us"])
+        for r in read_csv(PUBLISHED / "seed001_rankings.csv")
+        if r["operation"] == operation
+    }
 
 
 def test_seed001_verdicts_on_the_seeds_own_figures(tmp_path):
@@ -99,15 +128,20 @@ def test_seed001_verdicts_on_the_seeds_own_figures(tmp_path):
     verdicts = {r["claim"]: r for r in read_csv(outputs["verdicts"])}
     assert {r["method"] for r in verdicts.values()} == {"seed 001's method"}
     expected = {
-        "hmac_dominates": HOLDS, "verify_cheaper_for_rsa": HOLDS, "ecdsa_verify_costlier": HOLDS,
-        "larger_curves_slower": HOLDS, "ed25519_sign_like_es256": HOLDS,
-        "ed25519_verify_faster_than_ecdsa": HOLDS, "hs512_faster_than_hs256": HOLDS,
+        "hmac_dominates": HOLDS,
+        "verify_cheaper_for_rsa": HOLDS,
+        "ecdsa_verify_costlier": HOLDS,
+        "larger_curves_slower": HOLDS,
+        "ed25519_sign_like_es256": HOLDS,
+        "ed25519_verify_faster_than_ecdsa": HOLDS,
+        "hs512_faster_than_hs256": HOLDS,
         # RS/PS at 4096 bits: 7.4-8.5x to sign; 2.9-3.2x to verify.
-        "rsa_doubling_sign_8x": HOLDS, "rsa_doubling_verify_3x": HOLDS,
+        "rsa_doubling_sign_8x": HOLDS,
+        "rsa_doubling_verify_3x": HOLDS,
         # "Nearly identical" is judged as seed 000's "similar" (+-10%): the seed's own
         # PS384-3072 signs 10.8% slower than RS384-3072, so by its own table it does not hold.
         "pss_like_pkcs1": FAILS,
-    }  # fmt: skip
+    }
     assert {claim: row["verdict"] for claim, row in verdicts.items()} == expected
     ranks = {(r["operation"], r["variant"]): int(r["rank"]) for r in read_csv(outputs["rankings"])}
     assert ranks["sign", "HS512"] == 1 and ranks["verify", "HS512"] == 1
@@ -149,8 +183,13 @@ def test_seed002_verdicts_on_the_seeds_own_figures(tmp_path):
     verdicts = {r["claim"]: r["verdict"] for r in read_csv(outputs["verdicts"])}
     # The seed's own table: SHA-256 wins short, SHA-512 long; MD5 beats SHA-1 in case 4, so
     # neither "SHA-1 fastest" nor "MD5 slower than SHA-1" holds on all cases.
-    assert verdicts == {"sha256_faster_short": HOLDS, "sha512_faster_long": HOLDS, "sha1_fastest": FAILS,
-                        "md5_slower_than_sha1": FAILS, "uuid_generation_cost": HOLDS}  # fmt: skip
+    assert verdicts == {
+        "sha256_faster_short": HOLDS,
+        "sha512_faster_long": HOLDS,
+        "sha1_fastest": FAILS,
+        "md5_slower_than_sha1": FAILS,
+        "uuid_generation_cost": HOLDS,
+    }
     cases = {(r["case"], r["algorithm"]): r for r in read_csv(outputs["cases"])}
     assert float(cases["case3-newuuid-time", "SHA-256"]["hash_only_ns"]) == pytest.approx(1504.4 - 792.0, rel=0.03)
 
@@ -185,11 +224,17 @@ def test_cycle_counter_gives_a_rate_or_a_reason():
 
 
 def test_an_inconclusive_comparison_names_the_threshold_its_ci_straddles():
-    near = verdict_rules.judge_claim([(verdict_rules.above(0.97, 1.04), 1.01, 0.97, 1.04, "HS256 / HS512"),
-                                      (verdict_rules.above(1.2, 1.3), 1.25, 1.2, 1.3, "HS384 / HS512")])  # fmt: skip
+    near = verdict_rules.judge_claim(
+        [
+            (verdict_rules.above(0.97, 1.04), 1.01, 0.97, 1.04, "HS256 / HS512"),
+            (verdict_rules.above(1.2, 1.3), 1.25, 1.2, 1.3, "HS384 / HS512"),
+        ]
+    )
     assert near["verdict"] == "inconclusive"
-    assert near["reason"] == ("1 of 2 comparisons are inconclusive: HS256 / HS512 = 1.01 [0.97, 1.04]"
-                              " (the CI straddles 1; the ratio lies +1.0% from it)")  # fmt: skip
+    assert near["reason"] == (
+        "1 of 2 comparisons are inconclusive: HS256 / HS512 = 1.01 [0.97, 1.04]"
+        " (the CI straddles 1; the ratio lies +1.0% from it)"
+    )
     about = verdict_rules.about(7.5, 10.5, 8.0)
     assert about == "inconclusive" and about.near() == "the CI straddles 10"
     assert about.near(9.0) == "the CI straddles 10; the ratio lies -10.0% from it"

@@ -9,9 +9,9 @@ from conftest import REPO
 from test_seeds_001_002 import SETTINGS, read_csv, write_raw
 
 from jwtbench import raw_samples
-from rules import write_bench_spec
-from seeds import seed003, seed004
-from seeds.verdict_rules import FAILS, HOLDS, OPEN, orders
+from jwtbench.rules import write_bench_spec
+from jwtbench.seeds import seed003, seed004
+from jwtbench.seeds.verdict_rules import FAILS, HOLDS, OPEN, orders
 
 PUBLISHED = REPO / "report" / "published"
 
@@ -54,10 +54,13 @@ def test_seed003_verdicts_on_the_seeds_own_figures(tmp_path):
     with open(tmp_path / "log", "w") as log:
         seed003.main([raw], [], ["node", "openssl"], SETTINGS, outputs, log)
     verdicts = {(r["claim"], r["language"]): r["verdict"] for r in read_csv(outputs["verdicts"])}
-    expected = {"sha256_7x_aes_gcm": HOLDS, "hash_order_faster_than_symmetric": HOLDS,
-                "rsa_verify_orders_faster_than_sign": FAILS,  # 22x: 1.3 orders
-                "rsa_verify_orders_slower_than_aes": HOLDS,   # 40x: 1.6 orders, rounds to 2
-                "rsa_sign_orders_slower_than_aes": FAILS}     # 887x: 2.9 orders, not 4-5  # fmt: skip
+    expected = {
+        "sha256_7x_aes_gcm": HOLDS,
+        "hash_order_faster_than_symmetric": HOLDS,
+        "rsa_verify_orders_faster_than_sign": FAILS,  # 22x: 1.3 orders
+        "rsa_verify_orders_slower_than_aes": HOLDS,  # 40x: 1.6 orders, rounds to 2
+        "rsa_sign_orders_slower_than_aes": FAILS,
+    }  # 887x: 2.9 orders, not 4-5
     for language in ("openssl", "node"):
         assert {claim: verdicts[claim, language] for claim in expected} == expected
     overhead = read_csv(outputs["overhead"])
@@ -65,7 +68,9 @@ def test_seed003_verdicts_on_the_seeds_own_figures(tmp_path):
     assert len(overhead) == 4
     for row in overhead:
         assert float(row["ratio"]) == pytest.approx(1.5, rel=0.02)
-        assert float(row["ci_low"]) < 1.5 < float(row["ci_high"]) or float(row["ci_low"]) == pytest.approx(1.5, rel=0.02)
+        assert float(row["ci_low"]) < 1.5 < float(row["ci_high"]) or float(row["ci_low"]) == pytest.approx(
+            1.5, rel=0.02
+        )
 
 
 def test_jwt_overhead_divides_jwt_sign_by_the_primitive_on_the_signing_input(tmp_path):
@@ -91,14 +96,18 @@ def keygen_cells(language, implementation, figures):
     cells = {}
     for (family, bits, message), ms in figures.items():
         algorithm = f"{family}-SHA{'256' if bits in (2048, 3072, 256) else '512'}"
-        cells[(language, implementation, "keygen", "keygen+sign+verify", algorithm, bits, f"msg-{message}",
-               message, 256)] = ms * 1e6  # fmt: skip
+        cells[
+            (language, implementation, "keygen", "keygen+sign+verify", algorithm, bits, f"msg-{message}", message, 256)
+        ] = ms * 1e6
     return cells
 
 
 def test_seed004_verdicts_on_the_seeds_own_figures(tmp_path):
-    figures = {(r["family"], int(r["key_bits"]), int(r["message_bytes"])): float(r["ms_per_iteration"])
-               for r in read_csv(PUBLISHED / "seed004_runs.csv") if r["ms_per_iteration"]}  # fmt: skip
+    figures = {
+        (r["family"], int(r["key_bits"]), int(r["message_bytes"])): float(r["ms_per_iteration"])
+        for r in read_csv(PUBLISHED / "seed004_runs.csv")
+        if r["ms_per_iteration"]
+    }
     # The seed has no P-256 time for the 112-bit level and no RSA-7680; fill P-384 from D-F.
     raw = write_raw(tmp_path / "raw.csv", keygen_cells("python", "pycryptodome", figures))
     outputs = {name: tmp_path / f"{name}.csv" for name in seed004.COLUMNS}
@@ -118,8 +127,24 @@ def test_seed004_verdicts_on_the_seeds_own_figures(tmp_path):
 
 def test_seed004_keeps_a_timeout_cell_with_its_time(tmp_path):
     path = tmp_path / "raw.csv"
-    rows = [["python", "pycryptodome", "1", "keygen", "keygen+sign+verify", "RSA-SHA512", 7680, "msg-10", 10, 0, 0,
-             120_000_000_000, 0, "timeout"]]  # fmt: skip
+    rows = [
+        [
+            "python",
+            "pycryptodome",
+            "1",
+            "keygen",
+            "keygen+sign+verify",
+            "RSA-SHA512",
+            7680,
+            "msg-10",
+            10,
+            0,
+            0,
+            120_000_000_000,
+            0,
+            "timeout",
+        ]
+    ]
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(raw_samples.COLUMNS)
@@ -136,8 +161,7 @@ def test_seed004_composes_the_combined_figure_from_its_parts(tmp_path):
     of the same key and message (medians added), listed as composed; a key whose generation
     timed out gives a composed row with that status and its time."""
     cells = {}
-    parts_ms = {("RSA", 3072): (300.0, 3.0, 0.1), ("ECDSA", 256): (0.2, 0.05, 0.15),
-                ("RSA", 7680): (None, 20.0, 0.4)}  # fmt: skip
+    parts_ms = {("RSA", 3072): (300.0, 3.0, 0.1), ("ECDSA", 256): (0.2, 0.05, 0.15), ("RSA", 7680): (None, 20.0, 0.4)}
     for (family, bits), (keygen, sign, verify) in parts_ms.items():
         algorithm = f"{family}-SHA{'512' if bits == 7680 else '256'}"
         if keygen is not None:
@@ -150,8 +174,11 @@ def test_seed004_composes_the_combined_figure_from_its_parts(tmp_path):
     outputs = {name: tmp_path / f"{name}.csv" for name in seed004.COLUMNS}
     with open(tmp_path / "log", "w") as log:
         seed004.main([raw], SETTINGS, outputs, log)
-    combined = {(r["family"], int(r["key_bits"])): r for r in read_csv(outputs["runs"])
-                if r["operation"] == "keygen+sign+verify"}  # fmt: skip
+    combined = {
+        (r["family"], int(r["key_bits"])): r
+        for r in read_csv(outputs["runs"])
+        if r["operation"] == "keygen+sign+verify"
+    }
     assert set(combined) == set(parts_ms)
     assert all(r["source"] == "composed" for r in combined.values())
     assert float(combined["RSA", 3072]["median_ms"]) == pytest.approx(303.1, rel=0.01)
@@ -169,15 +196,20 @@ def test_seed004_a_timed_combined_cell_out_of_budget_says_what_it_got(tmp_path):
     cell runs to its budget after a few samples (RSA-7680 on 2026-11-27), its row says so
     with its samples and time, and the seed's figure is composed from the parts."""
     cells = {}
-    for operation, input_name, in_bytes, ms in (("keygen", "keypair", 0, 10_000.0), ("sign", "msg-1000", 1000, 35.0),
-                                                ("verify", "msg-1000", 1000, 0.2)):  # fmt: skip
+    for operation, input_name, in_bytes, ms in (
+        ("keygen", "keypair", 0, 10_000.0),
+        ("sign", "msg-1000", 1000, 35.0),
+        ("verify", "msg-1000", 1000, 0.2),
+    ):
         cells[("node", "crypto", "keygen", operation, "RSA-SHA512", 7680, input_name, in_bytes, 960)] = ms * 1e6
     raw = write_raw(tmp_path / "raw.csv", cells)
     seconds = [27.0, 18.9, 15.1, 11.8, 7.4, 16.4, 15.3]
     with open(raw, "a") as handle:
         for sample, spent in enumerate(seconds, 1):
-            handle.write(f"node,crypto,1,keygen,keygen+sign+verify,RSA-SHA512,7680,msg-1000,1000,{sample},1,"
-                         f"{int(spent * 1e9)},960,timeout\n")  # fmt: skip
+            handle.write(
+                f"node,crypto,1,keygen,keygen+sign+verify,RSA-SHA512,7680,msg-1000,1000,{sample},1,"
+                f"{int(spent * 1e9)},960,timeout\n"
+            )
     outputs = {name: tmp_path / f"{name}.csv" for name in seed004.COLUMNS}
     with open(tmp_path / "log", "w") as log:
         seed004.main([raw], SETTINGS, outputs, log)
@@ -197,14 +229,17 @@ def test_default_specs_of_primitive_and_keygen(tmp_path):
 
     schema = yaml.safe_load((REPO / "config" / "schemas" / "config.schema.yaml").read_text())
     suites = schema["properties"]["suites"]["properties"]
-    defaults = {name: {key: value.get("default") for key, value in suites[name]["properties"].items()}
-                for name in ("primitive", "keygen")}  # fmt: skip
+    defaults = {
+        name: {key: value.get("default") for key, value in suites[name]["properties"].items()}
+        for name in ("primitive", "keygen")
+    }
     signing = tmp_path / "signing.bin"
     signing.write_bytes(write_bench_spec.jws_signing_input(REPO / "data" / "fixtures" / "claims-001.json"))
     for language, jws in (("node", True), ("openssl", False)):
         out = tmp_path / f"{language}.json"
-        write_bench_spec.main(language, "primitive", defaults["primitive"], {}, "/keys", str(signing), out, "blocks",
-                              "bytes", jws)  # fmt: skip
+        write_bench_spec.main(
+            language, "primitive", defaults["primitive"], {}, "/keys", str(signing), out, "blocks", "bytes", jws
+        )
         spec = json.loads(out.read_text())
         inputs = {(c["operation"], c["algorithm"]): set() for c in spec["cells"]}
         for cell in spec["cells"]:
@@ -220,11 +255,15 @@ def test_default_specs_of_primitive_and_keygen(tmp_path):
     operations = {c["operation"] for c in spec["cells"]}
     assert operations == {"keygen", "sign", "verify"}  # the seed's figure is composed from these
     assert spec["keygen"] == {"iterations": 3, "target_cell_seconds": 3, "max_iterations": 200, "max_cell_seconds": 120}
-    write_bench_spec.main("python", "keygen", {**defaults["keygen"], "composite": True}, {}, "/keys", None, out,
-                          "levels", None, True)  # fmt: skip
+    write_bench_spec.main(
+        "python", "keygen", {**defaults["keygen"], "composite": True}, {}, "/keys", None, out, "levels", None, True
+    )
     spec = json.loads(out.read_text())
-    combined = {(c["implementation"], c["family"], c["key_bits"], c["message_bytes"]) for c in spec["cells"]
-                if c["operation"] == "keygen+sign+verify"}  # fmt: skip
+    combined = {
+        (c["implementation"], c["family"], c["key_bits"], c["message_bytes"])
+        for c in spec["cells"]
+        if c["operation"] == "keygen+sign+verify"
+    }
     assert len(combined) == 2 * 6 * 3
     hashes = {(c["family"], c["key_bits"]): c["algorithm"] for c in spec["cells"]}
     assert hashes[("RSA", 7680)] == "RSA-SHA512" and hashes[("ECDSA", 256)] == "ECDSA-SHA256"

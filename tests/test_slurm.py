@@ -35,7 +35,7 @@ import yaml
 from conftest import JWS_LANGUAGES, REPO, SMOKE_CONFIG, SMOKE_IN_TESTS, SNAKEFILE, SNAKEMAKE, snakemake
 from slurm_cluster import SlurmClusterError, missing_daemons, slurm_cluster, wait_for
 
-from rules import bundles
+from jwtbench.rules import bundles
 
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 SLURM_CONFIG = REPO / "tests" / "data" / "slurm-tiny.yaml"
@@ -46,8 +46,14 @@ SLURM_SUITES = ("jwt", "coldstart")
 SLURM_SEEDS = ("seed001",)
 # The rules with resources bench=1: the SLURM jobs running them ask for a whole node
 # (--exclusive) and run nothing else.
-BENCHMARK_RULES = ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "measure_cycle_counter",
-                   "confirm_crosscheck")  # fmt: skip
+BENCHMARK_RULES = (
+    "run_benchmark",
+    "run_coldstart",
+    "compare_native",
+    "crosscheck_harness",
+    "measure_cycle_counter",
+    "confirm_crosscheck",
+)
 # Rules the submitting Snakemake runs itself (`localrules:`), and the target rule.
 LOCAL_RULES = ("write_bench_spec", "all")
 SLURM_RUN_TIMEOUT = 20 * 60
@@ -65,15 +71,24 @@ def slurm_jobs(env):
     exclusivity, start and end."""
     result = subprocess.run(
         ["squeue", "--states=all", "--noheader", "--format=%i|%k|%T|%h|%S|%e"],
-        env=env, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     jobs = []
     for line in result.stdout.splitlines():
         job_id, comment, state, oversubscribe, start, end = line.split("|")
-        jobs.append({
-            "id": job_id, "comment": comment, "state": state, "exclusive": oversubscribe == "NO",
-            "start": parse_time(start), "end": parse_time(end),
-        })  # fmt: skip
+        jobs.append(
+            {
+                "id": job_id,
+                "comment": comment,
+                "state": state,
+                "exclusive": oversubscribe == "NO",
+                "start": parse_time(start),
+                "end": parse_time(end),
+            }
+        )
     return jobs
 
 
@@ -102,15 +117,29 @@ def run_under_slurm(workdir, cluster_dir, native_envs=None):
         env["JWTBENCH_STRICT"] = "1"
         # A status check every 2 s rather than the profile's cluster-friendly 10 s: this
         # cluster is ours, and its jobs are short.
-        command = [SNAKEMAKE, "--profile", str(PROFILE), "-s", str(SNAKEFILE), "-d", str(workdir),
-                   "--configfile", str(SMOKE_CONFIG), str(SMOKE_IN_TESTS), str(SLURM_CONFIG),
-                   "--seconds-between-status-checks", "2"]  # fmt: skip
+        command = [
+            SNAKEMAKE,
+            "--profile",
+            str(PROFILE),
+            "-s",
+            str(SNAKEFILE),
+            "-d",
+            str(workdir),
+            "--configfile",
+            str(SMOKE_CONFIG),
+            str(SMOKE_IN_TESTS),
+            str(SLURM_CONFIG),
+            "--seconds-between-status-checks",
+            "2",
+        ]
         result = subprocess.run(command, capture_output=True, text=True, timeout=SLURM_RUN_TIMEOUT, env=env)
         output = result.stdout + result.stderr
         (Path(workdir) / "slurm-smoke-output.txt").write_text(output)
         assert result.returncode == 0, output[-5000:]
         jobs = {job["id"]: job for job in slurm_jobs(cluster.env)}
-    for job_id, log in re.findall(r"has been submitted with SLURM jobid (\d+) \(log: (.+?)\)\.?$", output, re.MULTILINE):
+    for job_id, log in re.findall(
+        r"has been submitted with SLURM jobid (\d+) \(log: (.+?)\)\.?$", output, re.MULTILINE
+    ):
         assert job_id in jobs, f"SLURM job {job_id} was submitted but squeue does not know it"
         assert Path(log).is_file(), f"SLURM job {job_id}: no log at {log}"
         jobs[job_id].update(log=Path(log), rules=rules_run(log))
@@ -126,7 +155,7 @@ def slurm_smoke(background_runs):
 
 def job_stats(output):
     """{rule: job count} from the `Job stats` table the submitting Snakemake prints."""
-    table = output[output.index("Job stats:"):].split("\ntotal", 1)[0]
+    table = output[output.index("Job stats:") :].split("\ntotal", 1)[0]
     return {rule: int(count) for rule, count in re.findall(r"^(\w+)\s+(\d+)$", table, re.MULTILINE)}
 
 
@@ -155,10 +184,14 @@ def test_each_benchmark_had_the_node_to_itself(slurm_smoke):
         assert set(benchmark["rules"]) <= set(BENCHMARK_RULES), benchmark["rules"]
         assert benchmark["exclusive"], benchmark
         overlapping = [
-            other["comment"] for other in jobs
-            if other is not benchmark and other["start"] and other["end"]
-            and other["start"] < benchmark["end"] and benchmark["start"] < other["end"]
-        ]  # fmt: skip
+            other["comment"]
+            for other in jobs
+            if other is not benchmark
+            and other["start"]
+            and other["end"]
+            and other["start"] < benchmark["end"]
+            and benchmark["start"] < other["end"]
+        ]
         assert not overlapping, f"{benchmark['comment']} overlapped {overlapping}"
     # Inside the benchmarks' group job too, one benchmark at a time (no execution.lanes).
     provenance = json.loads((slurm_smoke["workdir"] / "results/provenance.json").read_text())
@@ -173,7 +206,9 @@ def test_slurm_run_has_the_results_and_the_report(slurm_smoke):
         rows = list(csv.DictReader(handle))
     assert {row["language"] for row in rows} == set(SLURM_LANGUAGES)
     assert "failed" not in {row["status"] for row in rows}, [r for r in rows if r["status"] == "failed"][:3]
-    signed = {row["language"] for row in rows if (row["suite"], row["operation"], row["status"]) == ("jwt", "sign", "ok")}
+    signed = {
+        row["language"] for row in rows if (row["suite"], row["operation"], row["status"]) == ("jwt", "sign", "ok")
+    }
     assert signed == set(JWS_LANGUAGES) & set(SLURM_LANGUAGES)
     assert not list((workdir / "results/failed").glob("**/*.csv"))
     html = (workdir / "results/report/report.html").read_text()
@@ -212,10 +247,23 @@ def narrowed_shape(shape, languages, suites, seeds):
 
 
 def test_narrowed_shape_keeps_the_languages_suites_and_seeds_named():
-    shape = ["config.yaml", "raw/java/jwt", "raw/node/coldstart.json", "raw/node/hash", "raw/node/jwt",
-             "seeds/seed000/verdicts.csv", "seeds/seed001/verdicts.csv", "summary.csv"]  # fmt: skip
+    shape = [
+        "config.yaml",
+        "raw/java/jwt",
+        "raw/node/coldstart.json",
+        "raw/node/hash",
+        "raw/node/jwt",
+        "seeds/seed000/verdicts.csv",
+        "seeds/seed001/verdicts.csv",
+        "summary.csv",
+    ]
     assert narrowed_shape(shape, ["node"], ["jwt", "coldstart"], ["seed001"]) == [
-        "config.yaml", "raw/node/coldstart.json", "raw/node/jwt", "seeds/seed001/verdicts.csv", "summary.csv"]  # fmt: skip
+        "config.yaml",
+        "raw/node/coldstart.json",
+        "raw/node/jwt",
+        "seeds/seed001/verdicts.csv",
+        "summary.csv",
+    ]
 
 
 def latest_bundle(workdir):
@@ -226,14 +274,27 @@ def latest_bundle(workdir):
 
 
 def test_bundle_shape_reduces_raw_files_to_language_and_suite(tmp_path):
-    files = ["manifest.json", "summary.csv", "raw/python/jwt/claims-001.csv", "raw/python/jwt/claims-001.json",
-             "raw/python/jwt/netflix-titles.csv", "raw/node/hash/cases.csv", "raw/node/coldstart.json",
-             "seeds/seed000/verdicts.csv"]  # fmt: skip
+    files = [
+        "manifest.json",
+        "summary.csv",
+        "raw/python/jwt/claims-001.csv",
+        "raw/python/jwt/claims-001.json",
+        "raw/python/jwt/netflix-titles.csv",
+        "raw/node/hash/cases.csv",
+        "raw/node/coldstart.json",
+        "seeds/seed000/verdicts.csv",
+    ]
     for name in files:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
-    assert bundle_shape(tmp_path) == ["manifest.json", "raw/node/coldstart.json", "raw/node/hash", "raw/python/jwt",
-                                      "seeds/seed000/verdicts.csv", "summary.csv"]  # fmt: skip
+    assert bundle_shape(tmp_path) == [
+        "manifest.json",
+        "raw/node/coldstart.json",
+        "raw/node/hash",
+        "raw/python/jwt",
+        "seeds/seed000/verdicts.csv",
+        "summary.csv",
+    ]
     (tmp_path / "raw/java/jwt").mkdir(parents=True)
     assert "raw/java/jwt" not in bundle_shape(tmp_path)
 
@@ -269,8 +330,9 @@ def test_compare_of_the_local_and_the_slurm_run(smoke, slurm_smoke, tmp_path):
     SLURM), then `snakemake compare`: the report renders, every cell of both runs has a
     ratio with its CI, and every seed verdict of both is listed, differences marked."""
     local, remote = latest_bundle(smoke), latest_bundle(slurm_smoke["workdir"])
-    result = snakemake(tmp_path, "compare", "--config", f"compare={{bundles: [{local}, {remote}]}}",
-                       "execution={engine: native}")  # fmt: skip
+    result = snakemake(
+        tmp_path, "compare", "--config", f"compare={{bundles: [{local}, {remote}]}}", "execution={engine: native}"
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     cells = read_csv(tmp_path / "results/compare/cells.csv")
     both = [row for row in cells if row["presence"] == "both" and row["ratio"]]

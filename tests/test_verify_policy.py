@@ -21,12 +21,14 @@ import yaml
 from conftest import REPO, SCRIPTS, run_batch, run_driver
 
 from jwtbench import config_validation, conformance_cases
-from rules import check_conformance
+from jwtbench.rules import check_conformance
 
 LANGUAGES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["languages"]
 # Every driver of those languages: each language's own and its further libraries.
 DRIVERS = LANGUAGES + sorted(
-    driver for driver in config_validation.library_drivers(SCRIPTS) if config_validation.language_of(driver) in LANGUAGES
+    driver
+    for driver in config_validation.library_drivers(SCRIPTS)
+    if config_validation.language_of(driver) in LANGUAGES
 )
 MANIFESTS = {driver: config_validation.driver_manifest(SCRIPTS, driver) for driver in DRIVERS}
 JWS = [driver for driver in DRIVERS if MANIFESTS[driver]["jws"]]
@@ -67,8 +69,9 @@ def policy_tokens(secret):
 def verify(language, driver_env, keys, tmp_path, token):
     path = tmp_path / "token.jwt"
     path.write_text(token + "\n")
-    return run_driver(language, driver_env, "verify", "--alg", "HS256", "--key", str(keys / "hmac-256.secret"),
-                      "--token", str(path))  # fmt: skip
+    return run_driver(
+        language, driver_env, "verify", "--alg", "HS256", "--key", str(keys / "hmac-256.secret"), "--token", str(path)
+    )
 
 
 def own_eddsa_name(language, driver_env, keys, tmp_path):
@@ -106,7 +109,9 @@ def test_verify_checks_each_policy_item_it_declares(language, keys, driver_env, 
             rejects = item != "control" and (item in validates) != (item == "required_claims")
             expected[case_id] = "reject" if rejects else "accept"
     lines = run_batch(language, driver_env, "verify-batch", cases, tmp_path)
-    wrong = {case_id: lines[case_id]["outcome"] for case_id in expected if lines[case_id]["outcome"] != expected[case_id]}
+    wrong = {
+        case_id: lines[case_id]["outcome"] for case_id in expected if lines[case_id]["outcome"] != expected[case_id]
+    }
     assert not wrong, f"{language}: {wrong}, expected {[expected[case_id] for case_id in wrong]}"
     result = verify(language, driver_env, keys, tmp_path, control)
     assert result.returncode == 0, result.stderr

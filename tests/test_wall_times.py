@@ -8,15 +8,17 @@ import sys
 import pytest
 from conftest import SCRIPTS
 
-from rules import wall_times
+from jwtbench.rules import wall_times
 
 
 def write_record(folder, relative, seconds, end):
     path = folder / "logs/wall_times" / relative
     path.parent.mkdir(parents=True, exist_ok=True)
     # The header Snakemake's benchmark directive writes (the columns wall_times reads: s).
-    path.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-                    f"{seconds}\t0:00:{seconds:02.0f}\t1\t1\t1\t1\t0\t0\t0\t{seconds}\n")  # fmt: skip
+    path.write_text(
+        "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+        f"{seconds}\t0:00:{seconds:02.0f}\t1\t1\t1\t1\t0\t0\t0\t{seconds}\n"
+    )
     os.utime(path, (end, end))
     return path
 
@@ -35,7 +37,7 @@ def test_each_job_gets_its_stage_language_suite_and_interval(tmp_path):
         ("benchmarks", "run_coldstart", "go", "go", "coldstart"),
         ("benchmarks", "run_benchmark", "node/jose/jwt/claims-001", "node", "jwt"),
         ("report", "render_report", "render_report", "", ""),
-    ]  # fmt: skip
+    ]
     assert rows[1]["start"] == wall_times.iso(1_000_070) and rows[1]["end"] == wall_times.iso(1_000_100)
 
 
@@ -67,8 +69,9 @@ def test_a_record_without_wall_time_is_named(tmp_path):
     path.write_text("max_rss\n12\n")
     with pytest.raises(wall_times.WallTimeError, match=r"python\.tsv: no wall time in seconds"):
         wall_times.collect(tmp_path / "logs/wall_times")
-    result = subprocess.run([sys.executable, str(SCRIPTS / "rules" / "wall_times.py"), str(tmp_path)],
-                            capture_output=True, text=True)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "rules" / "wall_times.py"), str(tmp_path)], capture_output=True, text=True
+    )
     assert result.returncode == 1 and "python.tsv" in result.stderr and "Traceback" not in result.stderr
 
 

@@ -2,6 +2,7 @@
 
 import base64
 import csv
+import hashlib
 import json
 import os
 import re
@@ -9,26 +10,60 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
-from conftest import JWS_LANGUAGES, LANGUAGES, REPO, SCRIPTS, SMOKE_CONFIG, SMOKE_IN_TESTS, SNAKEFILE, SNAKEMAKE, snakemake
+from conftest import (
+    JWS_LANGUAGES,
+    LANGUAGES,
+    REPO,
+    SCRIPTS,
+    SMOKE_CONFIG,
+    SMOKE_IN_TESTS,
+    SNAKEFILE,
+    SNAKEMAKE,
+)
 
 from jwtbench import cell_samples, config_validation, raw_samples, variants
-from rules import summarize_crosscheck
+from jwtbench.rules import summarize_crosscheck
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
-FIGURES = ("fig-sign-verify", "fig-rsa-scaling", "fig-verify-sign-ratio", "fig-decode", "fig-interop", "fig-coldstart",
-           "fig-seed003-throughput", "fig-primitive-overhead", "fig-seed004", "fig-wall-times", "fig-drift",
-           "fig-conformance", "fig-crosscheck")
+FIGURES = (
+    "fig-sign-verify",
+    "fig-rsa-scaling",
+    "fig-verify-sign-ratio",
+    "fig-decode",
+    "fig-interop",
+    "fig-coldstart",
+    "fig-seed003-throughput",
+    "fig-primitive-overhead",
+    "fig-seed004",
+    "fig-wall-times",
+    "fig-drift",
+    "fig-conformance",
+    "fig-crosscheck",
+)
 
 
 def dry_run_counts(workdir, engine):
     env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
     result = subprocess.run(
-        [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(workdir), "-n", "--cores", "8",
-         "--config", f"execution={{engine: {engine}}}", "data_dir=/nonexistent"],
-        capture_output=True, text=True, timeout=120, env=env,
-    )  # fmt: skip
+        [
+            SNAKEMAKE,
+            "-s",
+            str(SNAKEFILE),
+            "-d",
+            str(workdir),
+            "-n",
+            "--cores",
+            "8",
+            "--config",
+            f"execution={{engine: {engine}}}",
+            "data_dir=/nonexistent",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, re.MULTILINE))
     return {rule: int(count) for rule, count in counts.items() if rule != "total"}
@@ -44,20 +79,46 @@ def dry_run_counts(workdir, engine):
 LIBRARIES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["libraries"]["drivers"]
 TRANSFER_PROCESSES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["suites"]["transfer"]["processes"]
 OTHER_JOBS = {language: 1 for language in LANGUAGES if language not in JWS_LANGUAGES}
-BENCH_JOBS = len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 * TRANSFER_PROCESSES + 1 + 1 + 1 + 1) + 1 + sum(OTHER_JOBS.values()) + len(LIBRARIES)
+BENCH_JOBS = (
+    len(JWS_LANGUAGES) * (1 + 3 + 3 + 3 * TRANSFER_PROCESSES + 1 + 1 + 1 + 1)
+    + 1
+    + sum(OTHER_JOBS.values())
+    + len(LIBRARIES)
+)
 NATIVE_JOBS = {
-    "install_native_env": len(LANGUAGES), "generate_keys": 1, "record_versions": len(LANGUAGES) + len(LIBRARIES),
-    "check_driver": len(JWS_LANGUAGES) + len(LIBRARIES), "check_interop": 1, "check_deterministic_tokens": 1,
-    "check_conformance": 1, "describe_drivers": 1,
+    "install_native_env": len(LANGUAGES),
+    "generate_keys": 1,
+    "record_versions": len(LANGUAGES) + len(LIBRARIES),
+    "check_driver": len(JWS_LANGUAGES) + len(LIBRARIES),
+    "check_interop": 1,
+    "check_deterministic_tokens": 1,
+    "check_conformance": 1,
+    "describe_drivers": 1,
     "prepare_dataset": 3,
-    "write_bench_spec": BENCH_JOBS, "run_benchmark": BENCH_JOBS, "run_coldstart": len(JWS_LANGUAGES),
-    "summarize_coldstart": 1, "aggregate_samples": 1, "summarize_noise": 1, "collect_provenance": 1, "reproduce_seed000": 1,
-    "reproduce_seed001": 1, "reproduce_seed002": 1, "measure_cycle_counter": 1,
-    "crosscheck_harness": len(JWS_LANGUAGES), "summarize_crosscheck": 1, "confirm_crosscheck": 1,
-    "collect_warnings": 1, "check_run": 1,
-    "write_jwt_signing_input": 1, "reproduce_seed003": 1, "reproduce_seed004": 1, "collect_wall_times": 1, "render_report": 1, "write_bundle": 1,
+    "write_bench_spec": BENCH_JOBS,
+    "run_benchmark": BENCH_JOBS,
+    "run_coldstart": len(JWS_LANGUAGES),
+    "summarize_coldstart": 1,
+    "aggregate_samples": 1,
+    "summarize_noise": 1,
+    "collect_provenance": 1,
+    "reproduce_seed000": 1,
+    "reproduce_seed001": 1,
+    "reproduce_seed002": 1,
+    "measure_cycle_counter": 1,
+    "crosscheck_harness": len(JWS_LANGUAGES),
+    "summarize_crosscheck": 1,
+    "confirm_crosscheck": 1,
+    "collect_warnings": 1,
+    "check_run": 1,
+    "write_jwt_signing_input": 1,
+    "reproduce_seed003": 1,
+    "reproduce_seed004": 1,
+    "collect_wall_times": 1,
+    "render_report": 1,
+    "write_bundle": 1,
     "all": 1,
-}  # fmt: skip
+}
 
 
 def test_dry_run_lists_every_job(tmp_path):
@@ -68,9 +129,58 @@ def test_dry_run_in_containers_adds_the_images(tmp_path):
     """Under podman: the base, the shared runtime image, one image per language plus the
     report's, and the container/native comparison; native environments stay for cold start
     and comparisons."""
-    images = {"build_base_image": 1, "build_image": 1 + len(LANGUAGES) + 1, "compare_native": 1,
-              "install_native_env": len(JWS_LANGUAGES)}  # fmt: skip
+    images = {
+        "build_base_image": 1,
+        "build_image": 1 + len(LANGUAGES) + 1,
+        "compare_native": 1,
+        "install_native_env": len(JWS_LANGUAGES),
+    }
     assert dry_run_counts(tmp_path, "podman") == {**NATIVE_JOBS, **images}
+
+
+def tree_state(root):
+    """Every file and folder under `root` but Snakemake's own .snakemake: path, size,
+    modification time and content hash."""
+    state = []
+    for path in sorted(Path(root).rglob("*")):
+        relative = path.relative_to(root)
+        if relative.parts[0] == ".snakemake":
+            continue
+        if path.is_file():
+            stat = path.stat()
+            state.append((str(relative), stat.st_size, stat.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()))
+        else:
+            state.append((str(relative), "folder"))
+    return state
+
+
+def git_status():
+    return subprocess.run(
+        ["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True
+    ).stdout
+
+
+def test_parsing_the_workflow_changes_nothing(tmp_path):
+    """`snakemake -n` and `snakemake --lint` (which parse the workflow, under podman) leave
+    the checkout's git status and the working directory exactly as they were, even an image
+    record whose image the engine does not have; the target forget_missing_images is what
+    removes that record."""
+    stale = tmp_path / "results" / "images" / "python.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text(json.dumps({"tag": "localhost/jwtbench-no-such-image:0", "id": "sha256:" + "0" * 64}))
+    env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
+    common = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "--config", "execution={engine: podman}"]
+    before = (tree_state(tmp_path), git_status())
+    for args in (["-n", "--cores", "2"], ["--lint"]):
+        result = subprocess.run([*common, *args], capture_output=True, text=True, timeout=120, env=env)
+        assert result.returncode == 0, (args, result.stdout[-2000:] + result.stderr[-2000:])
+        assert (tree_state(tmp_path), git_status()) == before, args
+    result = subprocess.run(
+        [*common, "--cores", "1", "forget_missing_images"], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert not stale.exists()
+    assert "results/images/python.json: image gone from podman or changed; rebuilding" in result.stderr
 
 
 def test_a_suite_narrowed_to_some_languages_runs_only_there(tmp_path):
@@ -79,8 +189,21 @@ def test_a_suite_narrowed_to_some_languages_runs_only_there(tmp_path):
     env = {key: value for key, value in os.environ.items() if not key.startswith("KAGGLE_")}
 
     def dry_run(*config):
-        command = [SNAKEMAKE, "-s", str(SNAKEFILE), "-d", str(tmp_path), "-n", "--cores", "2",
-                   "--configfile", str(SMOKE_CONFIG), "--config", "execution={engine: native}", *config]  # fmt: skip
+        command = [
+            SNAKEMAKE,
+            "-s",
+            str(SNAKEFILE),
+            "-d",
+            str(tmp_path),
+            "-n",
+            "--cores",
+            "2",
+            "--configfile",
+            str(SMOKE_CONFIG),
+            "--config",
+            "execution={engine: native}",
+            *config,
+        ]
         result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
         assert result.returncode == 0, result.stderr[-3000:]
         return result
@@ -125,13 +248,49 @@ def test_snakefmt_is_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+RUFF = str(Path(sys.executable).with_name("ruff"))
+
+
+def test_ruff_check_is_clean():
+    """The lint rules of pyproject.toml ([tool.ruff.lint]) over every Python file."""
+    result = subprocess.run([RUFF, "check", "--no-cache", "."], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean():
+    result = subprocess.run(
+        [RUFF, "format", "--check", "--no-cache", "."], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_pipeline_is_one_installed_package():
+    """`import jwtbench` works outside the checkout (the editable install of ./jwtbench
+    setup), with the rule scripts and the seeds as its subpackages; no file of it puts a
+    folder on sys.path, and no Python file silences the import-position lint (E402)."""
+    code = "import jwtbench, jwtbench.rules.write_bench_spec, jwtbench.seeds.seed000; print(jwtbench.__file__)"
+    result = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()) == SCRIPTS / "jwtbench" / "__init__.py"
+    found = subprocess.run(
+        ["git", "grep", "-l", "-e", r"sys\.path\.insert", "-e", "noqa: E40[2]", "--", "*.py", "*.smk"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    # The one entry point outside the package that imports a driver's modules (it says why).
+    assert found == ["benchmarks/openssl_agreement.py"], found
+
+
 def read_csv(path):
     with open(path) as handle:
         return list(csv.DictReader(handle))
 
 
 # Each language's own library (its driver.yaml), as summary.csv's driver column names it.
-OWN_DRIVER = {language: f"{language}/{config_validation.driver_manifest(SCRIPTS, language)['library']}" for language in LANGUAGES}
+OWN_DRIVER = {
+    language: f"{language}/{config_validation.driver_manifest(SCRIPTS, language)['library']}" for language in LANGUAGES
+}
 # The smoke run's JWS drivers by name: each language's own and the further libraries.
 JWS_DRIVERS = JWS_LANGUAGES + LIBRARIES
 
@@ -140,8 +299,11 @@ def test_summary_has_every_cell(smoke):
     """The claims file's grid: sign and verify of every variant (seed 001's); decode only on
     the datasets (seed 000's), as the default config times them."""
     summary = read_csv(smoke / "results/summary.csv")
-    rows = [r for r in summary
-            if (r["suite"], r["input"]) == ("jwt", "claims-001") and r["driver"] == OWN_DRIVER[r["language"]]]
+    rows = [
+        r
+        for r in summary
+        if (r["suite"], r["input"]) == ("jwt", "claims-001") and r["driver"] == OWN_DRIVER[r["language"]]
+    ]
     cells = {(r["language"], r["operation"], r["variant"]): r for r in rows}
     for language in JWS_LANGUAGES:
         for operation in ("sign", "verify"):
@@ -155,12 +317,21 @@ def test_summary_has_every_cell(smoke):
                     assert (row["stop_reason"] == "sample_cap") == (int(row["samples"]) == 8), row
     assert len(rows) == len(JWS_LANGUAGES) * 2 * len(variants.ALL_VARIANTS)
     assert {r["status"] for r in rows if r["variant"] == "EdDSA" and r["language"] == "node"} == {"unsupported"}
-    on_datasets = {(r["language"], r["input"], r["operation"], r["variant"]) for r in summary
-                   if r["suite"] == "jwt" and r["input"] != "claims-001" and r["driver"] == OWN_DRIVER[r["language"]]
-                   and r["status"] == "ok"}  # fmt: skip
-    assert on_datasets == {(language, dataset, operation, variant) for language in JWS_LANGUAGES
-                           for dataset in ("netflix-titles",)
-                           for operation in ("sign", "verify", "decode") for variant in ("HS512", "RS512-2048")}  # fmt: skip
+    on_datasets = {
+        (r["language"], r["input"], r["operation"], r["variant"])
+        for r in summary
+        if r["suite"] == "jwt"
+        and r["input"] != "claims-001"
+        and r["driver"] == OWN_DRIVER[r["language"]]
+        and r["status"] == "ok"
+    }
+    assert on_datasets == {
+        (language, dataset, operation, variant)
+        for language in JWS_LANGUAGES
+        for dataset in ("netflix-titles",)
+        for operation in ("sign", "verify", "decode")
+        for variant in ("HS512", "RS512-2048")
+    }
 
 
 def test_every_library_is_a_driver_in_the_summary(smoke):
@@ -176,8 +347,11 @@ def test_every_library_is_a_driver_in_the_summary(smoke):
     for name in LIBRARIES:
         language, library = name.split("/")
         cells = {(r["operation"], r["variant"]): r for r in rows if r["driver"] == name and r["suite"] == "jwt"}
-        expected = {(operation, variant) for operation in smoke_libraries["operations"]
-                    for variant in smoke_libraries["algorithms"]}  # fmt: skip
+        expected = {
+            (operation, variant)
+            for operation in smoke_libraries["operations"]
+            for variant in smoke_libraries["algorithms"]
+        }
         assert set(cells) == expected, name
         assert {r["status"] for r in cells.values()} <= {"ok", "unsupported"}, name
         assert all(r["implementation"] == library for r in cells.values()), name
@@ -206,16 +380,23 @@ def test_interop_matrix_is_all_green(smoke):
     assert signers == set(JWS_DRIVERS)
     assert any(r["signer"] != r["verifier"] for r in rows)
     assert [r for r in rows if r["ok"] == "false"] == []
-    renamed = {(r["signer"], r["verifier"], r["variant"]) for r in rows
-               if r["check"] == "valid" and r["expected"] in ("reject", "either")}  # fmt: skip
+    renamed = {
+        (r["signer"], r["verifier"], r["variant"])
+        for r in rows
+        if r["check"] == "valid" and r["expected"] in ("reject", "either")
+    }
     # The EdDSA header each driver writes (its self-check token), where its library has EdDSA.
     eddsa_name = {}
     for name in JWS_DRIVERS:
         token = smoke / "results/verify/tokens" / name / "signed" / "EdDSA.jwt"
         if token.is_file():
             eddsa_name[name] = json.loads(base64.urlsafe_b64decode(token.read_text().split(".")[0] + "==="))["alg"]
-    assert renamed == {(signer, verifier, "EdDSA") for signer in eddsa_name for verifier in eddsa_name
-                       if eddsa_name[signer] != eddsa_name[verifier]}  # fmt: skip
+    assert renamed == {
+        (signer, verifier, "EdDSA")
+        for signer in eddsa_name
+        for verifier in eddsa_name
+        if eddsa_name[signer] != eddsa_name[verifier]
+    }
     if "java" in JWS_LANGUAGES:
         assert eddsa_name["java"] == "Ed25519"  # fusionauth-jwt writes RFC 9864's name
     # Every pair supporting an algorithm checked it three ways; each language's self-check
@@ -321,8 +502,10 @@ def test_every_language_timed_its_own_loop(smoke):
     language's own library."""
     rows = [r for r in read_csv(smoke / "results/summary.csv") if r["suite"] == "harness"]
     drivers = JWS_LANGUAGES
-    named = {f"{config_validation.language_of(d)}/{config_validation.driver_manifest(SCRIPTS, d)['library']}"
-             for d in drivers}  # fmt: skip
+    named = {
+        f"{config_validation.language_of(d)}/{config_validation.driver_manifest(SCRIPTS, d)['library']}"
+        for d in drivers
+    }
     assert {(r["driver"], r["operation"]) for r in rows} == {(d, op) for d in named for op in ("empty", "trivial")}
     for row in rows:
         assert (row["status"], row["algorithm"], row["input"]) == ("ok", "none", "none"), row
@@ -357,18 +540,27 @@ def test_keygen_grid_is_complete_and_never_hangs(smoke):
     assert {("python", "pycryptodome"), ("python", "cryptography")} <= series
     assert {language for language, _ in series} == set(JWS_LANGUAGES)
     for language, implementation in series:
-        combined = {(r["family"], r["key_bits"], r["input"]): r for r in runs
-                    if (r["language"], r["implementation"], r["operation"]) == (language, implementation, "keygen+sign+verify")}  # fmt: skip
-        assert set(combined) == {(f, b, m) for f, b in (("RSA", "2048"), ("RSA", "7680"), ("ECDSA", "256"))
-                                 for m in (f"msg-{size}" for size in keygen["message_sizes"])}  # fmt: skip
+        combined = {
+            (r["family"], r["key_bits"], r["input"]): r
+            for r in runs
+            if (r["language"], r["implementation"], r["operation"]) == (language, implementation, "keygen+sign+verify")
+        }
+        assert set(combined) == {
+            (f, b, m)
+            for f, b in (("RSA", "2048"), ("RSA", "7680"), ("ECDSA", "256"))
+            for m in (f"msg-{size}" for size in keygen["message_sizes"])
+        }
         for key, row in combined.items():
             assert row["source"] == "composed", row  # smoke: keygen, sign and verify apart
             assert row["status"] in (("ok", "timeout") if key[1] == "7680" else ("ok",)), row
             if row["status"] == "timeout":
                 assert float(row["seconds_spent"]) < budget + 10, row
     verdicts = read_csv(smoke / "results/seed004/verdicts.csv")
-    assert {r["claim"] for r in verdicts} == {"ecdsa_673x_faster", "rsa_grows_steeply_ecdsa_barely",
-                                              "message_size_barely_matters"}  # fmt: skip
+    assert {r["claim"] for r in verdicts} == {
+        "ecdsa_673x_faster",
+        "rsa_grows_steeply_ecdsa_barely",
+        "message_size_barely_matters",
+    }
 
 
 def test_report_has_figures_and_colophon(smoke):
@@ -400,8 +592,10 @@ def test_the_report_opens_with_the_verdicts(smoke):
     heading = lines.index("Verdicts at a glance")
     assert heading < 20 and "Verdicts at a glance: each seed" in " ".join(lines[heading:60]), lines[:60]
     table = re.search(r'id="verdicts".*?<table.*?</table>', html, re.DOTALL).group(0)
-    claims = sum(len(read_csv(path)) and len({r["claim"] for r in read_csv(path)})
-                 for path in (smoke / "results").glob("seed00*/verdicts.csv"))  # fmt: skip
+    claims = sum(
+        len(read_csv(path)) and len({r["claim"] for r in read_csv(path)})
+        for path in (smoke / "results").glob("seed00*/verdicts.csv")
+    )
     assert table.count("<tr") - 1 == claims
     for seed in ("seed000", "seed001", "seed002", "seed003", "seed004"):
         if (smoke / "results" / seed / "verdicts.csv").is_file():
@@ -442,8 +636,13 @@ def test_every_process_that_samples_in_rounds_has_its_drift_reference(smoke):
         language = name if "/" in name else OWN_DRIVER[name]  # drift.csv's driver: language/library
         with open(path, newline="") as handle:
             rows = list(csv.DictReader(handle))
-        sampled = {int(r["sample"]) for r in rows if r["operation"] != "reference" and int(r["sample"]) > 0
-                   and (suite != "keygen" or r["operation"] in ("sign", "verify"))}  # fmt: skip
+        sampled = {
+            int(r["sample"])
+            for r in rows
+            if r["operation"] != "reference"
+            and int(r["sample"]) > 0
+            and (suite != "keygen" or r["operation"] in ("sign", "verify"))
+        }
         # But the reference's own warm-up rounds (cell_samples.reference_warmup).
         reference = [r for r in raw_samples.read(path) if r["operation"] == "reference" and r["iterations"]]
         sampled -= {r["sample"] for r in cell_samples.reference_warmup(reference)}

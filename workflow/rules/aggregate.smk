@@ -229,6 +229,6 @@ rule summarize_noise:
     benchmark:
         "logs/wall_times/summarize_noise/summarize_noise.tsv"
     run:
-        from rules import summarize_noise
+        from jwtbench.rules import summarize_noise
 
         summarize_noise.run_job(job(input, output, params, log))

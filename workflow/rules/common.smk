@@ -15,9 +15,7 @@ from types import SimpleNamespace
 
 SOURCE = Path(workflow.basedir).parent  # the repository
 SCRIPTS = SOURCE / "workflow" / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
-from jwtbench import (  # noqa: E402
+from jwtbench import (
     bench_budget,
     config_validation,
     conformance_cases,
@@ -26,7 +24,7 @@ from jwtbench import (  # noqa: E402
     run_progress,
     variants,
 )
-from rules import (  # noqa: E402
+from jwtbench.rules import (
     aggregate_samples,
     bench_plan,
     build_image,
@@ -52,7 +50,7 @@ from rules import (  # noqa: E402
     wall_times,
     write_bench_spec,
 )
-from seeds import (  # noqa: E402
+from jwtbench.seeds import (
     seed000,
     seed001,
     seed002,
@@ -78,12 +76,6 @@ except container_engine.EngineError as error:
 if ENGINE.warning:
     print(f"jwtbench: warning: {ENGINE.warning}", file=sys.stderr)
 IN_CONTAINERS = ENGINE.in_containers
-if IN_CONTAINERS:
-    for record in build_image.forget_missing_images(ENGINE):
-        print(
-            f"jwtbench: {record}: image gone from {ENGINE.name} or changed; rebuilding",
-            file=sys.stderr,
-        )
 
 LANGUAGES = config["languages"]
 language_of = config_validation.language_of

@@ -1,7 +1,7 @@
 # Images (container engines only): the Debian base, the runtime image every driver image
 # is FROM (containers/runtime/), then one image per language and one for the report, each
-# tagged by a hash of its inputs so an unchanged image is never rebuilt. Builds share the machine with each other, never with a benchmark
-# (machine_lock.py).
+# tagged by a hash of its inputs so an unchanged image is never rebuilt. Builds share the
+# machine with each other, never with a benchmark (machine_lock.py).
 
 
 rule build_base_image:
@@ -40,3 +40,26 @@ rule build_image:
         build_args=get_build_args,
     run:
         build_image.run_image_job(job(input, output, params, log, wildcards))
+
+
+# Image records whose image the engine no longer has, or has under another ID (pruned and
+# rebuilt, another machine's results): removed, so that the next call rebuilds them and
+# everything that ran in them. Parsing the workflow changes nothing (snakemake -n, --lint),
+# so this is a target of its own; ./jwtbench run asks for it before the run.
+localrules:
+    forget_missing_images,
+
+
+rule forget_missing_images:
+    log:
+        "logs/forget_missing_images.log",
+    run:
+        forgotten = (
+            build_image.forget_missing_images(ENGINE) if IN_CONTAINERS else []
+        )
+        for record in forgotten:
+            print(
+                f"jwtbench: {record}: image gone from {ENGINE.name} or changed; rebuilding",
+                file=sys.stderr,
+            )
+        Path(log[0]).write_text("".join(f"{record}\n" for record in forgotten))

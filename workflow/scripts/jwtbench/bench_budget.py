@@ -7,8 +7,8 @@ expected and worst-case seconds (`write_plan`). When a job starts, it takes its 
 what is left of the budget (`share`): its worst case, scaled down when the jobs still to
 run would, at their expected times, not fit in what is left. Its cells sampled in rounds
 then get a sample cap (timing.samples in the spec the driver reads) scaled by the same
-factor, never below min_samples, and a shorter warm-up until steady (`scaled_timing`): a cell that cannot reach its precision
-within it stops at the cap and says so (summary stop_reason `sample_cap`; the job's
+factor, never below min_samples, and a shorter warm-up until steady (`scaled_timing`): a
+cell that cannot reach its precision within it stops at the cap and says so (summary stop_reason `sample_cap`; the job's
 metadata `budget`). A cap on samples rather than on seconds: the plan's seconds per cell
 are an estimate (a slow call's batch outlasts the target, a JIT's warm-up until steady
 varies), and a time cap from them cut cells to `timeout` in the test suite's smoke run. In
@@ -53,8 +53,10 @@ def write_plan(budget_seconds, jobs, path=PLAN, after=None, lanes=1):
             "budget_seconds": budget_seconds,
             "after": {rule: list(plan) for rule, plan in (after or {}).items()},
             "lanes": max(1, lanes),
-            "jobs": {name: {"expected": plan[0], "most": plan[1], "cells": plan[2] if len(plan) > 2 else 0}
-                     for name, plan in jobs.items()},  # fmt: skip
+            "jobs": {
+                name: {"expected": plan[0], "most": plan[1], "cells": plan[2] if len(plan) > 2 else 0}
+                for name, plan in jobs.items()
+            },
             "started": {},
             "spent": {},
         }

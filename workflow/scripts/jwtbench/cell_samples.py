@@ -8,15 +8,11 @@ aggregation, the seeds' analyses and the comparison of runs.
 import collections
 import json
 import statistics
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import config_validation, raw_samples  # noqa: E402
-
+from jwtbench import config_validation, raw_samples
 
 UNTIMED_SUITES = ("tokensize",)
 
@@ -146,13 +142,21 @@ def drift(raw_paths, libraries=None):
         for row in reference_warmup(reference):
             reference.remove(row)
         for row in sorted(reference, key=lambda r: r["sample"]):
-            found.append({
-                "language": row["language"], "driver": named[0] if named else row["language"],
-                "suite": row["suite"], "input": path.stem, "round": row["sample"],
-                "implementation": row["implementation"], "implementation_version": row["implementation_version"],
-                "iterations": row["iterations"], "ns_per_op": row["elapsed_ns"] / row["iterations"],
-                "seconds_before": before[row["sample"]] / 1e9, "rounds_seconds": total / 1e9,
-            })  # fmt: skip
+            found.append(
+                {
+                    "language": row["language"],
+                    "driver": named[0] if named else row["language"],
+                    "suite": row["suite"],
+                    "input": path.stem,
+                    "round": row["sample"],
+                    "implementation": row["implementation"],
+                    "implementation_version": row["implementation_version"],
+                    "iterations": row["iterations"],
+                    "ns_per_op": row["elapsed_ns"] / row["iterations"],
+                    "seconds_before": before[row["sample"]] / 1e9,
+                    "rounds_seconds": total / 1e9,
+                }
+            )
     medians = {}
     for row in found:
         medians.setdefault(row["language"], []).append(row["ns_per_op"])
@@ -227,8 +231,9 @@ def process_drift(rows):
     compiles the reference differently in each process) does not pass for the machine; 1.0
     when no language has two processes."""
     speeds = by_language((process[0], speed) for process, speed in process_speeds(rows).items())
-    factors = [high / low for low, high in (np.percentile(values, [5, 95]) for values in speeds.values()
-                                            if len(values) > 1)]  # fmt: skip
+    factors = [
+        high / low for low, high in (np.percentile(values, [5, 95]) for values in speeds.values() if len(values) > 1)
+    ]
     return float(statistics.median(factors)) if factors else 1.0
 
 

@@ -31,15 +31,12 @@ def describe(error):
         known = sorted(error.schema.get("properties", {}))
         unknown = sorted(set(error.instance) - set(known))
         return "; ".join(
-            f"config key '{key_path(where + [name])}' is not a known key"
-            f" (known here: {', '.join(known)})"
+            f"config key '{key_path(where + [name])}' is not a known key (known here: {', '.join(known)})"
             for name in unknown
         )
     if error.validator == "enum":
         allowed = ", ".join(str(value) for value in error.validator_value)
-        return (
-            f"config key '{key_path(where)}': {error.instance!r} is not one of: {allowed}"
-        )
+        return f"config key '{key_path(where)}': {error.instance!r} is not one of: {allowed}"
     return f"config key '{key_path(where)}': {error.message}"
 
 
@@ -94,10 +91,7 @@ def validate(config, schema_file, known_languages, known_libraries=()):
     schema = yaml.safe_load(Path(schema_file).read_text())
     config = coerce_command_line_scalars(config, schema)
     validator = jsonschema.Draft202012Validator(schema)
-    problems = [
-        describe(error)
-        for error in sorted(validator.iter_errors(config), key=lambda e: list(e.path))
-    ]
+    problems = [describe(error) for error in sorted(validator.iter_errors(config), key=lambda e: list(e.path))]
     for index, language in enumerate(config.get("languages") or []):
         if isinstance(language, str) and language not in known_languages:
             problems.append(
@@ -109,9 +103,7 @@ def validate(config, schema_file, known_languages, known_libraries=()):
     problems += dataset_problems(config)
     problems += cpu_problems(config)
     if problems:
-        raise ConfigError(
-            "invalid configuration:\n  " + "\n  ".join(problems)
-        )
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))
     filled = copy.deepcopy(config)
     fill_defaults(filled, schema)
     return filled
@@ -179,11 +171,7 @@ def dataset_problems(config):
 
 def driver_languages(scripts_dir):
     """Languages with an executable driver shim under workflow/scripts/<language>/run."""
-    return {
-        path.parent.name
-        for path in Path(scripts_dir).glob("*/run")
-        if path.is_file()
-    }
+    return {path.parent.name for path in Path(scripts_dir).glob("*/run") if path.is_file()}
 
 
 def library_drivers(scripts_dir):
@@ -226,7 +214,9 @@ def driver_of(path, root):
 BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen", "harness")
 # The JWS algorithms of seed 001's variants (workflow/scripts/jwtbench/variants.py); a driver.yaml's
 # `unsupported` names those its library cannot do.
-JWS_ALGORITHMS = tuple(f"{family}{bits}" for family in ("HS", "RS", "PS", "ES") for bits in (256, 384, 512)) + ("EdDSA",)
+JWS_ALGORITHMS = tuple(f"{family}{bits}" for family in ("HS", "RS", "PS", "ES") for bits in (256, 384, 512)) + (
+    "EdDSA",
+)
 # Operations of suite jwt a library may lack (its driver.yaml `unsupported_operations`, its
 # cells then `unsupported`): reading claims without verifying them.
 OPTIONAL_OPERATIONS = ("decode",)
@@ -247,8 +237,9 @@ def driver_manifest(scripts_dir, language):
     naming the file and key when malformed."""
     path = Path(scripts_dir) / language / "driver.yaml"
     if not path.is_file():
-        raise ConfigError(f"{path}: missing (every driver says what it does: jws and suites;"
-                          " see workflow/scripts/README.md)")
+        raise ConfigError(
+            f"{path}: missing (every driver says what it does: jws and suites; see workflow/scripts/README.md)"
+        )
     try:
         manifest = yaml.safe_load(path.read_text())
     except yaml.YAMLError as error:
@@ -256,8 +247,16 @@ def driver_manifest(scripts_dir, language):
     problems = []
     if not isinstance(manifest, dict):
         raise ConfigError(f"{path}: expected a mapping with keys jws and suites")
-    known = ("library", "jws", "suites", "unsupported", "unsupported_operations", "verify", "crosscheck_gaps",
-             "crosscheck_parent")
+    known = (
+        "library",
+        "jws",
+        "suites",
+        "unsupported",
+        "unsupported_operations",
+        "verify",
+        "crosscheck_gaps",
+        "crosscheck_parent",
+    )
     unknown = sorted(set(manifest) - set(known))
     if unknown:
         problems.append(f"unknown keys {unknown} (known: {', '.join(known)})")
@@ -286,16 +285,22 @@ def driver_manifest(scripts_dir, language):
     if not reasons_given(operations):
         problems.append("key 'unsupported_operations' must map operations to the reason each is missing")
     elif set(operations) - set(OPTIONAL_OPERATIONS):
-        problems.append(f"key 'unsupported_operations': only {', '.join(OPTIONAL_OPERATIONS)} may be missing"
-                        f" (a JWS driver signs and verifies), not {sorted(set(operations) - set(OPTIONAL_OPERATIONS))}")
+        problems.append(
+            f"key 'unsupported_operations': only {', '.join(OPTIONAL_OPERATIONS)} may be missing"
+            f" (a JWS driver signs and verifies), not {sorted(set(operations) - set(OPTIONAL_OPERATIONS))}"
+        )
     gaps = manifest.get("crosscheck_gaps", {})
     if not reasons_given(gaps):
-        problems.append("key 'crosscheck_gaps' must map cells (\"operation variant\", e.g. \"sign HS256\") to why"
-                        " the driver's loop and its language's harness differ there")
+        problems.append(
+            'key \'crosscheck_gaps\' must map cells ("operation variant", e.g. "sign HS256") to why'
+            " the driver's loop and its language's harness differ there"
+        )
     parent = manifest.get("crosscheck_parent")
     if parent is not None and not (isinstance(parent, str) and parent.strip()):
-        problems.append("key 'crosscheck_parent' must say why the language's harness runs a parent process beside"
-                        " the one it measures (the cross-check then gives the parent the conductor's CPUs)")
+        problems.append(
+            "key 'crosscheck_parent' must say why the language's harness runs a parent process beside"
+            " the one it measures (the cross-check then gives the parent the conductor's CPUs)"
+        )
     verify = manifest.get("verify", {})
     if manifest.get("jws") is True:
         problems += verify_policy_problems(verify)
@@ -310,9 +315,16 @@ def driver_manifest(scripts_dir, language):
         gaps = {**{cell: why for cell, why in harness.items() if cell.split()[0] == raw_samples.REFERENCE}, **gaps}
         # The harness is the language's, and so is a parent process of its.
         parent = parent or own["crosscheck_parent"]
-    return {"library": library, "jws": manifest["jws"], "suites": list(suites), "unsupported": dict(unsupported),
-            "unsupported_operations": dict(operations), "crosscheck_gaps": dict(gaps), "crosscheck_parent": parent,
-            "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})}}
+    return {
+        "library": library,
+        "jws": manifest["jws"],
+        "suites": list(suites),
+        "unsupported": dict(unsupported),
+        "unsupported_operations": dict(operations),
+        "crosscheck_gaps": dict(gaps),
+        "crosscheck_parent": parent,
+        "verify": {"validates": list(verify.get("validates", [])), "lacks": dict(verify.get("lacks") or {})},
+    }
 
 
 def verify_policy_problems(verify):
@@ -322,7 +334,9 @@ def verify_policy_problems(verify):
         return ["key 'verify' must be a mapping with 'validates' (and 'lacks' where the library cannot check an item)"]
     validates, lacks = verify.get("validates"), verify.get("lacks") or {}
     if not isinstance(validates, list) or not isinstance(lacks, dict):
-        return ["key 'verify.validates' must list the policy items verify checks; 'verify.lacks' maps the others to why"]
+        return [
+            "key 'verify.validates' must list the policy items verify checks; 'verify.lacks' maps the others to why"
+        ]
     problems = []
     unknown = sorted((set(validates) | set(lacks)) - set(VERIFY_POLICY))
     if unknown:

@@ -26,12 +26,10 @@ from pathlib import Path
 import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa, utils
 from cryptography.x509.oid import NameOID
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import variants  # noqa: E402
+from jwtbench import variants
 
 CASES = Path(__file__).resolve().parents[3] / "data" / "conformance" / "cases.yaml"
 EXPECTED = ("must_reject", "may_accept", "must_accept")
@@ -39,8 +37,14 @@ GROUPS = ("control", "alg", "signature", "base64url", "header", "claims", "size"
 FIELDS = {"id", "group", "expected", "alg", "requirement", "clause"}
 RECIPE_FIELDS = {"header", "header_raw", "claims", "claims_raw", "sign", "segment", "signature", "token", "pad_to"}
 # The run key each pinned algorithm uses (a variant name, see variants.py).
-PINNED = {"HS256": "HS256", "HS512": "HS512", "RS256": "RS256-2048", "PS256": "PS256-2048", "ES256": "ES256",
-          "EdDSA": "EdDSA"}  # fmt: skip
+PINNED = {
+    "HS256": "HS256",
+    "HS512": "HS512",
+    "RS256": "RS256-2048",
+    "PS256": "PS256-2048",
+    "ES256": "ES256",
+    "EdDSA": "EdDSA",
+}
 P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 ED25519_ORDER = 2**252 + 27742317777372353535851937790883648493
 DEFAULT_CLAIMS = {"sub": "jwtbench-conformance"}
@@ -150,10 +154,15 @@ def attacker_certificate(key):
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "jwtbench attacker")])
     now = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     certificate = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-        .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=3650))
         .sign(key, hashes.SHA256())
-    )  # fmt: skip
+    )
     return base64.b64encode(certificate.public_bytes(serialization.Encoding.DER)).decode("ascii")
 
 
@@ -251,8 +260,9 @@ def changed_signature(signature, change, case_id):
         "truncate_16": lambda: signature[:16],
         "empty": lambda: b"",
         "flip_bit": lambda: bytes([signature[0] ^ 1]) + signature[1:],
-        "ed25519_s_plus_order": lambda: signature[:32]
-        + (int.from_bytes(signature[32:], "little") + ED25519_ORDER).to_bytes(32, "little"),
+        "ed25519_s_plus_order": lambda: (
+            signature[:32] + (int.from_bytes(signature[32:], "little") + ED25519_ORDER).to_bytes(32, "little")
+        ),
     }
     if change in byte_changes:
         return b64url(byte_changes[change]())
@@ -340,8 +350,14 @@ def write_cases(cases, key_dir, out_dir, now=None, eddsa_name="EdDSA"):
     for case in cases:
         path = out_dir / f"{case['id']}.jwt"
         path.write_text(build(case, keys, now, eddsa_name) + "\n")
-        entries.append({"id": case["id"], "alg": case["alg"], "key": str(Path(keys.files(case["alg"])[1]).resolve()),
-                        "token": str(path.resolve())})  # fmt: skip
+        entries.append(
+            {
+                "id": case["id"],
+                "alg": case["alg"],
+                "key": str(Path(keys.files(case["alg"])[1]).resolve()),
+                "token": str(path.resolve()),
+            }
+        )
     cases_file = out_dir / "cases.json"
     cases_file.write_text(json.dumps({"cases": entries}, indent=1) + "\n")
     return cases_file

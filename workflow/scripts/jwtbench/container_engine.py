@@ -16,12 +16,15 @@ from pathlib import Path
 CONTAINER_UID = 10001
 PODMAN_SETTINGS = "containers/podman/containers.conf"
 LOCKDOWN = [
-    "--network", "none",
+    "--network",
+    "none",
     "--read-only",
-    "--cap-drop", "ALL",
-    "--security-opt", "no-new-privileges",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
     "--pull=never",
-]  # fmt: skip
+]
 # Every container the pipeline starts carries the label jwtbench.run=<the run's id>, so
 # that what a run leaves behind when it dies (a `podman run` whose client is killed keeps
 # its container running under conmon) can be found and removed: `./jwtbench run` exports
@@ -84,9 +87,13 @@ class Engine:
 
     def run(self, *args, timeout=None, check=False):
         return subprocess.run(
-            self.command(*args), capture_output=True, text=True, env=self.environ(),
-            timeout=timeout, check=check,
-        )  # fmt: skip
+            self.command(*args),
+            capture_output=True,
+            text=True,
+            env=self.environ(),
+            timeout=timeout,
+            check=check,
+        )
 
     def lockdown(self):
         """The isolation every container gets. podman would mount writable tmpfs on /tmp,
@@ -146,9 +153,7 @@ def podman_runs(podman, settings):
     env = dict(os.environ, CONTAINERS_CONF=settings) if settings else None
     with tempfile.TemporaryDirectory(prefix="jwtbench-probe-") as rootfs:
         true = probe_rootfs(rootfs)
-        return answers(
-            [podman, "run", "--rm", *run_label(), *LOCKDOWN[:-1], "--rootfs", rootfs, true], env=env
-        )  # fmt: skip
+        return answers([podman, "run", "--rm", *run_label(), *LOCKDOWN[:-1], "--rootfs", rootfs, true], env=env)
 
 
 def version_of(command, env=None):
@@ -164,7 +169,8 @@ def find_docker(tried, repo):
         return None
     ok, message = answers([docker, "info", "--format", "{{.ServerVersion}}"])
     if not ok:
-        tried.append(f"docker: `docker info` got no answer from a daemon ({message.splitlines()[-1] if message else 'no output'})")
+        last = message.splitlines()[-1] if message else "no output"
+        tried.append(f"docker: `docker info` got no answer from a daemon ({last})")
         return None
     version = version_of([docker, "version", "--format", "{{.Server.Version}}"])
     return dict(executable=docker, version=version, reason="docker daemon answered `docker info`")
@@ -184,8 +190,7 @@ def find_podman(tried, repo):
             reason = (
                 "podman ran a locked-down test container with its own settings"
                 if settings is None
-                else f"podman ran a locked-down test container with {PODMAN_SETTINGS}"
-                " (its own settings could not)"
+                else f"podman ran a locked-down test container with {PODMAN_SETTINGS} (its own settings could not)"
             )
             return dict(executable=podman, version=version, settings=settings, reason=reason)
         last = message.splitlines()[-1] if message else "no output"
@@ -208,7 +213,8 @@ def select(requested, repo):
         if requested == name:
             raise EngineError(
                 f"config key 'execution.engine' is {name}, but {name} is not usable: "
-                + "; ".join(tried) + f". To run without {name}, {SWITCH_HINT}."
+                + "; ".join(tried)
+                + f". To run without {name}, {SWITCH_HINT}."
             )
     warning = (
         "no container engine could be used (" + "; ".join(tried) + "), so every driver ran"

@@ -30,7 +30,7 @@ def parse_cpus(text):
 
 
 def cpu_list_text(cpus):
-    """"0-1,3" of {0, 1, 3}: runs of CPUs as taskset writes them."""
+    """ "0-1,3" of {0, 1, 3}: runs of CPUs as taskset writes them."""
     runs = []
     for cpu in sorted(cpus):
         if runs and cpu == runs[-1][1] + 1:
@@ -91,8 +91,11 @@ def conductor_aside(cpus, log):
     for tid in _threads():
         with contextlib.suppress(OSError):  # a thread that has just ended
             os.sched_setaffinity(tid, rest)
-    print(f"the conductor (this process, {len(_threads())} threads) kept to CPUs {sorted(rest)} meanwhile",
-          file=log, flush=True)  # fmt: skip
+    print(
+        f"the conductor (this process, {len(_threads())} threads) kept to CPUs {sorted(rest)} meanwhile",
+        file=log,
+        flush=True,
+    )
     try:
         yield
     finally:
@@ -109,7 +112,7 @@ def taskset(command, cpus):
     if found is None:
         raise RuntimeError(
             "config key 'execution.cpus' asks for pinning but taskset (util-linux) is not"
-            " installed; install it or set execution.cpus to \"\""
+            ' installed; install it or set execution.cpus to ""'
         )
     return [found, "--cpu-list", ",".join(map(str, sorted(cpus))), *command]
 
@@ -240,13 +243,15 @@ class DriverRunner:
         if entrypoint:
             program = [entrypoint]
         else:
-            inspected = self.engine.run("image", "inspect", "--format", "{{json .Config.Entrypoint}}", self.image,
-                                        timeout=60, check=True)  # fmt: skip
+            inspected = self.engine.run(
+                "image", "inspect", "--format", "{{json .Config.Entrypoint}}", self.image, timeout=60, check=True
+            )
             program = json.loads(inspected.stdout) or []
             if not program:
                 raise RuntimeError(f"{self.image} has no entrypoint to run the {self.language} driver")
-        started = self.engine.run("run", "--detach", "--rm", *options, "--entrypoint", "sleep", self.image, "infinity",
-                                  timeout=120)  # fmt: skip
+        started = self.engine.run(
+            "run", "--detach", "--rm", *options, "--entrypoint", "sleep", self.image, "infinity", timeout=120
+        )
         if started.returncode != 0:
             raise RuntimeError(f"could not start a container of {self.image}: {started.stderr.strip()}")
         container = started.stdout.strip().splitlines()[-1]

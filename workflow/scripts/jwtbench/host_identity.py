@@ -12,12 +12,8 @@ machine_facts.py reads them for the provenance's `host` block.
 import hashlib
 import json
 import re
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import machine_facts  # noqa: E402
+from jwtbench import machine_facts
 
 FACTS = ("cpu_model", "cores", "memory_gib", "kernel_release", "os", "architecture")
 GIB = 1024**3

@@ -29,9 +29,7 @@ def private_key(jwk):
     kty = jwk["kty"]
     if kty == "RSA":
         public = rsa.RSAPublicNumbers(b64url_int(jwk["e"]), b64url_int(jwk["n"]))
-        numbers = rsa.RSAPrivateNumbers(
-            *(b64url_int(jwk[name]) for name in ("p", "q", "d", "dp", "dq", "qi")), public
-        )
+        numbers = rsa.RSAPrivateNumbers(*(b64url_int(jwk[name]) for name in ("p", "q", "d", "dp", "dq", "qi")), public)
         return numbers.private_key()
     if kty == "EC":
         curve = EC_CURVES[jwk["crv"]]()

@@ -22,7 +22,6 @@ import threading
 import time
 from pathlib import Path
 
-
 # Seconds each thread has spent waiting for the lock or a lane (Snakemake runs jobs as
 # threads of one process): a job's recorded wall time leaves them out (wall_times.record).
 _waits = threading.local()

@@ -41,10 +41,25 @@ INTERVAL_SECONDS = 0.5
 SHIMS = {"conmon", "containerd-shim"}
 
 COLUMNS = [
-    "interval", "utc", "seconds", "interval_seconds", "steal_pct", "steal_all_pct", "busy_pct",
-    "irq_pct", "bench_pct", "others_pct", "others_runnable", "others_top", "others_top_pct",
-    "wait_pct", "pressure_pct", "freq_mhz", "throttle_events", "sampler_ms",
-]  # fmt: skip
+    "interval",
+    "utc",
+    "seconds",
+    "interval_seconds",
+    "steal_pct",
+    "steal_all_pct",
+    "busy_pct",
+    "irq_pct",
+    "bench_pct",
+    "others_pct",
+    "others_runnable",
+    "others_top",
+    "others_top_pct",
+    "wait_pct",
+    "pressure_pct",
+    "freq_mhz",
+    "throttle_events",
+    "sampler_ms",
+]
 
 
 def read(path):
@@ -74,8 +89,14 @@ def parse_stat(text):
     """(comm, state, ppid, utime + stime, starttime, processor) of a stat line (bytes)."""
     head, _, rest = text.rpartition(b")")
     fields = rest.split()
-    return (head.partition(b"(")[2].decode(errors="replace"), fields[0].decode(), int(fields[1]),
-            int(fields[11]) + int(fields[12]), int(fields[19]), int(fields[36]))  # fmt: skip
+    return (
+        head.partition(b"(")[2].decode(errors="replace"),
+        fields[0].decode(),
+        int(fields[1]),
+        int(fields[11]) + int(fields[12]),
+        int(fields[19]),
+        int(fields[36]),
+    )
 
 
 def cpu_times():
@@ -147,8 +168,12 @@ def allowed_cpus(pid):
     for line in (read(f"/proc/{pid}/status") or "").splitlines():
         if line.startswith("Cpus_allowed_list:"):
             text = line.split(":", 1)[1].strip()
-            return {n for part in text.split(",") for low, _, high in [part.partition("-")]
-                    for n in range(int(low), int(high or low) + 1)}  # fmt: skip
+            return {
+                n
+                for part in text.split(",")
+                for low, _, high in [part.partition("-")]
+                for n in range(int(low), int(high or low) + 1)
+            }
     return None
 
 
@@ -164,8 +189,9 @@ class OwnTree:
         self.ours = set()  # (pid, start time) of the shims that are the benchmark's
 
     def pids(self, found):
-        processes = {pid: (comm, ppid, start)
-                     for (tid, start), (pid, comm, _, ppid, *_rest) in found.items() if tid == pid}  # fmt: skip
+        processes = {
+            pid: (comm, ppid, start) for (tid, start), (pid, comm, _, ppid, *_rest) in found.items() if tid == pid
+        }
         children = {}
         for pid, (_, ppid, _) in processes.items():
             children.setdefault(ppid, []).append(pid)
@@ -260,13 +286,18 @@ def interval_row(before, after, cpus, number, started):
         "others_runnable": runnable,
         "others_top": top[0] if top[1] else "",
         "others_top_pct": pct(top[1]),
-        "wait_pct": (round(100 * waited / (seconds * 1e9 * len(cpus)), 2)
-                     if seconds > 0 and waited is not None else None),  # fmt: skip
-        "pressure_pct": (round(100 * (after.pressure - before.pressure) / (seconds * 1e6), 2)
-                         if after.pressure is not None and before.pressure is not None else None),  # fmt: skip
+        "wait_pct": (
+            round(100 * waited / (seconds * 1e9 * len(cpus)), 2) if seconds > 0 and waited is not None else None
+        ),
+        "pressure_pct": (
+            round(100 * (after.pressure - before.pressure) / (seconds * 1e6), 2)
+            if after.pressure is not None and before.pressure is not None
+            else None
+        ),
         "freq_mhz": round(after.freq, 1) if after.freq is not None else None,
-        "throttle_events": (after.throttle - before.throttle
-                            if after.throttle is not None and before.throttle is not None else None),  # fmt: skip
+        "throttle_events": (
+            after.throttle - before.throttle if after.throttle is not None and before.throttle is not None else None
+        ),
     }
 
 

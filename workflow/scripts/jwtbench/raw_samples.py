@@ -9,9 +9,7 @@ from pathlib import Path
 
 import yaml
 
-SCHEMA = yaml.safe_load(
-    (Path(__file__).resolve().parents[2] / "schemas" / "raw_samples.schema.yaml").read_text()
-)
+SCHEMA = yaml.safe_load((Path(__file__).resolve().parents[2] / "schemas" / "raw_samples.schema.yaml").read_text())
 COLUMNS = SCHEMA["x-columns"]
 PROPERTIES = SCHEMA["properties"]
 INTEGER_COLUMNS = [name for name in COLUMNS if PROPERTIES[name]["type"] == "integer"]
@@ -58,9 +56,7 @@ def read(path):
         except StopIteration:
             raise RawSamplesError(f"{path}: empty file (no header)") from None
         if header != COLUMNS:
-            raise RawSamplesError(
-                f"{path}:1: header {','.join(header)!r} is not the contract's {','.join(COLUMNS)!r}"
-            )
+            raise RawSamplesError(f"{path}:1: header {','.join(header)!r} is not the contract's {','.join(COLUMNS)!r}")
         rows = []
         for line, values in enumerate(reader, start=2):
             if len(values) != len(COLUMNS):
@@ -84,8 +80,15 @@ def cells_only(rows):
 
 
 def cell_key(row):
-    return (row["language"], row["implementation"], row["suite"], row["operation"], row["algorithm"],
-            row["key_bits"], row["input"])  # fmt: skip
+    return (
+        row["language"],
+        row["implementation"],
+        row["suite"],
+        row["operation"],
+        row["algorithm"],
+        row["key_bits"],
+        row["input"],
+    )
 
 
 # A transfer cell's one trial yields rows of three operations (workflow/scripts/README.md).

@@ -33,4 +33,3 @@ def write_tables(outputs, columns, tables, log):
     for name, table in tables.items():
         write_csv(outputs[name], columns[name], table)
         print(f"{outputs[name]}: {len(table)} rows", file=log)
-

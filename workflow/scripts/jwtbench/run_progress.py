@@ -28,11 +28,22 @@ from jwtbench.result_tables import read_rows
 # The stages a newcomer can follow, in the order a run goes through them, and the rules of each.
 STAGES = {
     "images": ("build_base_image", "build_image", "install_native_env"),
-    "checks": ("generate_keys", "install_kaggle_client", "prepare_dataset", "write_jwt_signing_input",
-               "write_bench_spec", "check_driver", "record_versions", "check_conformance",
-               "check_deterministic_tokens", "check_interop", "describe_drivers", "measure_cycle_counter"),
+    "checks": (
+        "generate_keys",
+        "install_kaggle_client",
+        "prepare_dataset",
+        "write_jwt_signing_input",
+        "write_bench_spec",
+        "check_driver",
+        "record_versions",
+        "check_conformance",
+        "check_deterministic_tokens",
+        "check_interop",
+        "describe_drivers",
+        "measure_cycle_counter",
+    ),
     "benchmarks": ("run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness", "confirm_crosscheck"),
-}  # fmt: skip
+}
 ORDER = ["starting", "images", "checks", "benchmarks", "report"]
 # The report's line between a quiet and a noisy machine (report/R/noise.R, QUIET_DRIFT_PCT).
 QUIET_DRIFT_PCT = 10
@@ -254,8 +265,11 @@ def machine_line(drift_path):
         return None
     pct = 100 * (spread[1] - spread[0])
     kind = "quiet" if pct <= QUIET_DRIFT_PCT else "noisy"
-    meaning = ("its speed held steady, the verdicts need no allowance for it" if kind == "quiet" else
-               "ratios paired by round stand; read comparisons across languages with that margin")  # fmt: skip
+    meaning = (
+        "its speed held steady, the verdicts need no allowance for it"
+        if kind == "quiet"
+        else "ratios paired by round stand; read comparisons across languages with that margin"
+    )
     return f"this run's machine: {kind} (median drift spread {pct:.1f}%): {meaning}"
 
 
@@ -265,8 +279,9 @@ def warning_lines(path, shown=None):
     warnings = read_rows(path)
     if not warnings:
         return []
-    out = [f"jwtbench: {len(warnings)} warning(s) about this run's numbers ({shown or path}; the report's first"
-           " screen):"]  # fmt: skip
+    out = [
+        f"jwtbench: {len(warnings)} warning(s) about this run's numbers ({shown or path}; the report's first screen):"
+    ]
     for warning in warnings:
         out.append(f"  - {warning['message']}.")
         out.append(f"    What to do: {warning['action']}.")
@@ -278,8 +293,11 @@ def summary(workdir, returncode, elapsed, log_path, follower, started_epoch):
     workdir = Path(workdir)
     results = workdir / "results"
     word = "finished" if returncode == 0 else f"failed (exit {returncode})"
-    out = ["", f"jwtbench: the run {word} after {elapsed / 60:.1f} min"
-               f" ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC)"]  # fmt: skip
+    out = [
+        "",
+        f"jwtbench: the run {word} after {elapsed / 60:.1f} min"
+        f" ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC)",
+    ]
     report = results / "report" / "report.html"
     if not report.exists():
         report = None

@@ -58,9 +58,9 @@ import time
 import uuid
 from pathlib import Path
 
+from jwtbench import run_progress
+
 REPO = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(REPO / "workflow" / "scripts"))  # run as a script, before the workflow
-from jwtbench import run_progress  # noqa: E402
 
 PODMAN_SETTINGS = REPO / "containers" / "podman" / "containers.conf"
 LABEL = "jwtbench.run"
@@ -306,14 +306,17 @@ def prepare(snakemake, args, workdir, state):
         return args
     live = snakemakes_in(workdir)
     if live:
-        say(f"a Snakemake started without ./jwtbench is running in {workdir} ("
+        say(
+            f"a Snakemake started without ./jwtbench is running in {workdir} ("
             + ", ".join(describe_process(pid) for pid in live)
-            + "): its lock is live, so it is not unlocked; wait for it to end, or stop it")
+            + "): its lock is live, so it is not unlocked; wait for it to end, or stop it"
+        )
         return None
     if locked:
         say(f"{INTERRUPTED}: unlocking and rerunning its incomplete jobs")
-        unlocked = subprocess.run([snakemake, *args, "--unlock"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  text=True)  # fmt: skip
+        unlocked = subprocess.run(
+            [snakemake, *args, "--unlock"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         if unlocked.returncode != 0:
             say("snakemake --unlock failed:\n" + unlocked.stderr[-2000:])
             return None
@@ -375,9 +378,29 @@ def exit_status(returncode):
 
 
 # Arguments with which Snakemake runs no job (and takes no lock): passed straight on.
-RUNS_NOTHING = ("-n", "--dry-run", "--dryrun", "--unlock", "--version", "-v", "-h", "--help", "--lint",
-                "-l", "--list", "--list-rules", "--list-target-rules", "--lt", "--summary", "-S",
-                "--detailed-summary", "-D", "--dag", "--rulegraph", "--filegraph")  # fmt: skip
+RUNS_NOTHING = (
+    "-n",
+    "--dry-run",
+    "--dryrun",
+    "--unlock",
+    "--version",
+    "-v",
+    "-h",
+    "--help",
+    "--lint",
+    "-l",
+    "--list",
+    "--list-rules",
+    "--list-target-rules",
+    "--lt",
+    "--summary",
+    "-S",
+    "--detailed-summary",
+    "-D",
+    "--dag",
+    "--rulegraph",
+    "--filegraph",
+)
 
 
 def supervise(snakemake, args):
@@ -389,9 +412,11 @@ def supervise(snakemake, args):
     lock = take_run_lock(state)
     if lock is None:
         other = read_record(state) or {}
-        say(f"another ./jwtbench run is running in {workdir} (supervisor pid {other.get('supervisor', '?')},"
+        say(
+            f"another ./jwtbench run is running in {workdir} (supervisor pid {other.get('supervisor', '?')},"
             f" started {other.get('started', '?')}): its lock is live, so it is not unlocked;"
-            " wait for it to end, or stop it")
+            " wait for it to end, or stop it"
+        )
         return 1
     args = prepare(snakemake, args, workdir, state)
     if args is None:

@@ -49,9 +49,7 @@ def median_ci(values, confidence, resamples, rng):
 def ratio_ci(numerator, denominator, confidence, resamples, rng):
     """Ratio of medians and its bootstrap CI, each cell resampled independently."""
     ratio = float(np.median(numerator) / np.median(denominator))
-    estimates = bootstrap_medians(numerator, resamples, rng) / bootstrap_medians(
-        denominator, resamples, rng
-    )
+    estimates = bootstrap_medians(numerator, resamples, rng) / bootstrap_medians(denominator, resamples, rng)
     return (ratio, *percentile_interval(estimates, confidence))
 
 

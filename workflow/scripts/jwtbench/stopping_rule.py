@@ -70,15 +70,21 @@ class Target:
 
     @classmethod
     def from_timing(cls, timing):
-        return cls(int(timing["samples"]), int(timing.get("min_samples", cls.min_samples)),
-                   float(timing.get("target_ci_pct", cls.target_ci_pct)),
-                   float(timing.get("confidence", cls.confidence)))  # fmt: skip
+        return cls(
+            int(timing["samples"]),
+            int(timing.get("min_samples", cls.min_samples)),
+            float(timing.get("target_ci_pct", cls.target_ci_pct)),
+            float(timing.get("confidence", cls.confidence)),
+        )
 
     def precise(self, values):
         """At least min_samples values whose median's CI half-width is within the target
         (never, with target_ci_pct 0: every cell then takes `samples`)."""
-        return (self.target_ci_pct > 0 and len(values) >= self.min_samples
-                and halfwidth_pct(values, self.confidence) <= self.target_ci_pct)  # fmt: skip
+        return (
+            self.target_ci_pct > 0
+            and len(values) >= self.min_samples
+            and halfwidth_pct(values, self.confidence) <= self.target_ci_pct
+        )
 
 
 class Rounds:

@@ -13,27 +13,34 @@ import csv
 import io
 import random
 
-FIRST = ("Ada Bruno Chloé Dario Elif Farah Gustav Hana Ivan Jana Kofi Lena Mateo Nadia Oskar "
-         "Priya Quinn Rafael Sanna Tomás Uma Vikram Wen Ximena Yusuf Zoë Amara Björn Chen "
-         "Dmitri Esther Femi Greta Hiro Inés José Kai Luca Mei Nour Olga Pablo Rhea Søren "
-         "Tariq Ulla Vera Wiktor Yara").split()  # fmt: skip
-LAST = ("Abbott Bauer Castillo Dubois Eriksen Fischer García Haddad Ito Jansen Kowalski "
-        "Lindqvist Moreau Nakamura Okafor Petrov Quispe Rossi Schmidt Tanaka Ueda Varga "
-        "Weber Xu Yilmaz Zhang Álvarez Brandt Costa Dahl Novak Øster Müller Sørensen "
-        "Hughes Iyer Kim Lopez Mensah Nguyen").split()  # fmt: skip
-CITIES = ("Lake Andrea|North Brianport|Port Celina|East Dorian|South Evaton|Fairhaven|"
-          "Glenmore|Hollowbrook|West Irving|Juniper Falls|Kingsbridge|Lowell Bay|"
-          "Maple Crossing|Newcastle Hill|Oakridge|Pinecrest|Queensford|Riverton|"
-          "Stonegate|Thornbury|Upton Vale|Valemont|Westfield|Yarrow Point").split("|")
-WORDS = ("a an the of in on with and for from after before against between through "
-         "young old lost secret last first final hidden broken wild quiet bright dark "
-         "family friends detective city village island ocean mountain kingdom school "
-         "doctor chef pilot singer thief soldier teacher artist stranger brothers sisters "
-         "journey mystery love war dream storm summer winter night morning river road "
-         "finds returns must faces discovers learns fights builds loses chases uncovers "
-         "together apart forever again beyond inside café naïve señor déjà vu").split()  # fmt: skip
-MONTHS = ("January February March April May June July August September October November "
-          "December").split()  # fmt: skip
+FIRST = (
+    "Ada Bruno Chloé Dario Elif Farah Gustav Hana Ivan Jana Kofi Lena Mateo Nadia Oskar "
+    "Priya Quinn Rafael Sanna Tomás Uma Vikram Wen Ximena Yusuf Zoë Amara Björn Chen "
+    "Dmitri Esther Femi Greta Hiro Inés José Kai Luca Mei Nour Olga Pablo Rhea Søren "
+    "Tariq Ulla Vera Wiktor Yara"
+).split()
+LAST = (
+    "Abbott Bauer Castillo Dubois Eriksen Fischer García Haddad Ito Jansen Kowalski "
+    "Lindqvist Moreau Nakamura Okafor Petrov Quispe Rossi Schmidt Tanaka Ueda Varga "
+    "Weber Xu Yilmaz Zhang Álvarez Brandt Costa Dahl Novak Øster Müller Sørensen "
+    "Hughes Iyer Kim Lopez Mensah Nguyen"
+).split()
+CITIES = (
+    "Lake Andrea|North Brianport|Port Celina|East Dorian|South Evaton|Fairhaven|"
+    "Glenmore|Hollowbrook|West Irving|Juniper Falls|Kingsbridge|Lowell Bay|"
+    "Maple Crossing|Newcastle Hill|Oakridge|Pinecrest|Queensford|Riverton|"
+    "Stonegate|Thornbury|Upton Vale|Valemont|Westfield|Yarrow Point"
+).split("|")
+WORDS = (
+    "a an the of in on with and for from after before against between through "
+    "young old lost secret last first final hidden broken wild quiet bright dark "
+    "family friends detective city village island ocean mountain kingdom school "
+    "doctor chef pilot singer thief soldier teacher artist stranger brothers sisters "
+    "journey mystery love war dream storm summer winter night morning river road "
+    "finds returns must faces discovers learns fights builds loses chases uncovers "
+    "together apart forever again beyond inside café naïve señor déjà vu"
+).split()
+MONTHS = ("January February March April May June July August September October November December").split()
 
 
 class Values:
@@ -83,12 +90,26 @@ class Values:
 # --- Amazon Prime users (Kaggle arnavsmayan/amazon-prime-userbase-dataset) --------------
 
 AMAZON_COLUMNS = [
-    "User ID", "Name", "Email Address", "Username", "Date of Birth", "Gender", "Location",
-    "Membership Start Date", "Membership End Date", "Subscription Plan",
-    "Payment Information", "Renewal Status", "Usage Frequency", "Purchase History",
-    "Favorite Genres", "Devices Used", "Engagement Metrics", "Feedback/Ratings",
+    "User ID",
+    "Name",
+    "Email Address",
+    "Username",
+    "Date of Birth",
+    "Gender",
+    "Location",
+    "Membership Start Date",
+    "Membership End Date",
+    "Subscription Plan",
+    "Payment Information",
+    "Renewal Status",
+    "Usage Frequency",
+    "Purchase History",
+    "Favorite Genres",
+    "Devices Used",
+    "Engagement Metrics",
+    "Feedback/Ratings",
     "Customer Support Interactions",
-]  # fmt: skip
+]
 
 
 def amazon_prime_users(values, number):
@@ -96,34 +117,88 @@ def amazon_prime_users(values, number):
     handle = "".join(ch for ch in name.lower() if ch.isascii() and ch.isalpha()) + str(values.below(100))
     start = values.iso_date(2024, 2024)
     return [
-        str(number), name, f"{handle}@example.{values.pick(['com', 'net', 'org'])}", handle,
-        values.iso_date(1950, 2006), values.pick(["Male", "Female"]), values.pick(CITIES),
-        start, str(int(start[:4]) + 1) + start[4:], values.pick(["Annual", "Monthly"]),
-        values.pick(["Visa", "Mastercard", "Amex"]), values.pick(["Auto-renew", "Manual"]),
+        str(number),
+        name,
+        f"{handle}@example.{values.pick(['com', 'net', 'org'])}",
+        handle,
+        values.iso_date(1950, 2006),
+        values.pick(["Male", "Female"]),
+        values.pick(CITIES),
+        start,
+        str(int(start[:4]) + 1) + start[4:],
+        values.pick(["Annual", "Monthly"]),
+        values.pick(["Visa", "Mastercard", "Amex"]),
+        values.pick(["Auto-renew", "Manual"]),
         values.pick(["Frequent", "Regular", "Occasional"]),
         values.pick(["Electronics", "Books", "Clothing"]),
         values.pick(["Action", "Comedy", "Documentary", "Drama", "Horror", "Romance", "Sci-Fi"]),
-        values.pick(["Smart TV", "Smartphone", "Tablet"]), values.pick(["Low", "Medium", "High"]),
-        values.decimal(3.0, 5.0, 1), str(values.between(0, 10)),
-    ]  # fmt: skip
+        values.pick(["Smart TV", "Smartphone", "Tablet"]),
+        values.pick(["Low", "Medium", "High"]),
+        values.decimal(3.0, 5.0, 1),
+        str(values.between(0, 10)),
+    ]
 
 
 # --- Credit score users (Kaggle parisrohan/credit-score-classification, train.csv) ------
 
 CREDIT_COLUMNS = [
-    "ID", "Customer_ID", "Month", "Name", "Age", "SSN", "Occupation", "Annual_Income",
-    "Monthly_Inhand_Salary", "Num_Bank_Accounts", "Num_Credit_Card", "Interest_Rate",
-    "Num_of_Loan", "Type_of_Loan", "Delay_from_due_date", "Num_of_Delayed_Payment",
-    "Changed_Credit_Limit", "Num_Credit_Inquiries", "Credit_Mix", "Outstanding_Debt",
-    "Credit_Utilization_Ratio", "Credit_History_Age", "Payment_of_Min_Amount",
-    "Total_EMI_per_month", "Amount_invested_monthly", "Payment_Behaviour",
-    "Monthly_Balance", "Credit_Score",
-]  # fmt: skip
-LOANS = ["Auto Loan", "Credit-Builder Loan", "Personal Loan", "Home Equity Loan",
-         "Mortgage Loan", "Student Loan", "Debt Consolidation Loan", "Payday Loan"]  # fmt: skip
-OCCUPATIONS = ["Scientist", "Teacher", "Engineer", "Entrepreneur", "Developer", "Lawyer",
-               "Media_Manager", "Doctor", "Journalist", "Manager", "Accountant",
-               "Musician", "Mechanic", "Writer", "Architect", "_______"]  # fmt: skip
+    "ID",
+    "Customer_ID",
+    "Month",
+    "Name",
+    "Age",
+    "SSN",
+    "Occupation",
+    "Annual_Income",
+    "Monthly_Inhand_Salary",
+    "Num_Bank_Accounts",
+    "Num_Credit_Card",
+    "Interest_Rate",
+    "Num_of_Loan",
+    "Type_of_Loan",
+    "Delay_from_due_date",
+    "Num_of_Delayed_Payment",
+    "Changed_Credit_Limit",
+    "Num_Credit_Inquiries",
+    "Credit_Mix",
+    "Outstanding_Debt",
+    "Credit_Utilization_Ratio",
+    "Credit_History_Age",
+    "Payment_of_Min_Amount",
+    "Total_EMI_per_month",
+    "Amount_invested_monthly",
+    "Payment_Behaviour",
+    "Monthly_Balance",
+    "Credit_Score",
+]
+LOANS = [
+    "Auto Loan",
+    "Credit-Builder Loan",
+    "Personal Loan",
+    "Home Equity Loan",
+    "Mortgage Loan",
+    "Student Loan",
+    "Debt Consolidation Loan",
+    "Payday Loan",
+]
+OCCUPATIONS = [
+    "Scientist",
+    "Teacher",
+    "Engineer",
+    "Entrepreneur",
+    "Developer",
+    "Lawyer",
+    "Media_Manager",
+    "Doctor",
+    "Journalist",
+    "Manager",
+    "Accountant",
+    "Musician",
+    "Mechanic",
+    "Writer",
+    "Architect",
+    "_______",
+]
 
 
 def credit_score_users(values, number):
@@ -132,49 +207,106 @@ def credit_score_users(values, number):
     income = float(values.decimal(7000, 180000, 2))
     years = values.between(1, 33)
     return [
-        values.hex_id("0x", 0x1600, 0x25000), values.hex_id("CUS_0x", 0x1000, 0xFFFF),
-        values.pick(MONTHS[:8]), values.person(), str(values.between(14, 56)),
+        values.hex_id("0x", 0x1600, 0x25000),
+        values.hex_id("CUS_0x", 0x1000, 0xFFFF),
+        values.pick(MONTHS[:8]),
+        values.person(),
+        str(values.between(14, 56)),
         f"{values.between(100, 999)}-{values.between(10, 99)}-{values.between(1000, 9999)}",
-        values.pick(OCCUPATIONS), f"{income:.2f}", f"{income / 12 * 0.96:.6f}",
-        str(values.between(0, 11)), str(values.between(0, 11)), str(values.between(1, 34)),
-        str(len(loans)), loan_text or "Not Specified", str(values.between(0, 62)),
-        str(values.between(0, 28)), values.decimal(-6, 30, 2), f"{values.between(0, 17)}.0",
-        values.pick(["Good", "Standard", "Bad", "_"]), values.decimal(0, 5000, 2),
-        str(20 + values.rng.random() * 30), f"{years} Years and {values.between(0, 11)} Months",
-        values.pick(["Yes", "No", "NM"]), str(values.rng.random() * 400),
+        values.pick(OCCUPATIONS),
+        f"{income:.2f}",
+        f"{income / 12 * 0.96:.6f}",
+        str(values.between(0, 11)),
+        str(values.between(0, 11)),
+        str(values.between(1, 34)),
+        str(len(loans)),
+        loan_text or "Not Specified",
+        str(values.between(0, 62)),
+        str(values.between(0, 28)),
+        values.decimal(-6, 30, 2),
+        f"{values.between(0, 17)}.0",
+        values.pick(["Good", "Standard", "Bad", "_"]),
+        values.decimal(0, 5000, 2),
+        str(20 + values.rng.random() * 30),
+        f"{years} Years and {values.between(0, 11)} Months",
+        values.pick(["Yes", "No", "NM"]),
+        str(values.rng.random() * 400),
         str(values.rng.random() * 800),
         f"{values.pick(['High', 'Low'])}_spent_{values.pick(['Small', 'Medium', 'Large'])}_value_payments",
-        str(100 + values.rng.random() * 1200), values.pick(["Good", "Standard", "Poor"]),
-    ]  # fmt: skip
+        str(100 + values.rng.random() * 1200),
+        values.pick(["Good", "Standard", "Poor"]),
+    ]
 
 
 # --- Netflix titles (Kaggle shivamb/netflix-shows, netflix_titles.csv) ------------------
 
 NETFLIX_COLUMNS = [
-    "show_id", "type", "title", "director", "cast", "country", "date_added",
-    "release_year", "rating", "duration", "listed_in", "description",
-]  # fmt: skip
-COUNTRIES = ["United States", "India", "United Kingdom", "Canada", "France", "Japan",
-             "South Korea", "Spain", "Mexico", "Germany", "Brazil", "Nigeria", "Türkiye",
-             "Egypt", "Argentina", "Sweden"]  # fmt: skip
-GENRES = ["Dramas", "Comedies", "International Movies", "Documentaries", "Action & Adventure",
-          "Independent Movies", "Thrillers", "Romantic Movies", "Kids' TV", "Docuseries",
-          "International TV Shows", "TV Dramas", "Crime TV Shows", "Stand-Up Comedy"]  # fmt: skip
+    "show_id",
+    "type",
+    "title",
+    "director",
+    "cast",
+    "country",
+    "date_added",
+    "release_year",
+    "rating",
+    "duration",
+    "listed_in",
+    "description",
+]
+COUNTRIES = [
+    "United States",
+    "India",
+    "United Kingdom",
+    "Canada",
+    "France",
+    "Japan",
+    "South Korea",
+    "Spain",
+    "Mexico",
+    "Germany",
+    "Brazil",
+    "Nigeria",
+    "Türkiye",
+    "Egypt",
+    "Argentina",
+    "Sweden",
+]
+GENRES = [
+    "Dramas",
+    "Comedies",
+    "International Movies",
+    "Documentaries",
+    "Action & Adventure",
+    "Independent Movies",
+    "Thrillers",
+    "Romantic Movies",
+    "Kids' TV",
+    "Docuseries",
+    "International TV Shows",
+    "TV Dramas",
+    "Crime TV Shows",
+    "Stand-Up Comedy",
+]
 
 
 def netflix_titles(values, number):
     movie = values.chance(0.7)
     year = values.between(1960, 2021)
     return [
-        f"s{number}", "Movie" if movie else "TV Show", values.sentence(1, 5)[:-1],
+        f"s{number}",
+        "Movie" if movie else "TV Show",
+        values.sentence(1, 5)[:-1],
         values.person() if values.chance(0.7) else "",
         ", ".join(values.person() for _ in range(values.between(0, 12))),
         values.some(COUNTRIES, 0, 3),
         f"{values.pick(MONTHS)} {values.between(1, 28)}, {values.between(max(year, 2008), 2021)}",
-        str(year), values.pick(["TV-MA", "TV-14", "TV-PG", "R", "PG-13", "PG", "TV-Y7", "NR"]),
+        str(year),
+        values.pick(["TV-MA", "TV-14", "TV-PG", "R", "PG-13", "PG", "TV-Y7", "NR"]),
         f"{values.between(60, 180)} min" if movie else f"{values.between(1, 9)} Season{'s' * values.chance(0.5)}",
-        values.some(GENRES, 1, 3), values.sentence(12, 28),
-    ]  # fmt: skip
+        values.some(GENRES, 1, 3),
+        values.sentence(12, 28),
+    ]
 
 
 GENERATORS = {

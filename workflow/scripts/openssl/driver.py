@@ -19,19 +19,28 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import speed_output  # noqa: E402
-from speed_cells import SpeedTarget, Unsupported, target_for  # noqa: E402
+import speed_output
+from speed_cells import SpeedTarget, Unsupported, target_for
 
 EXIT_USAGE = 2
 LANGUAGE = IMPLEMENTATION = "openssl"
 SUITE = "primitive"
 COLUMNS = [
-    "language", "implementation", "implementation_version", "suite", "operation",
-    "algorithm", "key_bits", "input", "input_bytes", "sample", "iterations",
-    "elapsed_ns", "output_bytes", "status",
-]  # fmt: skip
+    "language",
+    "implementation",
+    "implementation_version",
+    "suite",
+    "operation",
+    "algorithm",
+    "key_bits",
+    "input",
+    "input_bytes",
+    "sample",
+    "iterations",
+    "elapsed_ns",
+    "output_bytes",
+    "status",
+]
 # Options every sample's command line uses (SpeedTarget.command).
 REQUIRED_OPTIONS = ("-elapsed", "-seconds", "-mr")
 NO_JWS = "the openssl language has no JWS driver (driver.yaml: jws: false); it runs suite primitive only"
@@ -59,7 +68,9 @@ def openssl_text(*arguments):
     except OSError as error:
         raise UsageError(f"cannot run {openssl_binary()} (JWTBENCH_OPENSSL): {error.strerror}") from None
     if result.returncode != 0:
-        raise UsageError(f"{openssl_binary()} {' '.join(arguments)} exited {result.returncode}: {result.stderr.strip()}")
+        raise UsageError(
+            f"{openssl_binary()} {' '.join(arguments)} exited {result.returncode}: {result.stderr.strip()}"
+        )
     return result.stdout
 
 
@@ -70,8 +81,13 @@ def parse_version_all(text):
     library = re.search(r"\(Library: (.+)\)\s*$", first)
     binary_text = re.sub(r"\s*\(Library: .+\)\s*$", "", first)
     facts = {"binary": binary_text, "library": library[1] if library else binary_text}
-    keys = {"built on": "built_on", "platform": "platform", "options": "options", "compiler": "compiler",
-            "CPUINFO": "cpuinfo"}  # fmt: skip
+    keys = {
+        "built on": "built_on",
+        "platform": "platform",
+        "options": "options",
+        "compiler": "compiler",
+        "CPUINFO": "cpuinfo",
+    }
     for line in text.splitlines()[1:]:
         name, _, value = line.partition(":")
         if name.strip() in keys:
@@ -168,9 +184,23 @@ class RawSamples:
 
     def row(self, cell, input_bytes, status, sample=0, iterations=0, elapsed_ns=0, output_bytes=0):
         self.writer.writerow(
-            [LANGUAGE, IMPLEMENTATION, self.version, SUITE, cell["operation"], cell["algorithm"], cell["key_bits"],
-             cell["input"], input_bytes, sample, iterations, elapsed_ns, output_bytes, status]
-        )  # fmt: skip
+            [
+                LANGUAGE,
+                IMPLEMENTATION,
+                self.version,
+                SUITE,
+                cell["operation"],
+                cell["algorithm"],
+                cell["key_bits"],
+                cell["input"],
+                input_bytes,
+                sample,
+                iterations,
+                elapsed_ns,
+                output_bytes,
+                status,
+            ]
+        )
         self.handle.flush()
 
 
@@ -233,7 +263,9 @@ def command_bench(args):
             try:
                 target = target_for(cell, length)
             except Unsupported as reason:
-                progress(f"[{index + 1}] {cell['operation']} {cell['algorithm']} {cell['input']}: unsupported: {reason}")
+                progress(
+                    f"[{index + 1}] {cell['operation']} {cell['algorithm']} {cell['input']}: unsupported: {reason}"
+                )
                 writer.row(cell, length or 0, "unsupported")
                 continue
             timed = TimedCell(index, cell, target)
@@ -270,18 +302,25 @@ def sample_rounds(runs, seconds, samples, writer):
                 target = cell.target
                 count = output.count(target.name, target.operation, target.size)
                 if count is None or count.operations < 1 or count.seconds <= 0:
-                    fail(cell, writer, f"openssl speed reported no {target.operation} {target.name} {target.size}"
-                                       f" (got {count})")  # fmt: skip
+                    fail(
+                        cell,
+                        writer,
+                        f"openssl speed reported no {target.operation} {target.name} {target.size} (got {count})",
+                    )
                     continue
                 elapsed_ns = round(count.seconds * 1e9)
-                writer.row(cell.cell, target.input_bytes, "ok", sample, count.operations, elapsed_ns, target.output_bytes)
+                writer.row(
+                    cell.cell, target.input_bytes, "ok", sample, count.operations, elapsed_ns, target.output_bytes
+                )
                 cell.ns_per_operation.append(elapsed_ns / count.operations)
         progress(f"round {sample}/{samples}: {done} openssl speed runs in {time.monotonic() - started:.1f} s")
     for timed_cells in runs.values():
         for cell in timed_cells:
             if cell.ns_per_operation and not cell.failed:
-                progress(f"{cell.label}: median {statistics.median(cell.ns_per_operation):.1f} ns/op "
-                         f"over {len(cell.ns_per_operation)} samples")  # fmt: skip
+                progress(
+                    f"{cell.label}: median {statistics.median(cell.ns_per_operation):.1f} ns/op "
+                    f"over {len(cell.ns_per_operation)} samples"
+                )
 
 
 # ---------------------------------------------------------------- command line
@@ -299,8 +338,11 @@ def parser():
     bench.add_argument("--spec", required=True)
     bench.add_argument("--out", required=True)
     # Accepted so that their message is the one below, not argparse's.
-    for name, flags in (("sign", ("--alg", "--key", "--payload")), ("verify", ("--alg", "--key", "--token")),
-                        ("coldstart", ("--hmac", "--rsa", "--payload"))):  # fmt: skip
+    for name, flags in (
+        ("sign", ("--alg", "--key", "--payload")),
+        ("verify", ("--alg", "--key", "--token")),
+        ("coldstart", ("--hmac", "--rsa", "--payload")),
+    ):
         command = sub.add_parser(name)
         for flag in flags:
             command.add_argument(flag)

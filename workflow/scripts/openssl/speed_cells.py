@@ -24,7 +24,7 @@ BLOCK_TARGETS = {
     ("digest", "SHA-512"): (("sha512",), "sha512", lambda n: 64, None),
     ("mac", "HMAC-SHA256"): (("-hmac", "sha256"), "hmac(sha256)", lambda n: 32, "-hmac"),
     ("encrypt", "AES-256-GCM"): (("-evp", "aes-256-gcm"), "AES-256-GCM", lambda n: n + GCM_TAG_BYTES, "-evp"),
-}  # fmt: skip
+}
 BLOCK_KEY_BITS = {"digest": None, "mac": 256, "encrypt": 256}  # None: any (the contract's 0)
 
 

@@ -126,11 +126,19 @@ def parse(text):
             elif re.match(r"^\+F\d+:", line):
                 read_machine_pkey_rates(line, output)
             elif match := SYMMETRIC_DOING.match(line):
-                output.counts.append(Count(match["name"], "block", int(match["size"]), int(match["count"]),
-                                           float(match["seconds"])))  # fmt: skip
+                output.counts.append(
+                    Count(match["name"], "block", int(match["size"]), int(match["count"]), float(match["seconds"]))
+                )
             elif match := PKEY_DOING.match(line):
-                output.counts.append(Count(match["name"], PKEY_OPERATIONS[match["operation"]], int(match["bits"]),
-                                           int(match["count"]), float(match["seconds"])))  # fmt: skip
+                output.counts.append(
+                    Count(
+                        match["name"],
+                        PKEY_OPERATIONS[match["operation"]],
+                        int(match["bits"]),
+                        int(match["count"]),
+                        float(match["seconds"]),
+                    )
+                )
             elif line.startswith("Doing "):
                 raise SpeedOutputError("a 'Doing' line in no known form")
             elif match := BLOCK_TABLE_HEADER.match(line):
@@ -141,8 +149,11 @@ def parse(text):
             elif in_pkey_table and (match := PKEY_TABLE_ROW.match(line)):
                 algorithm, bits = pkey_label(match["label"])
                 output.pkey_rates[(algorithm, bits)] = PkeyRate(
-                    float(match["sign_rate"]), float(match["verify_rate"]),
-                    float(match["sign_seconds"]), float(match["verify_seconds"]))  # fmt: skip
+                    float(match["sign_rate"]),
+                    float(match["verify_rate"]),
+                    float(match["sign_seconds"]),
+                    float(match["verify_seconds"]),
+                )
             elif block_sizes and re.search(r"\s[\d.]+k?$", line):  # a row ends in a figure
                 read_human_block_row(line, block_sizes, output)
             elif match := VERSION_LINE.match(line):
@@ -208,7 +219,7 @@ def read_machine_pkey_rates(line, output):
 
 def read_human_block_row(line, sizes, output):
     tokens = line.split()
-    values, name = tokens[-len(sizes):], " ".join(tokens[: -len(sizes)])
+    values, name = tokens[-len(sizes) :], " ".join(tokens[: -len(sizes)])
     if not name or not all(value.endswith("k") for value in values):
         raise SpeedOutputError("a block table row in no known form")
     for size, value in zip(sizes, values):

@@ -17,10 +17,22 @@ import statistics
 from timing import clock
 
 COLUMNS = [
-    "language", "implementation", "implementation_version", "operation", "algorithm", "key_bits",
-    "input", "input_bytes", "alternation", "timer", "harness", "harness_version", "samples", "ns_per_op",
+    "language",
+    "implementation",
+    "implementation_version",
+    "operation",
+    "algorithm",
+    "key_bits",
+    "input",
+    "input_bytes",
+    "alternation",
+    "timer",
+    "harness",
+    "harness_version",
+    "samples",
+    "ns_per_op",
     "status",
-]  # fmt: skip
+]
 DRIVER = "jwtbench"  # the harness column of the driver's blocks
 LEAST_BATCHES = 3  # a driver block's batches, however short block_seconds is
 
@@ -51,10 +63,24 @@ class Crosscheck:
     def row(self, cell, input_bytes, alternation, timer, harness, harness_version, samples, ns_per_op, status):
         implementation = cell.get("implementation", self.implementation)
         self.writer.writerow(
-            ["python", implementation, self.versions[implementation](), cell["operation"], cell["algorithm"],
-             cell["key_bits"], cell["input"], input_bytes, alternation, timer, harness, harness_version, samples,
-             ns_per_op, status]
-        )  # fmt: skip
+            [
+                "python",
+                implementation,
+                self.versions[implementation](),
+                cell["operation"],
+                cell["algorithm"],
+                cell["key_bits"],
+                cell["input"],
+                input_bytes,
+                alternation,
+                timer,
+                harness,
+                harness_version,
+                samples,
+                ns_per_op,
+                status,
+            ]
+        )
         self.handle.flush()
 
     def untimed(self, cell, input_bytes, status):

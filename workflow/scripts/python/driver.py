@@ -13,27 +13,25 @@ Suites: jwt, tokensize, transfer, hash, percall, primitive, harness, keygen (REA
 import argparse
 import base64
 import csv
+import dataclasses
 import functools
+import hashlib
 import importlib.metadata
+import itertools
 import json
 import math
 import platform
 import ssl
 import statistics
 import sys
-import dataclasses
-import hashlib
-import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import hashing  # noqa: E402
-import transfer  # noqa: E402
-from correctness import CheckFailed, check  # noqa: E402
-from crosscheck import Crosscheck  # noqa: E402
-from jwt_algorithms import (  # noqa: E402
+import hashing
+import transfer
+from correctness import CheckFailed, check
+from crosscheck import Crosscheck
+from jwt_algorithms import (
     INVALID_TOKEN,
     AlgorithmUnderTest,
     InputError,
@@ -48,8 +46,8 @@ from jwt_algorithms import (  # noqa: E402
     verify,
     verify_signature,
 )
-from libraries import adapter  # noqa: E402
-from spec import (  # noqa: E402
+from libraries import adapter
+from spec import (
     IMPLEMENTATIONS,
     TIMING_FIELDS,
     UsageError,
@@ -60,8 +58,8 @@ from spec import (  # noqa: E402
     load_spec,
     read_file,
 )
-from timeit_harness import TimeitHarness  # noqa: E402
-from timing import Budget, CellTiming, batch_of, clock, each_timed, stopping_rule, time_each_call  # noqa: E402
+from timeit_harness import TimeitHarness
+from timing import Budget, CellTiming, batch_of, clock, each_timed, stopping_rule, time_each_call
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED, EXIT_ERROR = 1, 2, 3, 4
 IMPLEMENTATION = adapter.NAME  # the JWS library (pyjwt, or the one JWTBENCH_LIBRARY names)
@@ -74,18 +72,27 @@ VERSIONS = {
     "pycryptodome": lambda: __import__("Crypto").__version__,
 }
 COLUMNS = [
-    "language", "implementation", "implementation_version", "suite", "operation",
-    "algorithm", "key_bits", "input", "input_bytes", "sample", "iterations",
-    "elapsed_ns", "output_bytes", "status",
-]  # fmt: skip
+    "language",
+    "implementation",
+    "implementation_version",
+    "suite",
+    "operation",
+    "algorithm",
+    "key_bits",
+    "input",
+    "input_bytes",
+    "sample",
+    "iterations",
+    "elapsed_ns",
+    "output_bytes",
+    "status",
+]
 
 
 def versions():
     from cryptography.hazmat.backends.openssl.backend import backend
 
-    libraries = {
-        name: importlib.metadata.version(name) for name in adapter.DISTRIBUTIONS
-    }
+    libraries = {name: importlib.metadata.version(name) for name in adapter.DISTRIBUTIONS}
     libraries["hashlib"] = VERSIONS["hashlib"]()  # the standard library's, at the Python version
     libraries["pycryptodome"] = VERSIONS["pycryptodome"]()
     return {
@@ -204,8 +211,14 @@ def verify_case(case):
 
 
 def case_line(case, status, elapsed_ns, reason):
-    return {"id": case["id"], "exit": status, "outcome": OUTCOMES[status], "elapsed_ns": elapsed_ns,
-            "peak_rss_kb": peak_rss_kb(), "reason": reason}  # fmt: skip
+    return {
+        "id": case["id"],
+        "exit": status,
+        "outcome": OUTCOMES[status],
+        "elapsed_ns": elapsed_ns,
+        "peak_rss_kb": peak_rss_kb(),
+        "reason": reason,
+    }
 
 
 def read_cases(path, fields):
@@ -272,10 +285,23 @@ class CellWriter:
     def row(self, cell, input_bytes, status, sample=0, batch=0, elapsed=0, output_bytes=0, operation=None):
         implementation = cell.get("implementation", self.implementation)
         self.writer.writerow(
-            ["python", implementation, VERSIONS[implementation](), self.suite, operation or cell["operation"],
-             cell["algorithm"], cell["key_bits"], cell["input"], input_bytes,
-             sample, batch, elapsed, output_bytes, status]
-        )  # fmt: skip
+            [
+                "python",
+                implementation,
+                VERSIONS[implementation](),
+                self.suite,
+                operation or cell["operation"],
+                cell["algorithm"],
+                cell["key_bits"],
+                cell["input"],
+                input_bytes,
+                sample,
+                batch,
+                elapsed,
+                output_bytes,
+                status,
+            ]
+        )
         self.handle.flush()
 
 
@@ -335,9 +361,7 @@ def checked(cell, prepare):
 
 def prepare_and_check(cell, inputs, pool_size=None):
     def prepare():
-        case = AlgorithmUnderTest.prepare(
-            cell["algorithm"], cell["private_key"], cell["public_key"], inputs, pool_size
-        )
+        case = AlgorithmUnderTest.prepare(cell["algorithm"], cell["private_key"], cell["public_key"], inputs, pool_size)
         check(case, cell["public_key"])
         return case
 
@@ -379,13 +403,21 @@ def start_timing(name, cell, run, budget, input_bytes, output_bytes, pass_length
     return TimedCell(cell, input_bytes, output_bytes, timing)
 
 
-STOPPED = {stopping_rule.PRECISION: "precision", stopping_rule.SAMPLE_CAP: "sample cap",
-           stopping_rule.EXHAUSTED: "time cap"}
+STOPPED = {
+    stopping_rule.PRECISION: "precision",
+    stopping_rule.SAMPLE_CAP: "sample cap",
+    stopping_rule.EXHAUSTED: "time cap",
+}
 
 # Rule 5b: the drift reference, one sample of it at the start of every round.
 REFERENCE_MESSAGE = hashing.sweep_message(64)
-REFERENCE = {"operation": "reference", "algorithm": "SHA-256", "key_bits": 0, "input": "reference",
-             "implementation": "hashlib"}  # fmt: skip
+REFERENCE = {
+    "operation": "reference",
+    "algorithm": "SHA-256",
+    "key_bits": 0,
+    "input": "reference",
+    "implementation": "hashlib",
+}
 # the reference's call as its batch's loop has it, new(message).digest(), for crosscheck's timeit
 REFERENCE_STATEMENT = hashing.RESULTS["digest"].format("message")
 
@@ -422,14 +454,22 @@ def sample_in_rounds(timed, budget, out, spec):
         sampled = [(index, entry) for index, entry in entries.items() if rounds.sampling(index)]
         if not sampled:
             break
-        out.row(REFERENCE, len(REFERENCE_MESSAGE), "ok", round_number, reference.batch, reference.take_sample(),
-                hashlib.sha256().digest_size)  # fmt: skip
+        out.row(
+            REFERENCE,
+            len(REFERENCE_MESSAGE),
+            "ok",
+            round_number,
+            reference.batch,
+            reference.take_sample(),
+            hashlib.sha256().digest_size,
+        )
         for index, entry in sampled:
             elapsed = entry.timing.take_sample()
             rounds.add(index, round_number, elapsed / entry.timing.batch)
             status = "timeout" if entry.timing.timed_out else "ok"
-            out.row(entry.cell, entry.input_bytes, status, round_number, entry.timing.batch, elapsed,
-                    entry.output_bytes)  # fmt: skip
+            out.row(
+                entry.cell, entry.input_bytes, status, round_number, entry.timing.batch, elapsed, entry.output_bytes
+            )
         rounds.end_round()
         progress(f"round {round_number}/{budget.samples} done: {len(sampled)} cells sampled")
 
@@ -444,8 +484,9 @@ def sample_in_rounds(timed, budget, out, spec):
             per_op = sorted(timing.elapsed_ns)[len(timing.elapsed_ns) // 2] / timing.batch
             status = "timeout" if timing.timed_out else "ok"
             why = STOPPED.get(rounds.stopped[index], "time cap")
-            summary = (f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch},"
-                       f" stopped at {why})")  # fmt: skip
+            summary = (
+                f"{status}: {per_op:,.0f} ns/op ({len(timing.elapsed_ns)} samples x {timing.batch}, stopped at {why})"
+            )
         progress(f"{label(number, len(entries), entry.cell)}: {summary}")
     if reference:
         sink ^= reference.sink
@@ -470,8 +511,11 @@ def bench_jwt(spec, out):
             continue
         # A records cell's batches are whole passes through its records (claims: one).
         run = batch_of(calls)
-        timed.append(start_timing(name, cell, run, budget, case.inputs.mean_bytes, case.output_bytes,
-                                  pass_length=len(case.inputs.claims)))  # fmt: skip
+        timed.append(
+            start_timing(
+                name, cell, run, budget, case.inputs.mean_bytes, case.output_bytes, pass_length=len(case.inputs.claims)
+            )
+        )
     sample_in_rounds(timed, budget, out, spec)
 
 
@@ -585,8 +629,10 @@ def bench_tokensize(spec, out):
         status = "ok" if len(signed) == len(inputs.claims) else "timeout"
         for number, (elapsed, token_bytes) in enumerate(signed, 1):
             out.row(cell, inputs.sizes[number - 1], status, number, 1, elapsed, token_bytes)
-        progress(f"{name}: {status}: {len(signed)} of {len(inputs.claims)} records, mean token "
-                 f"{rounded_mean([token_bytes for _, token_bytes in signed]):,} bytes")  # fmt: skip
+        progress(
+            f"{name}: {status}: {len(signed)} of {len(inputs.claims)} records, mean token "
+            f"{rounded_mean([token_bytes for _, token_bytes in signed]):,} bytes"
+        )
 
 
 def sign_each_record(case, limit_ns, report):
@@ -643,9 +689,16 @@ def write_untimed_trials(out, cell, input_bytes, status, reason, name):
         out.row(cell, input_bytes, status, operation=operation)
 
 
-SUITES = {"jwt": bench_jwt, "tokensize": bench_tokensize, "transfer": bench_transfer, "hash": bench_hash,
-          "percall": bench_percall, "primitive": bench_primitive, "harness": bench_harness,
-          "keygen": bench_keygen}  # fmt: skip
+SUITES = {
+    "jwt": bench_jwt,
+    "tokensize": bench_tokensize,
+    "transfer": bench_transfer,
+    "hash": bench_hash,
+    "percall": bench_percall,
+    "primitive": bench_primitive,
+    "harness": bench_harness,
+    "keygen": bench_keygen,
+}
 
 
 def open_out(out_path):
@@ -726,9 +779,10 @@ def parser():
         p.add_argument("--key", required=True)
         p.add_argument(extra, required=True)
     p.add_argument(
-        "--signature-only", action="store_true",
+        "--signature-only",
+        action="store_true",
         help="check only the JWS (alg pinned, signature); print the payload bytes as signed",
-    )  # fmt: skip
+    )
     p = sub.add_parser("verify-batch", help="verify each case of a conformance cases file, one JSON line each")
     p.add_argument("--cases", required=True)
     p = sub.add_parser("sign-batch", help="sign each case of a cases file, one JSON line each")
@@ -753,10 +807,16 @@ def main(argv):
         if args.command == "versions":
             print(json.dumps(versions()))
             return 0
-        commands = {"sign": command_sign, "verify": command_verify, "verify-batch": command_verify_batch,
-                    "sign-batch": command_sign_batch,
-                    "bench": command_bench, "crosscheck": command_crosscheck,
-                    "stopping": command_stopping, "coldstart": command_coldstart}  # fmt: skip
+        commands = {
+            "sign": command_sign,
+            "verify": command_verify,
+            "verify-batch": command_verify_batch,
+            "sign-batch": command_sign_batch,
+            "bench": command_bench,
+            "crosscheck": command_crosscheck,
+            "stopping": command_stopping,
+            "coldstart": command_coldstart,
+        }
         return commands[args.command](args)
     except UnsupportedAlgorithm as exc:
         print(f"unsupported: {exc}", file=sys.stderr)

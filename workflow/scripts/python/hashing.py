@@ -88,10 +88,17 @@ def compiled(operation, expression, per_call, **values):
     results' lengths. Each call first runs the `per_call` statements. `values` are the
     names the code uses (new, cached, message)."""
     result = RESULTS[operation].format(expression)
-    lines = ["def call():", *(f"    {line}" for line in per_call), f"    return {result}",
-             "def batch(n):", "    sink = 0", "    for _ in repeat(None, n):",
-             *(f"        {line}" for line in per_call), f"        sink += len({result})",
-             "    return sink"]  # fmt: skip
+    lines = [
+        "def call():",
+        *(f"    {line}" for line in per_call),
+        f"    return {result}",
+        "def batch(n):",
+        "    sink = 0",
+        "    for _ in repeat(None, n):",
+        *(f"        {line}" for line in per_call),
+        f"        sink += len({result})",
+        "    return sink",
+    ]
     namespace = {"repeat": repeat, "uuid4": uuid4, "time_ns": time_ns, **values}
     exec("\n".join(lines) + "\n", namespace)
     return namespace["call"], namespace["batch"]
@@ -122,9 +129,7 @@ def check_known_answer(cell, new):
         call, _ = message_compiled(cell["operation"], ["cached-uuid"], new, known["message"])
         got = call()
     if got != known["digest_hex"].lower():
-        raise HashCheckFailed(
-            f"{cell['algorithm']} of {known['message']!r} gave {got}, not {known['digest_hex']}"
-        )
+        raise HashCheckFailed(f"{cell['algorithm']} of {known['message']!r} gave {got}, not {known['digest_hex']}")
 
 
 @dataclass

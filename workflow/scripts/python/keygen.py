@@ -23,6 +23,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from correctness import CheckFailed
 from Crypto.Hash import SHA256 as PyCryptoSHA256
 from Crypto.Hash import SHA512 as PyCryptoSHA512
 from Crypto.PublicKey import ECC, RSA
@@ -30,8 +31,6 @@ from Crypto.Signature import DSS, pkcs1_15
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
-
-from correctness import CheckFailed
 from timing import Budget, clock
 
 PER_ITERATION = ("keygen+sign+verify", "keygen")
@@ -80,8 +79,10 @@ class Cryptography:
 
     @staticmethod
     def load(private_pem, public_pem):
-        return (serialization.load_pem_private_key(private_pem, password=None),
-                serialization.load_pem_public_key(public_pem))  # fmt: skip
+        return (
+            serialization.load_pem_private_key(private_pem, password=None),
+            serialization.load_pem_public_key(public_pem),
+        )
 
     def describe(self, key):
         """(family, bits) of a key: modulus bits, or the curve's field size."""
@@ -368,8 +369,9 @@ def bench(spec, out, driver):
         for number, (elapsed, output) in enumerate(zip(result.elapsed_ns, result.outputs), 1):
             out.row(cell, cell["message_bytes"], result.status, number, 1, elapsed, output)
         if result.elapsed_ns:
-            summary = (f"{len(result.elapsed_ns)} iterations, median "
-                       f"{statistics.median(result.elapsed_ns) / 1e6:,.2f} ms")  # fmt: skip
+            summary = (
+                f"{len(result.elapsed_ns)} iterations, median {statistics.median(result.elapsed_ns) / 1e6:,.2f} ms"
+            )
         else:
             out.row(cell, cell["message_bytes"], result.status, elapsed=result.spent_ns)
             summary = "no timed iteration"

@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from itertools import count, islice, repeat
 from pathlib import Path
 
+from correctness import CheckFailed
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-from correctness import CheckFailed
 from hashing import sweep_message
 
 DIGESTS = {"SHA-256": hashlib.sha256, "SHA-512": hashlib.sha512}
@@ -76,8 +75,9 @@ def expected_bytes(cell):
 
 def compare(cell, got, want_hex):
     if got.hex() != want_hex.lower():
-        raise PrimitiveCheckFailed(f"{cell['operation']} {cell['algorithm']} known answer gave {got.hex()}, "
-                                   f"not {want_hex}")  # fmt: skip
+        raise PrimitiveCheckFailed(
+            f"{cell['operation']} {cell['algorithm']} known answer gave {got.hex()}, not {want_hex}"
+        )
 
 
 def known(cell, field):
@@ -121,8 +121,11 @@ def mac_once(keyed, message):
 
 
 def mac_case(cell, message):
-    compare(cell, mac_once(keyed_hmac(known(cell, "key_hex")), known(cell, "message_hex")),
-            cell["known_answer"]["output_hex"])  # fmt: skip
+    compare(
+        cell,
+        mac_once(keyed_hmac(known(cell, "key_hex")), known(cell, "message_hex")),
+        cell["known_answer"]["output_hex"],
+    )
     keyed = keyed_hmac(secret(cell))
 
     def batch(n):
@@ -219,8 +222,13 @@ def signature_case(cell, message):
     return batch, length
 
 
-CASES = {"digest": digest_case, "mac": mac_case, "encrypt": encrypt_case, "sign": signature_case,
-         "verify": signature_case}  # fmt: skip
+CASES = {
+    "digest": digest_case,
+    "mac": mac_case,
+    "encrypt": encrypt_case,
+    "sign": signature_case,
+    "verify": signature_case,
+}
 
 
 def prepare(cell):
@@ -229,6 +237,8 @@ def prepare(cell):
     message = message_of(cell)
     batch, output_bytes = CASES[cell["operation"]](cell, message)
     # (an ECDSA signature is DER, 70-72 bytes for P-256: its length varies call to call)
-    if batch(1) != output_bytes and not cell["algorithm"].startswith("ECDSA"):  # the timed loop does what the checked call does
+    if batch(1) != output_bytes and not cell["algorithm"].startswith(
+        "ECDSA"
+    ):  # the timed loop does what the checked call does
         raise PrimitiveCheckFailed(f"a batch of one call consumed {batch(1)} bytes, not {output_bytes}")
     return PrimitiveCase(batch, len(message), output_bytes)

@@ -86,11 +86,25 @@ TIMING_USED = {
 SECTIONS = {
     "transfer": {"trials": (1, True), "warmup_trials": (0, True), "request_timeout_seconds": (0, False)},
     "percall": {"warmup_calls": (0, True), "calls": (1, True)},
-    "keygen": {"iterations": (1, True), "target_cell_seconds": (0, True), "max_iterations": (1, True),
-               "max_cell_seconds": (0, False)},
+    "keygen": {
+        "iterations": (1, True),
+        "target_cell_seconds": (0, True),
+        "max_iterations": (1, True),
+        "max_cell_seconds": (0, False),
+    },
 }
-INTEGER_FIELDS = ("samples", "min_samples", "steady_window", "trials", "warmup_trials", "warmup_calls", "calls", "iterations",
-                  "max_iterations", "alternations")
+INTEGER_FIELDS = (
+    "samples",
+    "min_samples",
+    "steady_window",
+    "trials",
+    "warmup_trials",
+    "warmup_calls",
+    "calls",
+    "iterations",
+    "max_iterations",
+    "alternations",
+)
 # a crosscheck spec's own object (all required), and the operations its cells may name
 CROSSCHECK_FIELDS = {"alternations": (1, True), "block_seconds": (0, False)}
 CROSSCHECK_OPERATIONS = ("sign", "verify")
@@ -160,9 +174,7 @@ def check_cell(cell, name, suite):
     if "key_bits" not in cell:
         raise UsageError(f"{name} lacks 'key_bits'")
     if cell["operation"] not in operations:
-        raise UsageError(
-            f"{name}.operation {cell['operation']!r} is not one of suite {suite}'s: {one_of(operations)}"
-        )
+        raise UsageError(f"{name}.operation {cell['operation']!r} is not one of suite {suite}'s: {one_of(operations)}")
     if cell.get("implementation", IMPLEMENTATIONS[suite]) != IMPLEMENTATIONS[suite]:
         raise UsageError(
             f"{name}.implementation {cell['implementation']!r} is not one this driver has for suite "
@@ -181,9 +193,7 @@ def check_cell(cell, name, suite):
 
 def check_operation(cell, name, suite, operations):
     if cell["operation"] not in operations:
-        raise UsageError(
-            f"{name}.operation {cell['operation']!r} is not one of suite {suite}'s: {one_of(operations)}"
-        )
+        raise UsageError(f"{name}.operation {cell['operation']!r} is not one of suite {suite}'s: {one_of(operations)}")
 
 
 def check_algorithm(cell, name, algorithms):
@@ -218,8 +228,9 @@ def check_hex(known, name, fields):
                 raise ValueError
             bytes.fromhex(value)
         except (TypeError, ValueError):
-            raise UsageError(f"{name}.{field} = {value!r} is not a {'' if field == 'message_hex' else 'non-empty '}"
-                             f"hex string") from None
+            raise UsageError(
+                f"{name}.{field} = {value!r} is not a {'' if field == 'message_hex' else 'non-empty '}hex string"
+            ) from None
 
 
 def check_primitive_cell(cell, name):
@@ -261,8 +272,9 @@ def check_keygen_cell(cell, name):
         raise UsageError(f"{name}.family {family!r} is not one of {one_of(KEYGEN_FAMILIES)}")
     sizes, algorithms = KEYGEN_FAMILIES[family]
     if cell.get("key_bits") not in sizes or not is_number(cell.get("key_bits"), integer=True):
-        raise UsageError(f"{name}.key_bits = {cell.get('key_bits')!r} is not one of {family}'s: "
-                         f"{one_of(map(str, sizes))}")  # fmt: skip
+        raise UsageError(
+            f"{name}.key_bits = {cell.get('key_bits')!r} is not one of {family}'s: {one_of(map(str, sizes))}"
+        )
     check_algorithm(cell, name, algorithms)
     check_message_bytes(cell, name, 0 if cell["operation"] == "keygen" else 1)
     check_implementation(cell, name, "keygen", KEYGEN_IMPLEMENTATIONS)
@@ -286,9 +298,7 @@ def check_hash_cell(cell, name):
     operation = cell["operation"]
     algorithms = ("none",) if operation == "generate" else HASH_ALGORITHMS
     if cell["algorithm"] not in algorithms:
-        raise UsageError(
-            f"{name}.algorithm {cell['algorithm']!r} is not one of {operation}'s: {one_of(algorithms)}"
-        )
+        raise UsageError(f"{name}.algorithm {cell['algorithm']!r} is not one of {operation}'s: {one_of(algorithms)}")
     if operation == "digest":
         length = cell.get("message_bytes")
         if not is_number(length, integer=True) or length < 1:
@@ -341,8 +351,13 @@ def check_pairs(pairs, name, count):
     if not isinstance(pairs, list):
         raise UsageError(f"{name} is not a list")
     for index, pair in enumerate(pairs):
-        if (not isinstance(pair, list) or len(pair) != 2 or not all(is_number(i, integer=True) for i in pair)
-                or not all(0 <= i < count for i in pair) or pair[0] == pair[1]):
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(is_number(i, integer=True) for i in pair)
+            or not all(0 <= i < count for i in pair)
+            or pair[0] == pair[1]
+        ):
             raise UsageError(f"{name}[{index}] = {pair!r} is not two different cell indexes below {count}")
 
 
@@ -369,6 +384,8 @@ def load_crosscheck_spec(path):
     check_numbers(spec["crosscheck"], f"{where}: crosscheck", CROSSCHECK_FIELDS, tuple(CROSSCHECK_FIELDS))
     for index, cell in enumerate(spec["cells"]):
         if cell["operation"] not in CROSSCHECK_OPERATIONS:
-            raise UsageError(f"{where}: cells[{index}].operation {cell['operation']!r} is not one crosscheck times: "
-                             f"{one_of(CROSSCHECK_OPERATIONS)}")  # fmt: skip
+            raise UsageError(
+                f"{where}: cells[{index}].operation {cell['operation']!r} is not one crosscheck times: "
+                f"{one_of(CROSSCHECK_OPERATIONS)}"
+            )
     return spec

@@ -165,8 +165,10 @@ def trial(connection, case, records):
 
 
 def describe(result):
-    return (f"{result.elapsed_ns / 1e6:,.1f} ms (sign {result.sign_ns / 1e6:,.1f} ms, "
-            f"server verify {result.verify_ns / 1e6:,.1f} ms, {result.token_bytes:,} bytes)")  # fmt: skip
+    return (
+        f"{result.elapsed_ns / 1e6:,.1f} ms (sign {result.sign_ns / 1e6:,.1f} ms, "
+        f"server verify {result.verify_ns / 1e6:,.1f} ms, {result.token_bytes:,} bytes)"
+    )
 
 
 def run_trials(connection, case, settings, limit_ns, progress):

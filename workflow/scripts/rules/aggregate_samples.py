@@ -10,13 +10,10 @@ Suite tokensize measures sizes, not time: its cells are summarised by seed000.py
 import collections
 import json
 import statistics
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import cell_samples, raw_samples, result_tables, stopping_rule, variants  # noqa: E402
-from jwtbench import sample_statistics as stats  # noqa: E402
+from jwtbench import cell_samples, raw_samples, result_tables, stopping_rule, variants
+from jwtbench import sample_statistics as stats
 
 
 def summarise(key, rows, settings):
@@ -28,9 +25,18 @@ def summarise(key, rows, settings):
     values = cell_samples.ns_per_op(timed)
     summary = {
         name: first[name]
-        for name in ("language", "implementation", "implementation_version", "suite",
-                     "operation", "algorithm", "key_bits", "input", "input_bytes")
-    }  # fmt: skip
+        for name in (
+            "language",
+            "implementation",
+            "implementation_version",
+            "suite",
+            "operation",
+            "algorithm",
+            "key_bits",
+            "input",
+            "input_bytes",
+        )
+    }
     summary.update(
         variant=variants.name_of(first["algorithm"], first["key_bits"]),
         output_bytes=int(statistics.median(r["output_bytes"] for r in timed)) if timed else 0,
@@ -67,9 +73,10 @@ def stop_reasons(raw_path, spec_path):
     keys = [by_match.get(spec_match(cell)) for cell in spec["cells"]]
     series = [
         [r["elapsed_ns"] / r["iterations"] for r in sorted(rows_of[key], key=lambda r: r["sample"]) if r["iterations"]]
-        if key is not None and cell_samples.in_rounds(spec, cell) else []
+        if key is not None and cell_samples.in_rounds(spec, cell)
+        else []
         for key, cell in zip(keys, spec["cells"])
-    ]  # fmt: skip
+    ]
     # The sample cap the driver had: the spec's, or the one the benchmark budget lowered it
     # to for this job (its metadata's budget.samples_cap, run_benchmark.budget_spec).
     metadata = Path(raw_path).with_suffix(".json")
@@ -97,8 +104,11 @@ def stop_reasons(raw_path, spec_path):
     return reasons, disagree
 
 
-STOP_REASONS = {stopping_rule.PRECISION: "precision", stopping_rule.SAMPLE_CAP: "sample_cap",
-                stopping_rule.EXHAUSTED: "time_cap"}  # fmt: skip
+STOP_REASONS = {
+    stopping_rule.PRECISION: "precision",
+    stopping_rule.SAMPLE_CAP: "sample_cap",
+    stopping_rule.EXHAUSTED: "time_cap",
+}
 
 
 def ratios(summaries, samples, rounds, settings):
@@ -130,15 +140,27 @@ def ratios(summaries, samples, rounds, settings):
             method = "bootstrap"
             rng = stats.generator(settings["seed"], kind, *top_key, *bottom_key)
             ratio, low, high = stats.ratio_ci(
-                samples[top_key], samples[bottom_key], settings["confidence"],
-                settings["bootstrap_resamples"], rng,
-            )  # fmt: skip
-        rows.append({
-            "language": language, "implementation": implementation, "suite": suite,
-            "input": input_name, "kind": kind,
-            "numerator": ":".join(top), "denominator": ":".join(bottom),
-            "ratio": ratio, "ci_low": low, "ci_high": high, "method": method,
-        })  # fmt: skip
+                samples[top_key],
+                samples[bottom_key],
+                settings["confidence"],
+                settings["bootstrap_resamples"],
+                rng,
+            )
+        rows.append(
+            {
+                "language": language,
+                "implementation": implementation,
+                "suite": suite,
+                "input": input_name,
+                "kind": kind,
+                "numerator": ":".join(top),
+                "denominator": ":".join(bottom),
+                "ratio": ratio,
+                "ci_low": low,
+                "ci_high": high,
+                "method": method,
+            }
+        )
     return rows
 
 
@@ -168,24 +190,42 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
             # not for one-call samples (percall), nor a fixed count of trials.
             summaries[key]["bimodal"] = stats.modes(samples[key]) is not None
             if key[2] in cell_samples.ROUND_SUITES:
-                rounds[key] = {row["sample"]: row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"]}
+                rounds[key] = {
+                    row["sample"]: row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"]
+                }
     result_tables.write_csv(summary_path, result_tables.columns("summary.schema.yaml"), summaries.values())
     ratio_rows = ratios(summaries, samples, rounds, settings)
     result_tables.write_csv(ratios_path, result_tables.columns("ratios.schema.yaml"), ratio_rows)
     stopped = collections.Counter(summary["stop_reason"] for summary in summaries.values() if summary["samples"])
-    print(f"{len(summaries)} cells from {len(raw_paths)} files; {len(ratio_rows)} ratios;"
-          f" timed cells stopped at: {dict(stopped)}", file=log)  # fmt: skip
+    print(
+        f"{len(summaries)} cells from {len(raw_paths)} files; {len(ratio_rows)} ratios;"
+        f" timed cells stopped at: {dict(stopped)}",
+        file=log,
+    )
     if drift_path:
         rounds_of_reference = cell_samples.drift(raw_paths, libraries)
         result_tables.write_csv(drift_path, result_tables.columns("drift.schema.yaml"), rounds_of_reference)
         spread = cell_samples.drift_range(rounds_of_reference)
-        print(f"drift reference: {len(rounds_of_reference)} rounds" + (
-            f"; the run's drift (median over languages of their 5-95% range): {spread[0]:.3f}-{spread[1]:.3f}"
-            if spread else ""
-        ), file=log)  # fmt: skip
+        print(
+            f"drift reference: {len(rounds_of_reference)} rounds"
+            + (
+                f"; the run's drift (median over languages of their 5-95% range): {spread[0]:.3f}-{spread[1]:.3f}"
+                if spread
+                else ""
+            ),
+            file=log,
+        )
 
 
 def run_job(job):
     with open(job.log[0], "w") as log:
-        main(job.input.samples, job.params.statistics, job.output.summary, job.output.ratios, log, job.input.specs,
-             job.output.drift, job.params.libraries)  # fmt: skip
+        main(
+            job.input.samples,
+            job.params.statistics,
+            job.output.summary,
+            job.output.ratios,
+            log,
+            job.input.specs,
+            job.output.drift,
+            job.params.libraries,
+        )

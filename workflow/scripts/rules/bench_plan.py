@@ -3,13 +3,8 @@ a range for the time the benchmarks will take (timing rule 5a makes the real fig
 depend on the machine's noise: the low end is every cell stopping at min_samples, the
 high end every cell running to its cap)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import bench_budget, cell_samples  # noqa: E402
-from rules import write_bench_spec  # noqa: E402
+from jwtbench import bench_budget, cell_samples
+from jwtbench.rules import write_bench_spec
 
 KEY_DIR = "/keys"  # cells only need key file names to be counted
 
@@ -85,8 +80,11 @@ def compare_native_plan(languages, settings, timing):
     processes = 2 * settings["repeats"] * len(languages)
     cells = len(settings["variants"])
     fixed = timing.get("process_warmup_seconds", 0)
-    return [cells * processes, processes * (fixed + START_SECONDS[0] + cells * least),
-            processes * (fixed + START_SECONDS[1] + cells * most)]  # fmt: skip
+    return [
+        cells * processes,
+        processes * (fixed + START_SECONDS[0] + cells * least),
+        processes * (fixed + START_SECONDS[1] + cells * most),
+    ]
 
 
 def coldstart_plan(drivers, settings, modes):
@@ -123,7 +121,9 @@ def describe(totals, jobs):
     for suite, (count, least, most) in totals.items():
         lines.append(f"  {suite:<10} {count:>6,} cells  {least / 60:6.1f} to {most / 60:6.1f} min")
     least, most = sum(t[1] for t in totals.values()), sum(t[2] for t in totals.values())
-    lines.append(f"  estimated benchmark time: {least / 60:.0f} to {most / 60:.0f} min (the low end if every"
-                 " cell stops at min_samples, the high end if every one runs to its cap; checks, builds and"
-                 " the report come on top)")  # fmt: skip
+    lines.append(
+        f"  estimated benchmark time: {least / 60:.0f} to {most / 60:.0f} min (the low end if every"
+        " cell stops at min_samples, the high end if every one runs to its cap; checks, builds and"
+        " the report come on top)"
+    )
     return "\n".join(lines)

@@ -30,11 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import container_engine  # noqa: E402
-from jwtbench.machine_facts import git_output  # noqa: E402
-from jwtbench.machine_lock import beside_other_work  # noqa: E402
+from jwtbench import container_engine
+from jwtbench.machine_facts import git_output
+from jwtbench.machine_lock import beside_other_work
 
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 SUITE = "bookworm"
@@ -88,9 +86,7 @@ def apt_source_uris(paths=None):
 def debian_mirrors(configured=""):
     """(archive mirror, security mirror): configured, else the host's, else Debian's CDN."""
     uris = [uri.rstrip("/") for uri in apt_source_uris()]
-    archive = configured.rstrip("/") or next(
-        (uri for uri in uris if uri.endswith("/debian")), DEFAULT_MIRROR
-    )
+    archive = configured.rstrip("/") or next((uri for uri in uris if uri.endswith("/debian")), DEFAULT_MIRROR)
     security = next(
         (uri for uri in uris if uri.endswith("/debian-security")),
         archive.rsplit("/", 1)[0] + "/debian-security",
@@ -137,7 +133,7 @@ def debootstrap_base(engine, tag, archive, security, log):
         tar = subprocess.Popen(["tar", "-C", rootfs, "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
         imported = run_logged(
             engine.command("import", "--change", 'CMD ["/bin/bash"]', "-", tag), log, engine, stdin=tar.stdout
-        )  # fmt: skip
+        )
         tar.stdout.close()
         if tar.wait() != 0 or imported.returncode != 0:
             raise BuildError(f"importing the debootstrap root filesystem as {tag} failed; see {log.name}")
@@ -161,8 +157,14 @@ def ensure_base(engine, configured, mirror, log):
     if not engine.image_exists(tag):
         debootstrap_base(engine, tag, archive, security, log)
         how = "debootstrap"
-    return {"image": tag, "how": how, "id": engine.image_id(tag), "mirror": archive,
-            "security_mirror": security, "instead_of": configured}  # fmt: skip
+    return {
+        "image": tag,
+        "how": how,
+        "id": engine.image_id(tag),
+        "mirror": archive,
+        "security_mirror": security,
+        "instead_of": configured,
+    }
 
 
 def run_base_job(snake):
@@ -205,9 +207,10 @@ def image_input_files(repo, name):
     for folder in folders:
         if folder.is_dir():
             files += [
-                path for path in folder.rglob("*")
+                path
+                for path in folder.rglob("*")
                 if path.is_file() and not SKIPPED_PARTS & set(path.relative_to(repo).parts)
-            ]  # fmt: skip
+            ]
     files += [repo / source for source in copied_files(repo / "containers" / name / "Dockerfile")]
     return sorted({str(path.relative_to(repo)) for path in files})
 

@@ -23,7 +23,6 @@ import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # Checking a bundle needs the standard library only (a reviewer's plain python3); writing
 # one imports yaml and host_identity (the workflow's venv) where it is done.
 
@@ -247,8 +246,9 @@ def write_bundle(bundles_root, files, config, host, created=None):
     """Write <bundles_root>/<host-id>/<run-id>/ and <run-id>.tar.gz from `files` ({path in
     the bundle: source}, see layout()), the effective `config` and the benchmarks' `host`
     facts; verify both; return latest.json's content (paths as bundles_root is given)."""
-    from jwtbench import host_identity
     import yaml
+
+    from jwtbench import host_identity
 
     bundles_root = Path(bundles_root)
     refuse_secrets(files)
@@ -302,12 +302,18 @@ def run_job(snake):
     latest = Path(snake.output.latest)
     results = Path(snake.input.summary).parent
     seed_tables = list(snake.input.seeds)
-    files = layout(results, [*snake.input.samples, *snake.input.metadata, *snake.input.coldstart],
-                   seed_tables, snake.input.published)  # fmt: skip
+    files = layout(
+        results,
+        [*snake.input.samples, *snake.input.metadata, *snake.input.coldstart],
+        seed_tables,
+        snake.input.published,
+    )
     info = write_bundle(latest.parent, files, snake.params.config, host_of(snake.input.metadata))
     with open(snake.log[0], "w") as log:
-        print(f"bundle {info['path']} ({info['files']} files) and {info['archive']}"
-              f" (sha256 {info['archive_sha256']})", file=log)  # fmt: skip
+        print(
+            f"bundle {info['path']} ({info['files']} files) and {info['archive']} (sha256 {info['archive_sha256']})",
+            file=log,
+        )
     del info["files"]
     latest.write_text(json.dumps(info, indent=2) + "\n")
 

@@ -22,22 +22,32 @@ import json
 import queue
 import re
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import config_validation, conformance_cases, driver_runner  # noqa: E402
+from jwtbench import config_validation, conformance_cases, driver_runner
 
 KNOWN_DEVIATIONS = Path(__file__).resolve().parents[3] / "data" / "conformance" / "known-deviations.csv"
 COLUMNS = [
-    "language", "implementation", "implementation_version", "case", "group", "alg", "expected",
-    "observed", "exit", "verdict", "elapsed_ns", "peak_rss_kb", "reason", "clause", "requirement",
-]  # fmt: skip
+    "language",
+    "implementation",
+    "implementation_version",
+    "case",
+    "group",
+    "alg",
+    "expected",
+    "observed",
+    "exit",
+    "verdict",
+    "elapsed_ns",
+    "peak_rss_kb",
+    "reason",
+    "clause",
+    "requirement",
+]
 # Verdicts: the RFCs' expectation met (as_required), an allowed answer (allowed: a may_accept
 # case answered either way), a deviation, or none (unsupported algorithm, driver failure).
 STACK_TRACE = re.compile(
@@ -66,8 +76,11 @@ def key_material(key_dir):
     for path in sorted(Path(key_dir).iterdir()):
         if path.name.endswith(".secret"):
             raw = path.read_bytes()
-            for form, text in (("base64url", base64.urlsafe_b64encode(raw).decode().rstrip("=")),
-                               ("base64", base64.b64encode(raw).decode().rstrip("=")), ("hex", raw.hex())):  # fmt: skip
+            for form, text in (
+                ("base64url", base64.urlsafe_b64encode(raw).decode().rstrip("=")),
+                ("base64", base64.b64encode(raw).decode().rstrip("=")),
+                ("hex", raw.hex()),
+            ):
                 secrets[f"{path.name} ({form})"] = text
         elif path.name.endswith(".private.pem"):
             lines = [line for line in path.read_text().splitlines() if line and not line.startswith("-----")]
@@ -93,8 +106,12 @@ def eddsa_header_name(argv, runner, key_dir, scratch):
     payload.write_text('{"sub":"jwtbench-conformance"}')
     payload.chmod(0o644)
     signing_key = conformance_cases.Keys(key_dir).files("EdDSA")[0]
-    result = subprocess.run(argv("sign", "--alg", "EdDSA", "--key", signing_key, "--payload", str(payload)),
-                            capture_output=True, text=True, env=runner.environ())  # fmt: skip
+    result = subprocess.run(
+        argv("sign", "--alg", "EdDSA", "--key", signing_key, "--payload", str(payload)),
+        capture_output=True,
+        text=True,
+        env=runner.environ(),
+    )
     if result.returncode != 0:
         return "EdDSA"
     header = result.stdout.strip().split(".")[0]
@@ -106,14 +123,16 @@ class BatchRun:
 
     def __init__(self, argv, env, timeout):
         self.timeout = timeout
-        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
-                                        errors="replace")  # fmt: skip
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True, errors="replace"
+        )
         self.lines = queue.Queue()
         self.stdout = []
         self.stderr = []
         threading.Thread(target=self.pump, args=(self.process.stdout, self.stdout, True), daemon=True).start()
-        self.stderr_reader = threading.Thread(target=self.pump, args=(self.process.stderr, self.stderr, False),
-                                              daemon=True)  # fmt: skip
+        self.stderr_reader = threading.Thread(
+            target=self.pump, args=(self.process.stderr, self.stderr, False), daemon=True
+        )
         self.stderr_reader.start()
 
     def pump(self, stream, keep, is_stdout):
@@ -172,32 +191,52 @@ class Conformance:
                 cases_file = conformance_cases.write_cases(self.cases, self.key_dir, scratch, eddsa_name=eddsa_name)
                 for path in Path(scratch).iterdir():
                     path.chmod(0o644)
-                self.note(f"{language}: {len(self.cases)} tokens built in {time.monotonic() - started:.1f} s "
-                          f"(EdDSA as {eddsa_name}); {runner.describe()}")  # fmt: skip
+                self.note(
+                    f"{language}: {len(self.cases)} tokens built in {time.monotonic() - started:.1f} s "
+                    f"(EdDSA as {eddsa_name}); {runner.describe()}"
+                )
                 results, status, output = self.batch(argv("verify-batch", "--cases", str(cases_file)), runner, language)
         self.check_output(language, output, status, len(results))
         rows = []
         for case in self.cases:
-            line = results.get(case["id"], {"outcome": "not_run", "exit": "", "elapsed_ns": "", "peak_rss_kb": "",
-                                            "reason": "no answer"})  # fmt: skip
+            line = results.get(
+                case["id"],
+                {"outcome": "not_run", "exit": "", "elapsed_ns": "", "peak_rss_kb": "", "reason": "no answer"},
+            )
             observed = line["outcome"]
             judged = verdict(case["expected"], observed)
-            rows.append({
-                "language": language, "implementation": version["implementation"],
-                "implementation_version": version["implementation_version"], "case": case["id"],
-                "group": case["group"], "alg": case["alg"], "expected": case["expected"], "observed": observed,
-                "exit": line["exit"], "verdict": judged, "elapsed_ns": line["elapsed_ns"],
-                "peak_rss_kb": line["peak_rss_kb"], "reason": line["reason"], "clause": case["clause"],
-                "requirement": case["requirement"],
-            })  # fmt: skip
+            rows.append(
+                {
+                    "language": language,
+                    "implementation": version["implementation"],
+                    "implementation_version": version["implementation_version"],
+                    "case": case["id"],
+                    "group": case["group"],
+                    "alg": case["alg"],
+                    "expected": case["expected"],
+                    "observed": observed,
+                    "exit": line["exit"],
+                    "verdict": judged,
+                    "elapsed_ns": line["elapsed_ns"],
+                    "peak_rss_kb": line["peak_rss_kb"],
+                    "reason": line["reason"],
+                    "clause": case["clause"],
+                    "requirement": case["requirement"],
+                }
+            )
             known = (language, version["implementation"], case["id"]) in self.known
             if judged == "deviation" and not known:
-                self.note(f"{language} ({version['implementation']} {version['implementation_version']}): "
-                          f"{case['id']} {case['expected']} but {observed}, and data/conformance/"
-                          "known-deviations.csv does not list it", problem=True)  # fmt: skip
+                self.note(
+                    f"{language} ({version['implementation']} {version['implementation_version']}): "
+                    f"{case['id']} {case['expected']} but {observed}, and data/conformance/"
+                    "known-deviations.csv does not list it",
+                    problem=True,
+                )
             elif known and judged != "deviation":
-                self.note(f"{language}: {case['id']} no longer deviates ({observed}); "
-                          "data/conformance/known-deviations.csv may drop it")  # fmt: skip
+                self.note(
+                    f"{language}: {case['id']} no longer deviates ({observed}); "
+                    "data/conformance/known-deviations.csv may drop it"
+                )
         return rows
 
     def batch(self, argv, runner, language):
@@ -210,8 +249,10 @@ class Conformance:
             try:
                 line = run.next_line()
             except queue.Empty:
-                self.note(f"{language}: no answer to case {waiting_for} within {self.timeout} s (a hang); "
-                          "stopped", problem=True)  # fmt: skip
+                self.note(
+                    f"{language}: no answer to case {waiting_for} within {self.timeout} s (a hang); stopped",
+                    problem=True,
+                )
                 killed = True
                 break
             if line is None:
@@ -227,13 +268,18 @@ class Conformance:
 
     def check_output(self, language, output, status, answered):
         if status != 0:
-            self.note(f"{language}: verify-batch exited {status} after {answered} of {len(self.cases)} cases "
-                      "(a crash)", problem=True)  # fmt: skip
+            self.note(
+                f"{language}: verify-batch exited {status} after {answered} of {len(self.cases)} cases (a crash)",
+                problem=True,
+            )
         elif answered != len(self.cases):
             self.note(f"{language}: verify-batch answered {answered} of {len(self.cases)} cases", problem=True)
         if STACK_TRACE.search(output):
-            self.note(f"{language}: a stack trace in verify-batch's output: "
-                      f"{STACK_TRACE.search(output).group(0).strip()[:200]!r}", problem=True)  # fmt: skip
+            self.note(
+                f"{language}: a stack trace in verify-batch's output: "
+                f"{STACK_TRACE.search(output).group(0).strip()[:200]!r}",
+                problem=True,
+            )
         leaked = leaks(output, self.secrets)
         if leaked:
             self.note(f"{language}: key material in verify-batch's output ({', '.join(leaked)})", problem=True)
@@ -265,11 +311,16 @@ def policy_rows(policy, versions):
     for name, declared in policy.items():
         version = versions[name]
         for item in config_validation.VERIFY_POLICY:
-            rows.append({
-                "language": version["language"], "implementation": version["implementation"],
-                "implementation_version": version["implementation_version"], "item": item,
-                "validated": str(item in declared["validates"]).lower(), "reason": declared["lacks"].get(item, ""),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "language": version["language"],
+                    "implementation": version["implementation"],
+                    "implementation_version": version["implementation_version"],
+                    "item": item,
+                    "validated": str(item in declared["validates"]).lower(),
+                    "reason": declared["lacks"].get(item, ""),
+                }
+            )
     return rows
 
 
@@ -290,8 +341,11 @@ def run_job(snake):
         write_table(snake.output.policy, policy_rows(snake.params.policy, versions), POLICY_COLUMNS)
         for name in drivers:
             library = (versions[name]["language"], versions[name]["implementation"])
-            must = [row for row in rows if (row["language"], row["implementation"]) == library
-                    and row["expected"] == "must_reject"]  # fmt: skip
+            must = [
+                row
+                for row in rows
+                if (row["language"], row["implementation"]) == library and row["expected"] == "must_reject"
+            ]
             rejected = sum(row["verdict"] == "as_required" for row in must)
             suite.note(f"{'/'.join(library)}: rejects {rejected} of {len(must)} must-reject cases")
     if suite.problems:
@@ -312,13 +366,20 @@ def record_known(conformance_csv, path=KNOWN_DEVIATIONS, measured=None):
     with open(path, newline="") as handle:  # the libraries this run did not check stay as they were
         kept = [row for row in csv.DictReader(handle) if (row["language"], row["implementation"]) not in libraries]
     recorded = [
-        {"language": row["language"], "implementation": row["implementation"], "case": row["case"],
-         "observed": row["observed"], "measured": f"{row['implementation_version']} on {measured}"}
-        for row in rows if row["verdict"] == "deviation"
-    ]  # fmt: skip
+        {
+            "language": row["language"],
+            "implementation": row["implementation"],
+            "case": row["case"],
+            "observed": row["observed"],
+            "measured": f"{row['implementation_version']} on {measured}",
+        }
+        for row in rows
+        if row["verdict"] == "deviation"
+    ]
     with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, ["language", "implementation", "case", "observed", "measured"],
-                                lineterminator="\n")  # fmt: skip
+        writer = csv.DictWriter(
+            handle, ["language", "implementation", "case", "observed", "measured"], lineterminator="\n"
+        )
         writer.writeheader()
         writer.writerows(sorted(kept + recorded, key=lambda r: (r["language"], r["implementation"], r["case"])))
     return len(recorded)
@@ -327,7 +388,9 @@ def record_known(conformance_csv, path=KNOWN_DEVIATIONS, measured=None):
 if __name__ == "__main__":
     import argparse
 
-    parser = argparse.ArgumentParser(description="record a run's deviations as known (data/conformance/known-deviations.csv)")
+    parser = argparse.ArgumentParser(
+        description="record a run's deviations as known (data/conformance/known-deviations.csv)"
+    )
     parser.add_argument("conformance_csv", help="a run's results/verify/conformance.csv")
     args = parser.parse_args()
     print(f"{record_known(args.conformance_csv)} deviations written to {KNOWN_DEVIATIONS}")

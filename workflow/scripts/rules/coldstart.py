@@ -18,20 +18,29 @@ import csv
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from jwtbench import driver_runner, sample_statistics
+from jwtbench.machine_facts import output_of
 
-from jwtbench import driver_runner, sample_statistics  # noqa: E402
-from jwtbench.machine_facts import output_of  # noqa: E402
-
-COLUMNS = ["language", "mode", "measure", "runs", "median_ns", "ci_low_ns", "ci_high_ns",
-           "mean_ns", "sd_ns", "min_ns", "max_ns", "command"]  # fmt: skip
+COLUMNS = [
+    "language",
+    "mode",
+    "measure",
+    "runs",
+    "median_ns",
+    "ci_low_ns",
+    "ci_high_ns",
+    "mean_ns",
+    "sd_ns",
+    "min_ns",
+    "max_ns",
+    "command",
+]
 
 
 def hyperfine(command, runs, warmup, export, log, env):
@@ -40,8 +49,19 @@ def hyperfine(command, runs, warmup, export, log, env):
     if any(" " in part for part in command):
         raise RuntimeError(f"coldstart: a path with a space cannot go through hyperfine -N: {command}")
     line = " ".join(command)
-    argv = ["hyperfine", "-N", "--warmup", str(warmup), "--runs", str(runs),
-            "--export-json", str(export), "--command-name", line, line]  # fmt: skip
+    argv = [
+        "hyperfine",
+        "-N",
+        "--warmup",
+        str(warmup),
+        "--runs",
+        str(runs),
+        "--export-json",
+        str(export),
+        "--command-name",
+        line,
+        line,
+    ]
     print("$ " + " ".join(argv), file=log, flush=True)
     result = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
     if result.returncode != 0:
@@ -55,16 +75,29 @@ def run_job(snake):
     key_dir = str(Path(snake.input.key_manifest).parent.resolve())
     payload = snake.params.payload
     if shutil.which("hyperfine") is None:
-        raise RuntimeError("suite coldstart needs hyperfine (apt-get install hyperfine); "
-                           "or set suites.coldstart.activate to false")  # fmt: skip
+        raise RuntimeError(
+            "suite coldstart needs hyperfine (apt-get install hyperfine); or set suites.coldstart.activate to false"
+        )
     runners = {"native": driver_runner.DriverRunner.from_params(snake.params.native_driver)}
     configured = driver_runner.DriverRunner.from_params(snake.params.driver)
     if configured.in_container:
         runners["container"] = configured
-    work = ["coldstart", "--hmac", f"{key_dir}/hmac-256.secret",
-            "--rsa", f"{key_dir}/rsa-2048.private.pem", "--payload", payload]  # fmt: skip
-    record = {"language": language, "hyperfine": output_of(["hyperfine", "--version"]),
-              "runs": settings["runs"], "warmup_runs": settings["warmup_runs"], "results": []}  # fmt: skip
+    work = [
+        "coldstart",
+        "--hmac",
+        f"{key_dir}/hmac-256.secret",
+        "--rsa",
+        f"{key_dir}/rsa-2048.private.pem",
+        "--payload",
+        payload,
+    ]
+    record = {
+        "language": language,
+        "hyperfine": output_of(["hyperfine", "--version"]),
+        "runs": settings["runs"],
+        "warmup_runs": settings["warmup_runs"],
+        "results": [],
+    }
     with (
         open(snake.log[0], "w") as log,
         driver_runner.timed_cpus(snake.params.cpus, snake.params.lanes, log) as cpus,
@@ -82,16 +115,26 @@ def run_job(snake):
                 for measure, command in timed:
                     check = subprocess.run(command, capture_output=True, text=True, env=runner.environ())
                     if measure == "process" and (check.returncode != 0 or len(check.stdout.split()) != 2):
-                        raise RuntimeError(f"{language} {mode} coldstart did not sign two tokens "
-                                           f"(exit {check.returncode}): {check.stderr.strip()[-300:]}")  # fmt: skip
+                        raise RuntimeError(
+                            f"{language} {mode} coldstart did not sign two tokens "
+                            f"(exit {check.returncode}): {check.stderr.strip()[-300:]}"
+                        )
                     export = Path(scratch) / f"{mode}-{measure}.json"
                     started = time.monotonic()
-                    result = hyperfine(command, settings["runs"], settings["warmup_runs"], export, log, runner.environ())
-                    record["results"].append({
-                        "mode": mode, "measure": measure, "runner": runner.describe(),
-                        "command": result["command"], "times_s": result["times"],
-                        "exit_codes": result.get("exit_codes"), "seconds": round(time.monotonic() - started, 2),
-                    })  # fmt: skip
+                    result = hyperfine(
+                        command, settings["runs"], settings["warmup_runs"], export, log, runner.environ()
+                    )
+                    record["results"].append(
+                        {
+                            "mode": mode,
+                            "measure": measure,
+                            "runner": runner.describe(),
+                            "command": result["command"],
+                            "times_s": result["times"],
+                            "exit_codes": result.get("exit_codes"),
+                            "seconds": round(time.monotonic() - started, 2),
+                        }
+                    )
     Path(snake.output[0]).write_text(json.dumps(record, indent=1) + "\n")
 
 
@@ -105,13 +148,25 @@ def summarize(snake):
                 raise RuntimeError(f"{path}: {result['mode']} {result['measure']}: a timed run exited non-zero")
             times = np.array(result["times_s"]) * 1e9
             rng = sample_statistics.generator(statistics["seed"], record["language"], result["mode"], result["measure"])
-            low, high = sample_statistics.median_ci(times, statistics["confidence"], statistics["bootstrap_resamples"], rng)
-            rows.append({
-                "language": record["language"], "mode": result["mode"], "measure": result["measure"],
-                "runs": len(times), "median_ns": f"{np.median(times):.0f}", "ci_low_ns": f"{low:.0f}",
-                "ci_high_ns": f"{high:.0f}", "mean_ns": f"{times.mean():.0f}", "sd_ns": f"{times.std(ddof=1):.0f}",
-                "min_ns": f"{times.min():.0f}", "max_ns": f"{times.max():.0f}", "command": result["command"],
-            })  # fmt: skip
+            low, high = sample_statistics.median_ci(
+                times, statistics["confidence"], statistics["bootstrap_resamples"], rng
+            )
+            rows.append(
+                {
+                    "language": record["language"],
+                    "mode": result["mode"],
+                    "measure": result["measure"],
+                    "runs": len(times),
+                    "median_ns": f"{np.median(times):.0f}",
+                    "ci_low_ns": f"{low:.0f}",
+                    "ci_high_ns": f"{high:.0f}",
+                    "mean_ns": f"{times.mean():.0f}",
+                    "sd_ns": f"{times.std(ddof=1):.0f}",
+                    "min_ns": f"{times.min():.0f}",
+                    "max_ns": f"{times.max():.0f}",
+                    "command": result["command"],
+                }
+            )
     with open(snake.output[0], "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
         writer.writeheader()

@@ -7,15 +7,12 @@ import datetime
 import hashlib
 import json
 import platform
-import sys
 from pathlib import Path
 
 import snakemake
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import config_validation  # noqa: E402
-from jwtbench.machine_facts import git_output, host, output_of  # noqa: E402
+from jwtbench import config_validation
+from jwtbench.machine_facts import git_output, host, output_of
 
 
 def git(source):
@@ -28,12 +25,7 @@ def git(source):
 def overlapping(jobs):
     """Pairs of benchmark jobs whose run times overlapped (none, unless execution.lanes)."""
     spans = sorted((job["started"], job["ended"], f"{job['language']}/{job['suite']}") for job in jobs)
-    return [
-        [first[2], second[2]]
-        for i, first in enumerate(spans)
-        for second in spans[i + 1 :]
-        if second[0] < first[1]
-    ]
+    return [[first[2], second[2]] for i, first in enumerate(spans) for second in spans[i + 1 :] if second[0] < first[1]]
 
 
 def engine_facts(engine):
@@ -41,14 +33,30 @@ def engine_facts(engine):
     facts = {key: engine[key] for key in ("name", "requested", "reason", "version", "warning")}
     facts["settings"] = (
         str(Path(engine["settings"]).relative_to(Path(__file__).resolve().parents[3]))
-        if engine.get("settings") else None
+        if engine.get("settings")
+        else None
     )
     return facts
 
 
-DATASET_FACTS = ("title", "source", "synthetic", "path", "generator", "seed", "kaggle", "bytes", "sha256",
-                 "expected_bytes", "expected_sha256", "records", "record_bytes", "records_per_cell",
-                 "tokensize_records", "warnings")  # fmt: skip
+DATASET_FACTS = (
+    "title",
+    "source",
+    "synthetic",
+    "path",
+    "generator",
+    "seed",
+    "kaggle",
+    "bytes",
+    "sha256",
+    "expected_bytes",
+    "expected_sha256",
+    "records",
+    "record_bytes",
+    "records_per_cell",
+    "tokensize_records",
+    "warnings",
+)
 
 
 def dataset_facts(path):
@@ -62,8 +70,10 @@ def run_job(snake):
     datasets = {Path(p).parent.name: p for p in snake.input.datasets}
     config_text = json.dumps(config, sort_keys=True, separators=(",", ":"))
     # A job's noise record (one row per half second) is results/noise.csv's, not provenance's.
-    jobs = [{key: value for key, value in json.loads(Path(p).read_text()).items() if key != "noise"}
-            for p in snake.input.metadata]  # fmt: skip
+    jobs = [
+        {key: value for key, value in json.loads(Path(p).read_text()).items() if key != "noise"}
+        for p in snake.input.metadata
+    ]
     started = min(job["started"] for job in jobs)
     ended = max(job["ended"] for job in jobs)
     wall = datetime.datetime.fromisoformat(ended) - datetime.datetime.fromisoformat(started)
@@ -95,7 +105,8 @@ def run_job(snake):
         "jobs": jobs,
         "failed_jobs": [
             f"{job['language']}/{job['suite']}/{job.get('input', '')}: {job['failure']}"
-            for job in jobs if job.get("failure")
+            for job in jobs
+            if job.get("failure")
         ],
         "datasets": {name: dataset_facts(path) for name, path in datasets.items()},
         "tools": {
@@ -108,4 +119,3 @@ def run_job(snake):
     Path(snake.output[0]).write_text(json.dumps(provenance, indent=2) + "\n")
     with open(snake.log[0], "w") as log:
         print(f"provenance of {len(jobs)} benchmark jobs, {len(languages)} languages", file=log)
-

@@ -10,18 +10,28 @@ import csv
 import json
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from jwtbench import driver_runner, variants
+from jwtbench.rules import write_bench_spec
 
-from jwtbench import driver_runner, variants  # noqa: E402
-from rules import write_bench_spec  # noqa: E402
-
-COLUMNS = ["language", "operation", "variant", "native_ns", "container_ns", "ratio", "tolerance",
-           "within_tolerance", "repeats", "native_runs_ns", "container_runs_ns", "native_stack",
-           "container_stack", "same_stack"]  # fmt: skip
+COLUMNS = [
+    "language",
+    "operation",
+    "variant",
+    "native_ns",
+    "container_ns",
+    "ratio",
+    "tolerance",
+    "within_tolerance",
+    "repeats",
+    "native_runs_ns",
+    "container_runs_ns",
+    "native_stack",
+    "container_stack",
+    "same_stack",
+]
 
 
 def medians_by_cell(rows):
@@ -39,8 +49,10 @@ def stack(runner):
     with runner.session() as argv:
         result = subprocess.run(argv("versions"), capture_output=True, text=True, env=runner.environ(), check=True)
     facts = json.loads(result.stdout)
-    return (f"{facts['runtime']} {facts['runtime_version']}; {facts['implementation']}"
-            f" {facts['implementation_version']}; {facts['crypto_backend']}")  # fmt: skip
+    return (
+        f"{facts['runtime']} {facts['runtime_version']}; {facts['implementation']}"
+        f" {facts['implementation_version']}; {facts['crypto_backend']}"
+    )
 
 
 def run_job(snake):
@@ -59,8 +71,15 @@ def run_job(snake):
             container = driver_runner.DriverRunner.from_params(params["container"])
             spec = Path(scratch) / f"{language}-spec.json"
             timing = {**snake.params.timing, "samples": settings["samples_per_run"]}
-            write_bench_spec.main(language, "jwt", {"algorithms": names, "operations": ["sign"]},
-                                  timing, key_dir, snake.params.payload, spec)  # fmt: skip
+            write_bench_spec.main(
+                language,
+                "jwt",
+                {"algorithms": names, "operations": ["sign"]},
+                timing,
+                key_dir,
+                snake.params.payload,
+                spec,
+            )
             stacks = {"native": stack(native), "container": stack(container)}
             runs = {"native": [], "container": []}
             for repeat in range(1, settings["repeats"] + 1):
@@ -75,19 +94,30 @@ def run_job(snake):
                 container_runs = [run[cell] for run in runs["container"]]
                 native_ns, container_ns = statistics.median(native_runs), statistics.median(container_runs)
                 ratio = container_ns / native_ns
-                rows.append({
-                    "language": language, "operation": "sign", "variant": name,
-                    "native_ns": f"{native_ns:.6g}", "container_ns": f"{container_ns:.6g}",
-                    "ratio": f"{ratio:.4f}", "tolerance": settings["tolerance"],
-                    "within_tolerance": str(abs(ratio - 1) <= settings["tolerance"]).lower(),
-                    "repeats": settings["repeats"],
-                    "native_runs_ns": " ".join(f"{x:.0f}" for x in native_runs),
-                    "container_runs_ns": " ".join(f"{x:.0f}" for x in container_runs),
-                    "native_stack": stacks["native"], "container_stack": stacks["container"],
-                    "same_stack": str(stacks["native"] == stacks["container"]).lower(),
-                })  # fmt: skip
-                print(f"{language} sign {name}: native {native_ns:.0f} ns, container {container_ns:.0f} ns,"
-                      f" ratio {ratio:.3f}", file=log, flush=True)  # fmt: skip
+                rows.append(
+                    {
+                        "language": language,
+                        "operation": "sign",
+                        "variant": name,
+                        "native_ns": f"{native_ns:.6g}",
+                        "container_ns": f"{container_ns:.6g}",
+                        "ratio": f"{ratio:.4f}",
+                        "tolerance": settings["tolerance"],
+                        "within_tolerance": str(abs(ratio - 1) <= settings["tolerance"]).lower(),
+                        "repeats": settings["repeats"],
+                        "native_runs_ns": " ".join(f"{x:.0f}" for x in native_runs),
+                        "container_runs_ns": " ".join(f"{x:.0f}" for x in container_runs),
+                        "native_stack": stacks["native"],
+                        "container_stack": stacks["container"],
+                        "same_stack": str(stacks["native"] == stacks["container"]).lower(),
+                    }
+                )
+                print(
+                    f"{language} sign {name}: native {native_ns:.0f} ns, container {container_ns:.0f} ns,"
+                    f" ratio {ratio:.3f}",
+                    file=log,
+                    flush=True,
+                )
     with open(snake.output[0], "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
         writer.writeheader()

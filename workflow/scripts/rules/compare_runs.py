@@ -17,28 +17,55 @@ or two bundles of different hosts, is refused with an error naming the config ke
 import contextlib
 import csv
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import cell_samples, raw_samples, result_tables, variants  # noqa: E402
-from jwtbench import sample_statistics as stats  # noqa: E402
-from rules import bundles  # noqa: E402
+from jwtbench import cell_samples, raw_samples, result_tables, variants
+from jwtbench import sample_statistics as stats
+from jwtbench.rules import bundles
 
 RUNS = ("a", "b")
 
 # Verdict columns that are measured or explained rather than identifying the claim: two
 # runs' rows of one claim differ in them (`processes`: seed 000's per-process transfer ratios).
-VERDICT_MEASURES = ("verdict", "ratio", "ratio_min", "ratio_max", "ci_low", "ci_high", "comparisons",
-                    "pairing", "reason", "what", "processes")  # fmt: skip
+VERDICT_MEASURES = (
+    "verdict",
+    "ratio",
+    "ratio_min",
+    "ratio_max",
+    "ci_low",
+    "ci_high",
+    "comparisons",
+    "pairing",
+    "reason",
+    "what",
+    "processes",
+)
 VERDICT_FIGURES = ("verdict", "ratio", "ratio_min", "ratio_max", "ci_low", "ci_high")
 
-CELL_COLUMNS = ["language", "implementation", "suite", "operation", "algorithm", "key_bits", "variant",
-                "input", "presence", "status_a", "status_b", "samples_a", "samples_b", "median_a_ns",
-                "median_b_ns", "ratio", "ci_low", "ci_high", "change", "flagged"]  # fmt: skip
+CELL_COLUMNS = [
+    "language",
+    "implementation",
+    "suite",
+    "operation",
+    "algorithm",
+    "key_bits",
+    "variant",
+    "input",
+    "presence",
+    "status_a",
+    "status_b",
+    "samples_a",
+    "samples_b",
+    "median_a_ns",
+    "median_b_ns",
+    "ratio",
+    "ci_low",
+    "ci_high",
+    "change",
+    "flagged",
+]
 
 
 class CompareError(Exception):
@@ -85,21 +112,30 @@ def compare_cells(cells_a, cells_b, settings, threshold):
         first = (rows_a or rows_b)[0]
         values_a = cell_samples.ns_per_op(rows_a) if cell_status(rows_a) == "ok" else []
         values_b = cell_samples.ns_per_op(rows_b) if cell_status(rows_b) == "ok" else []
-        row = {name: first[name] for name in ("language", "implementation", "suite", "operation", "algorithm",
-                                              "key_bits", "input")}  # fmt: skip
+        row = {
+            name: first[name]
+            for name in ("language", "implementation", "suite", "operation", "algorithm", "key_bits", "input")
+        }
         row.update(
             variant=variants.name_of(first["algorithm"], first["key_bits"]),
             presence="both" if rows_a and rows_b else "only in A" if rows_a else "only in B",
-            status_a=cell_status(rows_a), status_b=cell_status(rows_b),
-            samples_a=len(values_a), samples_b=len(values_b),
+            status_a=cell_status(rows_a),
+            status_b=cell_status(rows_b),
+            samples_a=len(values_a),
+            samples_b=len(values_b),
             median_a_ns=float(np.median(values_a)) if values_a else "",
             median_b_ns=float(np.median(values_b)) if values_b else "",
-            ratio="", ci_low="", ci_high="", change="", flagged=False,
-        )  # fmt: skip
+            ratio="",
+            ci_low="",
+            ci_high="",
+            change="",
+            flagged=False,
+        )
         if values_a and values_b:
             rng = stats.generator(settings["seed"], "compare", *key)
-            ratio, low, high = stats.ratio_ci(values_b, values_a, settings["confidence"],
-                                              settings["bootstrap_resamples"], rng)  # fmt: skip
+            ratio, low, high = stats.ratio_ci(
+                values_b, values_a, settings["confidence"], settings["bootstrap_resamples"], rng
+            )
             row.update(ratio=ratio, ci_low=low, ci_high=high)
             if low > 1 + threshold:
                 row.update(change="slower", flagged=True)
@@ -193,12 +229,14 @@ def run_facts(directory, manifest, path):
         facts.append((f"tool {name}", tool))
     for name, language in sorted(provenance.get("languages", {}).items()):
         facts.append((f"{name} runtime", f"{language.get('runtime', '')} {language.get('runtime_version', '')}"))
-        facts.append((f"{name} library", f"{language.get('implementation', '')} "
-                                         f"{language.get('implementation_version', '')}"))  # fmt: skip
+        facts.append(
+            (f"{name} library", f"{language.get('implementation', '')} {language.get('implementation_version', '')}")
+        )
     for name, image in sorted(provenance.get("images", {}).items()):
         if isinstance(image, dict):
-            facts.append((f"image {name}", f"{image.get('tag') or image.get('image', '')} "
-                                           f"id {str(image.get('id', ''))[:12]}"))  # fmt: skip
+            facts.append(
+                (f"image {name}", f"{image.get('tag') or image.get('image', '')} id {str(image.get('id', ''))[:12]}")
+            )
     return facts
 
 
@@ -223,8 +261,10 @@ def flips(verdicts):
 def side_by_side(facts_a, facts_b):
     names = list(dict.fromkeys([name for name, _ in facts_a] + [name for name, _ in facts_b]))
     a, b = dict(facts_a), dict(facts_b)
-    return [{"fact": name, "a": a.get(name, ""), "b": b.get(name, ""),
-             "same": a.get(name, "") == b.get(name, "")} for name in names]  # fmt: skip
+    return [
+        {"fact": name, "a": a.get(name, ""), "b": b.get(name, ""), "same": a.get(name, "") == b.get(name, "")}
+        for name in names
+    ]
 
 
 # ---- the job ------------------------------------------------------------------------------
@@ -232,8 +272,10 @@ def side_by_side(facts_a, facts_b):
 
 def main(paths, settings, threshold, out_dir, log):
     if len(paths) != 2:
-        raise CompareError(f"config key 'compare.bundles' needs exactly two bundles (A, B), got {len(paths)}: "
-                           f"--config 'compare={{bundles: [A, B]}}'")  # fmt: skip
+        raise CompareError(
+            f"config key 'compare.bundles' needs exactly two bundles (A, B), got {len(paths)}: "
+            f"--config 'compare={{bundles: [A, B]}}'"
+        )
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with open_bundles(paths, "compare.bundles") as opened:
@@ -257,25 +299,33 @@ def main(paths, settings, threshold, out_dir, log):
     result_tables.write_csv(out_dir / "verdicts.csv", verdict_columns(id_columns), verdicts)
     result_tables.write_csv(out_dir / "runs.csv", ["fact", "a", "b", "same"], runs)
     flipped = len(flips(verdicts))
-    settings_used = {"bundles": {"a": str(paths[0]), "b": str(paths[1])}, "host_id": manifest_a["host_id"],
-                     "run_ids": {"a": manifest_a["run_id"], "b": manifest_b["run_id"]},
-                     "flips": flipped, "threshold": threshold, "confidence": settings["confidence"],
-                     "bootstrap_resamples": settings["bootstrap_resamples"], "seed": settings["seed"]}  # fmt: skip
+    settings_used = {
+        "bundles": {"a": str(paths[0]), "b": str(paths[1])},
+        "host_id": manifest_a["host_id"],
+        "run_ids": {"a": manifest_a["run_id"], "b": manifest_b["run_id"]},
+        "flips": flipped,
+        "threshold": threshold,
+        "confidence": settings["confidence"],
+        "bootstrap_resamples": settings["bootstrap_resamples"],
+        "seed": settings["seed"],
+    }
     (out_dir / "compare.json").write_text(json.dumps(settings_used, indent=2) + "\n")
     flagged = sum(1 for row in cells if row["flagged"])
     differing = sum(1 for row in verdicts if row["differs"])
-    print(f"A {manifest_a['run_id']}, B {manifest_b['run_id']} (host {manifest_a['host_id']}): "
-          f"{len(cells)} cells, {flagged} flagged (threshold {threshold}); "
-          f"{len(verdicts)} verdicts, {differing} differ, {flipped} flip between holds and"
-          f" does not hold", file=log)  # fmt: skip
+    print(
+        f"A {manifest_a['run_id']}, B {manifest_b['run_id']} (host {manifest_a['host_id']}): "
+        f"{len(cells)} cells, {flagged} flagged (threshold {threshold}); "
+        f"{len(verdicts)} verdicts, {differing} differ, {flipped} flip between holds and"
+        f" does not hold",
+        file=log,
+    )
     return cells, verdicts
 
 
 def run_job(job):
     with open(job.log[0], "w") as log:
         try:
-            main(job.params.bundles, job.params.statistics, job.params.threshold,
-                 Path(job.output.cells).parent, log)  # fmt: skip
+            main(job.params.bundles, job.params.statistics, job.params.threshold, Path(job.output.cells).parent, log)
         except CompareError as error:
             print(f"error: {error}", file=log)
             raise

@@ -25,11 +25,9 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import config_validation, driver_runner  # noqa: E402
-from jwtbench.container_engine import Engine  # noqa: E402
-from rules import summarize_crosscheck, write_bench_spec  # noqa: E402
+from jwtbench import config_validation, driver_runner
+from jwtbench.container_engine import Engine
+from jwtbench.rules import summarize_crosscheck, write_bench_spec
 
 SCRIPTS = Path(__file__).resolve().parents[1]
 REPO = SCRIPTS.parents[1]
@@ -45,8 +43,10 @@ def write_spec(language, settings, timing, key_dir, input_file, out):
         "format": FORMAT,
         "language": language,
         "suite": "jwt",
-        "timing": {**timing, "process_warmup_seconds": max(timing.get("process_warmup_seconds", 0),
-                                                           settings["process_warmup_seconds"])},
+        "timing": {
+            **timing,
+            "process_warmup_seconds": max(timing.get("process_warmup_seconds", 0), settings["process_warmup_seconds"]),
+        },
         "pairs": [],
         "cells": cells,
         "crosscheck": {name: settings[name] for name in ("alternations", "block_seconds")},
@@ -106,8 +106,14 @@ def run_driver(runner, spec_path, key_dir, cpus, out_csv, log):
 def run_job(job):
     language = config_validation.language_of(job.wildcards.driver)
     key_dir = str(Path(job.input.key_manifest).parent.resolve())
-    write_spec(language, job.params.settings, job.params.timing, key_dir, str(Path(job.input.claims).resolve()),
-               job.output.spec)  # fmt: skip
+    write_spec(
+        language,
+        job.params.settings,
+        job.params.timing,
+        key_dir,
+        str(Path(job.input.claims).resolve()),
+        job.output.spec,
+    )
     runner = driver_runner.DriverRunner.from_params(job.params.driver)
     with open(job.log[0], "w") as log:
         run_driver(runner, job.output.spec, key_dir, job.params.cpus, job.output.blocks, log)
@@ -133,11 +139,15 @@ def confirm(first_rows, rerun, band, gaps_of):
             out.append({**row, "confirmation": ""})
             continue
         new = second.get((row["driver"], row["operation"], row["variant"]), {**row, "agreement": "disagrees"})
-        out.append({
-            **new, "first_ratio": row["ratio"], "first_ratio_low": row["ratio_low"],
-            "first_ratio_high": row["ratio_high"],
-            "confirmation": "confirmed" if new["agreement"] == "disagrees" else "cleared",
-        })  # fmt: skip
+        out.append(
+            {
+                **new,
+                "first_ratio": row["ratio"],
+                "first_ratio_low": row["ratio_low"],
+                "first_ratio_high": row["ratio_high"],
+                "confirmation": "confirmed" if new["agreement"] == "disagrees" else "cleared",
+            }
+        )
     return out
 
 
@@ -173,8 +183,11 @@ def confirm_job(job):
 def main(argv=None):
     """The cross-check of a finished run's keys, natively; settings from the run's config."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default=str(REPO / "config" / "config.yaml"),
-                        help="config whose languages, timing, execution.cpus and crosscheck.* apply")  # fmt: skip
+    parser.add_argument(
+        "--config",
+        default=str(REPO / "config" / "config.yaml"),
+        help="config whose languages, timing, execution.cpus and crosscheck.* apply",
+    )
     parser.add_argument("--driver", action="append", help="a driver (default: every language's own)")
     parser.add_argument("--keys", default="keys", help="the run's key directory")
     parser.add_argument("--out", default="results/crosscheck.manual", help="directory for the blocks and ratios")
@@ -197,8 +210,9 @@ def main(argv=None):
     for name in drivers:
         spec, csv_path = out / f"{name.replace('/', '-')}.json", out / f"{name.replace('/', '-')}.csv"
         write_spec(config_validation.language_of(name), settings, config["timing"], key_dir, claims, spec)
-        runner = driver_runner.DriverRunner(name, str(SCRIPTS / name / "run"), native,
-                                            envs_dir=os.environ.get("JWTBENCH_ENVS", ".envs"))  # fmt: skip
+        runner = driver_runner.DriverRunner(
+            name, str(SCRIPTS / name / "run"), native, envs_dir=os.environ.get("JWTBENCH_ENVS", ".envs")
+        )
         print(f"cross-checking {name}; progress in {csv_path.with_suffix('.log')}", file=sys.stderr)
         with open(csv_path.with_suffix(".log"), "w") as log:
             run_driver(runner, spec, key_dir, cpus, csv_path, log)

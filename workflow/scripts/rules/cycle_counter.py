@@ -74,8 +74,14 @@ def measure():
     rate, spread = ticks_per_ns(rdtsc)
     if spread > 0.01:
         return {**found, "ticks_per_ns": rate, "reason": f"TSC rate varied by {spread:.1%} between rounds"}
-    return {**found, "usable": True, "ticks_per_ns": rate, "spread": spread,
-            "reason": f"invariant TSC at {rate:.4f} ticks/ns ({ROUNDS} rounds of {INTERVAL_NS / 1e6:g} ms, spread {spread:.2%})"}  # fmt: skip
+    return {
+        **found,
+        "usable": True,
+        "ticks_per_ns": rate,
+        "spread": spread,
+        "reason": f"invariant TSC at {rate:.4f} ticks/ns"
+        f" ({ROUNDS} rounds of {INTERVAL_NS / 1e6:g} ms, spread {spread:.2%})",
+    }
 
 
 def run_job(job):

@@ -11,8 +11,23 @@ import csv
 import json
 from pathlib import Path
 
-COLUMNS = ["driver", "label", "language", "library", "version", "own", "runtime", "runtime_version",
-           "crypto_backend", "suites", "unsupported", "missing_operations", "validates", "lacking", "lacks"]  # fmt: skip
+COLUMNS = [
+    "driver",
+    "label",
+    "language",
+    "library",
+    "version",
+    "own",
+    "runtime",
+    "runtime_version",
+    "crypto_backend",
+    "suites",
+    "unsupported",
+    "missing_operations",
+    "validates",
+    "lacking",
+    "lacks",
+]
 
 
 def rows(versions, manifests):
@@ -22,22 +37,32 @@ def rows(versions, manifests):
     for name, manifest in manifests.items():
         version = versions[name]
         verify = manifest["verify"]
-        found.append({
-            "driver": name, "label": f"{version['language']}/{manifest['library']}",
-            "language": version["language"], "library": manifest["library"],
-            "version": version["implementation_version"], "own": str("/" not in name).lower(),
-            "runtime": version["runtime"], "runtime_version": version["runtime_version"],
-            "crypto_backend": version["crypto_backend"], "suites": " ".join(manifest["suites"]),
-            "unsupported": " ".join(manifest["unsupported"]),
-            "missing_operations": " ".join(manifest["unsupported_operations"]),
-            "validates": " ".join(verify["validates"]), "lacking": " ".join(verify["lacks"]),
-            "lacks": "; ".join(f"{item}: {reason}" for item, reason in verify["lacks"].items()),
-        })  # fmt: skip
+        found.append(
+            {
+                "driver": name,
+                "label": f"{version['language']}/{manifest['library']}",
+                "language": version["language"],
+                "library": manifest["library"],
+                "version": version["implementation_version"],
+                "own": str("/" not in name).lower(),
+                "runtime": version["runtime"],
+                "runtime_version": version["runtime_version"],
+                "crypto_backend": version["crypto_backend"],
+                "suites": " ".join(manifest["suites"]),
+                "unsupported": " ".join(manifest["unsupported"]),
+                "missing_operations": " ".join(manifest["unsupported_operations"]),
+                "validates": " ".join(verify["validates"]),
+                "lacking": " ".join(verify["lacks"]),
+                "lacks": "; ".join(f"{item}: {reason}" for item, reason in verify["lacks"].items()),
+            }
+        )
     return found
 
 
 def run_job(job):
-    versions = {name: json.loads(Path(path).read_text()) for name, path in zip(job.params.manifests, job.input.versions)}
+    versions = {
+        name: json.loads(Path(path).read_text()) for name, path in zip(job.params.manifests, job.input.versions)
+    }
     table = rows(versions, job.params.manifests)
     with open(job.output[0], "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")

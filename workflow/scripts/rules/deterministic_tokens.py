@@ -26,18 +26,14 @@ Output (results/verify/deterministic.csv), one row per (variant, group of langua
 import csv
 import hashlib
 import hmac
-import sys
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import config_validation, variants  # noqa: E402
-
-from jwtbench.jwk_keys import b64url_decode as decode  # noqa: E402
+from jwtbench import config_validation, variants
+from jwtbench.jwk_keys import b64url_decode as decode
 
 COLUMNS = ["variant", "languages", "header", "payload_sha256", "signatures", "reference", "outcome"]
 IDENTICAL, DIFFERENT, ALONE = "identical", "DIFFERENT", "alone"
@@ -93,25 +89,39 @@ def rows_for(variant_name, tokens, signing_key_file):
         reference = reference_signature(variant, signing_key_file, f"{header}.{payload}".encode("ascii"))
         if variant.algorithm == "EdDSA":
             signing_input = f"{header}.{payload}".encode("ascii")
-            for language in [name for name, signature in signatures.items() if decode(signature) != reference
-                             and hedged(signing_key_file, signing_input, decode(signature))]:  # fmt: skip
+            for language in [
+                name
+                for name, signature in signatures.items()
+                if decode(signature) != reference and hedged(signing_key_file, signing_input, decode(signature))
+            ]:
                 del signatures[language]
-                rows.append({
-                    "variant": variant_name, "languages": language, "header": decode(header).decode("utf-8", "replace"),
-                    "payload_sha256": hashlib.sha256(decode(payload)).hexdigest()[:16], "signatures": 1,
-                    "reference": "verifies, not the same", "outcome": HEDGED,
-                })  # fmt: skip
+                rows.append(
+                    {
+                        "variant": variant_name,
+                        "languages": language,
+                        "header": decode(header).decode("utf-8", "replace"),
+                        "payload_sha256": hashlib.sha256(decode(payload)).hexdigest()[:16],
+                        "signatures": 1,
+                        "reference": "verifies, not the same",
+                        "outcome": HEDGED,
+                    }
+                )
             if not signatures:
                 continue
         distinct = len(set(signatures.values()))
         same = all(decode(signature) == reference for signature in signatures.values())
         outcome = DIFFERENT if distinct > 1 or not same else ALONE if len(signatures) == 1 else IDENTICAL
-        rows.append({
-            "variant": variant_name, "languages": " ".join(signatures),
-            "header": decode(header).decode("utf-8", "replace"),
-            "payload_sha256": hashlib.sha256(decode(payload)).hexdigest()[:16],
-            "signatures": distinct, "reference": "same" if same else DIFFERENT, "outcome": outcome,
-        })  # fmt: skip
+        rows.append(
+            {
+                "variant": variant_name,
+                "languages": " ".join(signatures),
+                "header": decode(header).decode("utf-8", "replace"),
+                "payload_sha256": hashlib.sha256(decode(payload)).hexdigest()[:16],
+                "signatures": distinct,
+                "reference": "same" if same else DIFFERENT,
+                "outcome": outcome,
+            }
+        )
     return rows
 
 

@@ -95,9 +95,7 @@ def ec_jwks(key, crv, field_bits):
 
 
 def ed25519_jwks(key):
-    raw_public = key.public_key().public_bytes(
-        serialization.Encoding.Raw, serialization.PublicFormat.Raw
-    )
+    raw_public = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     raw_private = key.private_bytes(
         serialization.Encoding.Raw,
         serialization.PrivateFormat.Raw,

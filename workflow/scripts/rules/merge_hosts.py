@@ -11,13 +11,10 @@ and run, never pooled.
 """
 
 import csv
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import result_tables  # noqa: E402
-from rules import compare_runs  # noqa: E402
+from jwtbench import result_tables
+from jwtbench.rules import compare_runs
 
 RUN_COLUMNS = ["host_id", "run_id", "label"]
 
@@ -39,12 +36,14 @@ def label_of(manifest):
 def main(paths, out_dir, log):
     if not paths:
         raise compare_runs.CompareError(
-            "config key 'merge.bundles' is empty: name one or more bundles, "
-            "--config 'merge={bundles: [A, B]}'"
+            "config key 'merge.bundles' is empty: name one or more bundles, --config 'merge={bundles: [A, B]}'"
         )
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    summary_columns, ratio_columns = result_tables.columns("summary.schema.yaml"), result_tables.columns("ratios.schema.yaml")
+    summary_columns, ratio_columns = (
+        result_tables.columns("summary.schema.yaml"),
+        result_tables.columns("ratios.schema.yaml"),
+    )
     summary, ratios, verdicts, runs, id_columns = [], [], [], [], []
     with compare_runs.open_bundles(paths, "merge.bundles") as opened:
         seen = {}
@@ -69,13 +68,19 @@ def main(paths, out_dir, log):
     write = result_tables.write_csv
     write(out_dir / "summary.csv", RUN_COLUMNS + summary_columns, summary)
     write(out_dir / "ratios.csv", RUN_COLUMNS + ratio_columns, ratios)
-    write(out_dir / "verdicts.csv", RUN_COLUMNS + ["seed", *id_columns, "what", *compare_runs.VERDICT_FIGURES],
-          [{k: v for k, v in row.items() if k not in ("reason", "comparisons")} for row in verdicts])  # fmt: skip
+    write(
+        out_dir / "verdicts.csv",
+        RUN_COLUMNS + ["seed", *id_columns, "what", *compare_runs.VERDICT_FIGURES],
+        [{k: v for k, v in row.items() if k not in ("reason", "comparisons")} for row in verdicts],
+    )
     fact_names = list(dict.fromkeys(name for row in runs for name in row if name not in RUN_COLUMNS))
     write(out_dir / "runs.csv", RUN_COLUMNS + fact_names, runs)
     hosts = len({row["host_id"] for row in runs})
-    print(f"{len(runs)} runs of {hosts} hosts: {len(summary)} summary rows, {len(ratios)} ratios, "
-          f"{len(verdicts)} verdicts", file=log)  # fmt: skip
+    print(
+        f"{len(runs)} runs of {hosts} hosts: {len(summary)} summary rows, {len(ratios)} ratios, "
+        f"{len(verdicts)} verdicts",
+        file=log,
+    )
     return runs
 
 

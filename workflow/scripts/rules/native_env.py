@@ -17,13 +17,10 @@ Either way the step shares the machine with image builds, never with a benchmark
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import container_engine  # noqa: E402
-from jwtbench.machine_lock import beside_other_work  # noqa: E402
+from jwtbench import container_engine
+from jwtbench.machine_lock import beside_other_work
 
 # Languages whose native environment is one binary the image holds at the same path.
 FROM_IMAGE = {"go": "bin/jwtbench-go", "rust": "bin/jwtbench-rust-driver"}
@@ -75,7 +72,10 @@ def run_job(snake):
                 return
             say(log, "building it natively instead")
         say(log, f"$ {snake.params.installer} {target}")
-        built = subprocess.run([snake.params.installer, str(target)], stdout=log, stderr=subprocess.STDOUT,
-                               env=os.environ)  # fmt: skip
+        built = subprocess.run(
+            [snake.params.installer, str(target)], stdout=log, stderr=subprocess.STDOUT, env=os.environ
+        )
     if built.returncode != 0:
-        raise RuntimeError(f"installing the {language} environment failed (exit {built.returncode}); see {snake.log[0]}")
+        raise RuntimeError(
+            f"installing the {language} environment failed (exit {built.returncode}); see {snake.log[0]}"
+        )

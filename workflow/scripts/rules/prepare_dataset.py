@@ -30,9 +30,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import synthetic_datasets  # noqa: E402
+from jwtbench import synthetic_datasets
 
 KAGGLE_TIMEOUT_SECONDS = 300
 SIZE_TOLERANCE = 0.05
@@ -133,7 +131,7 @@ def acquire(data_dir, dataset, planned, kaggle_bin, log):
     """(bytes, facts) of the dataset from the planned source or the ones after it."""
     facts = {"planned_source": planned, "warnings": []}
     order = ["kaggle", "file", "synthetic"]
-    for source in order[order.index(planned):]:
+    for source in order[order.index(planned) :]:
         if source == "kaggle":
             path = kaggle_download_path(data_dir, dataset)
             try:
@@ -184,7 +182,8 @@ def read_table(data, where, expected_columns):
             raise DatasetError(f"{where}:1: header does not match the dataset's columns ({detail})")
         duplicates = sorted({c for c in header if header.count(c) > 1})
         if duplicates or not all(header):
-            raise DatasetError(f"{where}:1: header has {'repeated columns ' + str(duplicates) if duplicates else 'an empty column name'}")
+            problem = f"repeated columns {duplicates}" if duplicates else "an empty column name"
+            raise DatasetError(f"{where}:1: header has {problem}")
         line = reader.line_num + 1
         for row in reader:
             if len(row) != len(header):
@@ -275,11 +274,17 @@ def prepare(data_dir, dataset, planned, records_per_cell, out_dir, kaggle_bin, l
 def run_job(job):
     with open(job.log[0], "w") as log:
         try:
-            facts = prepare(job.params.data_dir, job.params.dataset, job.params.source,
-                            job.params.records_per_cell, Path(job.output.payloads).parent,
-                            job.params.kaggle_bin, log, job.params.tokensize_records)  # fmt: skip
+            facts = prepare(
+                job.params.data_dir,
+                job.params.dataset,
+                job.params.source,
+                job.params.records_per_cell,
+                Path(job.output.payloads).parent,
+                job.params.kaggle_bin,
+                log,
+                job.params.tokensize_records,
+            )
         except DatasetError as error:
             print(f"error: {error}", file=log)
             raise
-        print(f"{facts['name']}: {facts['source']}, {facts['bytes']:,} bytes, {facts['records']:,} records",
-              file=log)  # fmt: skip
+        print(f"{facts['name']}: {facts['source']}, {facts['bytes']:,} bytes, {facts['records']:,} records", file=log)

@@ -11,13 +11,10 @@ repository, the results beside them. No network.
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import container_engine, driver_runner  # noqa: E402
+from jwtbench import container_engine, driver_runner
 
 SCRIPT = Path(__file__).resolve().parent / "render_report.sh"
 REPORT_SOURCES = Path(__file__).resolve().parents[3] / "report"
@@ -51,8 +48,14 @@ def run_job(snake):
         if engine.in_containers:
             image = json.loads(Path(snake.input.images[0]).read_text())["tag"]
             # The image has no entrypoint: the command is the script itself.
-            status = render(driver_runner.DriverRunner("report", None, engine, image), results, output,
-                            snake.params.renderer, log, document)  # fmt: skip
+            status = render(
+                driver_runner.DriverRunner("report", None, engine, image),
+                results,
+                output,
+                snake.params.renderer,
+                log,
+                document,
+            )
         else:
             command = [str(SCRIPT), results, str(output), snake.params.renderer, document]
             print("rendering natively", file=log, flush=True)

@@ -20,9 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import bench_budget, driver_runner, host_identity, machine_noise, raw_samples  # noqa: E402
+from jwtbench import bench_budget, driver_runner, host_identity, machine_noise, raw_samples
 
 
 def now():
@@ -42,7 +40,9 @@ def keep_partial(samples, job_name):
 
 def check_against_spec(rows, spec, samples_path):
     # A cell that names its implementation (suite hash) must have rows of that implementation.
-    expected = [(c["operation"], c["algorithm"], c["key_bits"], c["input"], c.get("implementation")) for c in spec["cells"]]
+    expected = [
+        (c["operation"], c["algorithm"], c["key_bits"], c["input"], c.get("implementation")) for c in spec["cells"]
+    ]
     seen = {(r["operation"], r["algorithm"], r["key_bits"], r["input"], r["implementation"]) for r in rows}
     seen |= {key[:4] + (None,) for key in seen}
     missing = [cell for cell in expected if cell not in seen]
@@ -61,16 +61,26 @@ def failed_rows(spec, versions):
     for cell in spec["cells"]:
         size = Path(cell["input_file"]).stat().st_size if cell.get("input_file") else 0
         for operation in raw_samples.operations_written(spec["suite"], cell["operation"]):
-            rows.append({
-                "language": spec["language"],
-                "implementation": cell.get("implementation") or versions.get("implementation") or "unknown",
-                "implementation_version": ("unknown" if cell.get("implementation")
-                                           else versions.get("implementation_version") or "unknown"),
-                "suite": spec["suite"], "operation": operation,
-                "algorithm": cell["algorithm"], "key_bits": cell["key_bits"],
-                "input": cell["input"], "input_bytes": size, "sample": 0, "iterations": 0,
-                "elapsed_ns": 0, "output_bytes": 0, "status": "failed",
-            })  # fmt: skip
+            rows.append(
+                {
+                    "language": spec["language"],
+                    "implementation": cell.get("implementation") or versions.get("implementation") or "unknown",
+                    "implementation_version": (
+                        "unknown" if cell.get("implementation") else versions.get("implementation_version") or "unknown"
+                    ),
+                    "suite": spec["suite"],
+                    "operation": operation,
+                    "algorithm": cell["algorithm"],
+                    "key_bits": cell["key_bits"],
+                    "input": cell["input"],
+                    "input_bytes": size,
+                    "sample": 0,
+                    "iterations": 0,
+                    "elapsed_ns": 0,
+                    "output_bytes": 0,
+                    "status": "failed",
+                }
+            )
     return rows
 
 
@@ -98,17 +108,26 @@ def budget_spec(job_name, spec, spec_path, plan, scratch, log):
     expected, most = plan
     timing = spec["timing"]
     lowered = bench_budget.scaled_timing(timing, share, most, spec.get("suite"))
-    facts = {"budget_seconds": budget, "left_seconds": round(left, 3), "share_seconds": round(share, 3),
-             "worst_case_seconds": round(most, 3), "samples_cap": lowered.get("samples"),
-             "warmup_max_seconds": lowered.get("warmup_max_seconds"),
-             "max_cell_seconds": lowered.get("max_cell_seconds")}  # fmt: skip
+    facts = {
+        "budget_seconds": budget,
+        "left_seconds": round(left, 3),
+        "share_seconds": round(share, 3),
+        "worst_case_seconds": round(most, 3),
+        "samples_cap": lowered.get("samples"),
+        "warmup_max_seconds": lowered.get("warmup_max_seconds"),
+        "max_cell_seconds": lowered.get("max_cell_seconds"),
+    }
     fits = share >= most
-    said = {"samples": "its cells sampled in rounds stop at {} samples (timing.samples {:g})",
-            "warmup_max_seconds": "their warm-up until steady stops at {:g} s (timing.warmup_max_seconds {:g})",
-            "max_cell_seconds": "each cell's time cap is {:g} s (timing.max_cell_seconds {:g})"}  # fmt: skip
-    head = (f"benchmark budget: {left:.0f} s of {budget:.0f} s left; "
-            + (f"this job's worst case ({most:.0f} s) fits" if fits else
-               f"this job's share {share:.0f} s of its worst case {most:.0f} s"))  # fmt: skip
+    said = {
+        "samples": "its cells sampled in rounds stop at {} samples (timing.samples {:g})",
+        "warmup_max_seconds": "their warm-up until steady stops at {:g} s (timing.warmup_max_seconds {:g})",
+        "max_cell_seconds": "each cell's time cap is {:g} s (timing.max_cell_seconds {:g})",
+    }
+    head = f"benchmark budget: {left:.0f} s of {budget:.0f} s left; " + (
+        f"this job's worst case ({most:.0f} s) fits"
+        if fits
+        else f"this job's share {share:.0f} s of its worst case {most:.0f} s"
+    )
     print(head + "".join(f"; {said[key].format(value, timing[key])}" for key, value in lowered.items()), file=log)
     if not lowered:
         return facts, spec_path
@@ -135,7 +154,10 @@ def run_job(snake):
     driver_out = scratch / "samples.csv"
     failure = None
     try:
-        with open(snake.log[0], "w") as log, driver_runner.timed_cpus(snake.params.cpus, snake.params.lanes, log) as cpus:
+        with (
+            open(snake.log[0], "w") as log,
+            driver_runner.timed_cpus(snake.params.cpus, snake.params.lanes, log) as cpus,
+        ):
             # Its share of the benchmark budget, taken when it starts (after its wait for the CPUs).
             budget, timed_spec = budget_spec(job_name, spec, spec_path, snake.params.plan, scratch, log)
             with driver_runner.bench_command(runner, timed_spec, key_dir, cpus, scratch) as command:
@@ -144,8 +166,9 @@ def run_job(snake):
                 bench_budget.begin(job_name)  # for the progress line, before the job's clock starts
                 started, clock = now(), time.monotonic()
                 # What else ran on its CPUs meanwhile (machine_noise.py), sampled from another CPU.
-                result, noise = machine_noise.run(command, cpus, stdout=log, stderr=log, env=runner.environ(),
-                                                  started=clock)  # fmt: skip
+                result, noise = machine_noise.run(
+                    command, cpus, stdout=log, stderr=log, env=runner.environ(), started=clock
+                )
                 seconds, ended = time.monotonic() - clock, now()
                 bench_budget.record(job_name, seconds)
             try:
@@ -158,8 +181,7 @@ def run_job(snake):
             except (RuntimeError, OSError, raw_samples.RawSamplesError) as error:
                 kept = keep_partial(driver_out, job_name)
                 failure = f"{error}" + (f"; what was measured is kept in {kept}" if kept else "")
-                print(f"FAILED: {failure}; every cell of {job_name} is recorded as failed",
-                      file=log, flush=True)  # fmt: skip
+                print(f"FAILED: {failure}; every cell of {job_name} is recorded as failed", file=log, flush=True)
                 print(f"jwtbench: {job_name}: {failure}", file=sys.stderr)
                 rows = failed_rows(spec, versions)
                 write_rows(samples, rows)

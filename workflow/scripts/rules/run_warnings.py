@@ -22,14 +22,11 @@ wrongly, a known answer that does not match) is not here: those stop the run at 
 """
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import cell_samples, result_tables, run_progress  # noqa: E402
+from jwtbench import cell_samples, result_tables, run_progress
 
 COLUMNS = result_tables.columns("warnings.schema.yaml")
 WARNINGS = "results/warnings.csv"
@@ -41,17 +38,24 @@ def crosscheck_warnings(rows):
         if row["agreement"] != "disagrees":
             continue
         cell = f"{row['driver']} {row['operation']} {row['variant']}"
-        first = (f"first {float(row['first_ratio']):.3f}, confirmation " if row.get("first_ratio") else "")
-        out.append({
-            "kind": "crosscheck", "subject": cell,
-            "message": (f"the cross-check of {cell} disagrees: jwtbench / {row['harness']} = {first}"
-                        f"{float(row['ratio']):.3f} (CI {float(row['ratio_low']):.3f}-{float(row['ratio_high']):.3f}),"
-                        f" outside 1 +/- {float(row['band']):g}"),
-            "action": ("the driver's loop and its language's harness time this call differently: its figures may be"
-                       " off by that much. Rerun in a quieter hour (python workflow/scripts/rules/crosscheck_harness.py"
-                       f" --driver {row['driver']}), and if the gap is real, explain it in the driver's driver.yaml"
-                       " crosscheck_gaps"),
-        })  # fmt: skip
+        first = f"first {float(row['first_ratio']):.3f}, confirmation " if row.get("first_ratio") else ""
+        out.append(
+            {
+                "kind": "crosscheck",
+                "subject": cell,
+                "message": (
+                    f"the cross-check of {cell} disagrees: jwtbench / {row['harness']} = {first}"
+                    f"{float(row['ratio']):.3f} (CI {float(row['ratio_low']):.3f}-{float(row['ratio_high']):.3f}),"
+                    f" outside 1 +/- {float(row['band']):g}"
+                ),
+                "action": (
+                    "the driver's loop and its language's harness time this call differently: its figures may be"
+                    " off by that much. Rerun in a quieter hour (python workflow/scripts/rules/crosscheck_harness.py"
+                    f" --driver {row['driver']}), and if the gap is real, explain it in the driver's driver.yaml"
+                    " crosscheck_gaps"
+                ),
+            }
+        )
     return out
 
 
@@ -81,14 +85,21 @@ def drift_warnings(rows, max_drift_pct):
     spread = cell_samples.drift_range(kept)
     out = []
     if spread and (spread[1] - spread[0]) * 100 > max_drift_pct:
-        out.append({
-            "kind": "drift", "subject": "the run",
-            "message": (f"the machine's speed moved by {(spread[1] - spread[0]) * 100:.1f}% during the run (the drift"
-                        f" reference's middle 90% of rounds: {spread[0]:.3f}-{spread[1]:.3f} of its median, the median"
-                        f" over languages), more than statistics.max_drift_pct ({max_drift_pct:g}%)"),
-            "action": ("figures from different processes (languages, suites) carry that difference; ratios paired by"
-                       " round do not. Rerun with nothing else on the machine to compare absolute times"),
-        })  # fmt: skip
+        out.append(
+            {
+                "kind": "drift",
+                "subject": "the run",
+                "message": (
+                    f"the machine's speed moved by {(spread[1] - spread[0]) * 100:.1f}% during the run (the drift"
+                    f" reference's middle 90% of rounds: {spread[0]:.3f}-{spread[1]:.3f} of its median, the median"
+                    f" over languages), more than statistics.max_drift_pct ({max_drift_pct:g}%)"
+                ),
+                "action": (
+                    "figures from different processes (languages, suites) carry that difference; ratios paired by"
+                    " round do not. Rerun with nothing else on the machine to compare absolute times"
+                ),
+            }
+        )
     own = {}
     for (language, *_), mine in processes.items():
         middle = np.median([float(row["ns_per_op"]) for row in mine])
@@ -96,15 +107,22 @@ def drift_warnings(rows, max_drift_pct):
     for language, values in sorted(own.items()):
         low, high = np.percentile(values, [5, 95])
         if (high - low) * 100 > max_drift_pct:
-            out.append({
-                "kind": "drift", "subject": language,
-                "message": (f"{language}'s drift reference never settled: within its processes, the middle 90% of"
-                            f" rounds took {low:.3f}-{high:.3f} of their process's median ({(high - low) * 100:.1f}%"
-                            f" apart, more than statistics.max_drift_pct, {max_drift_pct:g}%)"),
-                "action": (f"{language}'s cells moved that much while they were sampled; their round-paired ratios"
-                           " (the verdicts') divide it out, their medians carry it. The report's drift section shows"
-                           " when"),
-            })  # fmt: skip
+            out.append(
+                {
+                    "kind": "drift",
+                    "subject": language,
+                    "message": (
+                        f"{language}'s drift reference never settled: within its processes, the middle 90% of"
+                        f" rounds took {low:.3f}-{high:.3f} of their process's median ({(high - low) * 100:.1f}%"
+                        f" apart, more than statistics.max_drift_pct, {max_drift_pct:g}%)"
+                    ),
+                    "action": (
+                        f"{language}'s cells moved that much while they were sampled; their round-paired ratios"
+                        " (the verdicts') divide it out, their medians carry it. The report's drift section shows"
+                        " when"
+                    ),
+                }
+            )
     return out
 
 
@@ -114,12 +132,17 @@ def bimodal_warnings(summary):
         return []
     names = [f"{r['driver']} {r['suite']} {r['operation']} {r['variant']} ({r['input']})" for r in cells]
     shown = "; ".join(names[:10]) + (f"; and {len(names) - 10} more" if len(names) > 10 else "")
-    return [{
-        "kind": "bimodal", "subject": f"{len(cells)} cells",
-        "message": f"{len(cells)} cell(s) sampled at two speeds (bimodal samples): {shown}",
-        "action": ("each such median picks one of two speeds and another run may pick the other; the summary's"
-                   " `bimodal` column marks them"),
-    }]  # fmt: skip
+    return [
+        {
+            "kind": "bimodal",
+            "subject": f"{len(cells)} cells",
+            "message": f"{len(cells)} cell(s) sampled at two speeds (bimodal samples): {shown}",
+            "action": (
+                "each such median picks one of two speeds and another run may pick the other; the summary's"
+                " `bimodal` column marks them"
+            ),
+        }
+    ]
 
 
 def failed_job_warnings(metadata_paths):
@@ -128,11 +151,14 @@ def failed_job_warnings(metadata_paths):
         facts = json.loads(Path(path).read_text())
         if facts.get("failure"):
             job = f"{facts['driver']}/{facts['suite']}/{facts['input']}"
-            out.append({
-                "kind": "failed_job", "subject": job,
-                "message": f"benchmark {job} failed: {facts['failure']}",
-                "action": f"every cell of it is recorded as failed; its log: logs/run_benchmark/{job}.log",
-            })  # fmt: skip
+            out.append(
+                {
+                    "kind": "failed_job",
+                    "subject": job,
+                    "message": f"benchmark {job} failed: {facts['failure']}",
+                    "action": f"every cell of it is recorded as failed; its log: logs/run_benchmark/{job}.log",
+                }
+            )
     return out
 
 
@@ -146,8 +172,9 @@ def collect(crosscheck, drift, summary, metadata, max_drift_pct):
 
 
 def run_job(job):
-    warnings = collect(job.input.get("crosscheck"), job.input.drift, job.input.summary, job.input.metadata,
-                       job.params.max_drift_pct)  # fmt: skip
+    warnings = collect(
+        job.input.get("crosscheck"), job.input.drift, job.input.summary, job.input.metadata, job.params.max_drift_pct
+    )
     result_tables.write_csv(job.output[0], COLUMNS, warnings)
     with open(job.log[0], "w") as log:
         print(f"{len(warnings)} warning(s)", file=log)

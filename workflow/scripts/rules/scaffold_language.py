@@ -62,8 +62,10 @@ def main(argv):
     for path in written:
         executable = " (executable)" if path.stat().st_mode & stat.S_IXUSR else ""
         print(f"created {path.relative_to(REPO)}{executable}")
-    print(f"\nnext: write them (every TODO({name})), add {name} to `languages:` in config/config.yaml, "
-          f"and check with: .venv/bin/pytest tests/test_contract.py -k {name}  (docs/adding-a-language.md)")  # fmt: skip
+    print(
+        f"\nnext: write them (every TODO({name})), add {name} to `languages:` in config/config.yaml, "
+        f"and check with: .venv/bin/pytest tests/test_contract.py -k {name}  (docs/adding-a-language.md)"
+    )
     return 0
 
 

@@ -16,16 +16,26 @@ confirmation pass measures again and, if it holds, the run warns of: run_warning
 
 import csv
 import math
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from jwtbench import result_tables, stopping_rule, variants
 
-from jwtbench import result_tables, stopping_rule, variants  # noqa: E402
-
-BLOCK_COLUMNS = ["language", "implementation", "implementation_version", "operation", "algorithm", "key_bits",
-                 "input", "input_bytes", "alternation", "timer", "harness", "harness_version", "samples",
-                 "ns_per_op", "status"]  # fmt: skip
+BLOCK_COLUMNS = [
+    "language",
+    "implementation",
+    "implementation_version",
+    "operation",
+    "algorithm",
+    "key_bits",
+    "input",
+    "input_bytes",
+    "alternation",
+    "timer",
+    "harness",
+    "harness_version",
+    "samples",
+    "ns_per_op",
+    "status",
+]
 COLUMNS = result_tables.columns("crosscheck.schema.yaml")
 TIMERS = ("driver", "native")
 CONFIDENCE = 0.95
@@ -80,12 +90,19 @@ def agreement(ratio, low, high, band):
 
 def cell_row(driver, rows, band, gaps):
     first = rows[0]
-    variant = "SHA-256" if first["operation"] == "reference" else variants.name_of(first["algorithm"], first["key_bits"])
+    variant = (
+        "SHA-256" if first["operation"] == "reference" else variants.name_of(first["algorithm"], first["key_bits"])
+    )
     row = {
-        "driver": driver, "language": first["language"], "library": first["implementation"],
-        "library_version": first["implementation_version"], "operation": first["operation"], "variant": variant,
-        "band": band, "status": first["status"],
-    }  # fmt: skip
+        "driver": driver,
+        "language": first["language"],
+        "library": first["implementation"],
+        "library_version": first["implementation_version"],
+        "operation": first["operation"],
+        "variant": variant,
+        "band": band,
+        "status": first["status"],
+    }
     if first["status"] != "ok":
         return row
     by_alternation = {}
@@ -97,12 +114,17 @@ def cell_row(driver, rows, band, gaps):
     verdict = agreement(ratio, low, high, band)
     reason = gaps.get(f"{row['operation']} {variant}", "")
     row.update(
-        harness=native[0]["harness"], harness_version=native[0]["harness_version"], alternations=len(ratios),
+        harness=native[0]["harness"],
+        harness_version=native[0]["harness_version"],
+        alternations=len(ratios),
         driver_ns=stopping_rule.median([b["driver"]["ns_per_op"] for b in by_alternation.values()]),
         native_ns=stopping_rule.median([b["ns_per_op"] for b in native]),
-        ratio=ratio, ratio_low=None if math.isinf(low) else low, ratio_high=None if math.isinf(high) else high,
-        agreement="explained" if verdict != "agrees" and reason else verdict, explanation=reason,
-    )  # fmt: skip
+        ratio=ratio,
+        ratio_low=None if math.isinf(low) else low,
+        ratio_high=None if math.isinf(high) else high,
+        agreement="explained" if verdict != "agrees" and reason else verdict,
+        explanation=reason,
+    )
     return row
 
 
@@ -127,8 +149,10 @@ def describe(row):
     if row["status"] != "ok":
         return f"{head}: {row['status']}"
     ci = "no CI" if row["ratio_low"] is None else f"CI {row['ratio_low']:.3f}-{row['ratio_high']:.3f}"
-    return (f"{head}: jwtbench / {row['harness']} = {row['ratio']:.3f} ({ci}, {row['alternations']} alternations): "
-            f"{row['agreement']}{': ' + row['explanation'] if row['explanation'] else ''}")  # fmt: skip
+    return (
+        f"{head}: jwtbench / {row['harness']} = {row['ratio']:.3f} ({ci}, {row['alternations']} alternations): "
+        f"{row['agreement']}{': ' + row['explanation'] if row['explanation'] else ''}"
+    )
 
 
 def run_job(job):

@@ -9,12 +9,9 @@ A metadata file from before the sampler existed has no record and adds no rows.
 
 import json
 import statistics
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import result_tables  # noqa: E402
+from jwtbench import result_tables
 
 COLUMNS = result_tables.columns("noise.schema.yaml")
 
@@ -24,8 +21,10 @@ def job_rows(metadata):
     noise = metadata.get("noise") or {}
     job = {
         "job": f"{metadata['driver']}/{metadata['suite']}/{metadata['input']}",
-        "language": metadata["language"], "suite": metadata["suite"], "input": metadata["input"],
-    }  # fmt: skip
+        "language": metadata["language"],
+        "suite": metadata["suite"],
+        "input": metadata["input"],
+    }
     return [{**job, **dict(zip(noise["columns"], values))} for values in noise.get("rows", [])]
 
 
@@ -39,9 +38,11 @@ def describe(path, metadata, rows):
         return f"{path}: no interval (the driver ended within the first)"
     others = [row["others_pct"] for row in rows if row["others_pct"] is not None]
     cost = [row["sampler_ms"] for row in rows if row["sampler_ms"] is not None]
-    return (f"{path}: {len(rows)} intervals on CPUs {noise['cpus']}; others {statistics.median(others):.1f}% "
-            f"(median), {max(others):.1f}% (highest); sampler {statistics.median(cost):.2f} ms CPU per sample "
-            f"on CPUs {noise['sampler_cpus']}")  # fmt: skip
+    return (
+        f"{path}: {len(rows)} intervals on CPUs {noise['cpus']}; others {statistics.median(others):.1f}% "
+        f"(median), {max(others):.1f}% (highest); sampler {statistics.median(cost):.2f} ms CPU per sample "
+        f"on CPUs {noise['sampler_cpus']}"
+    )
 
 
 def summarize(metadata_paths, log=None):

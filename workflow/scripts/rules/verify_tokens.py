@@ -27,15 +27,12 @@ import contextlib
 import csv
 import json
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import config_validation, driver_runner, jwk_keys, variants  # noqa: E402
-from jwtbench.jwk_keys import b64url_decode  # noqa: E402
+from jwtbench import config_validation, driver_runner, jwk_keys, variants
+from jwtbench.jwk_keys import b64url_decode
 
 EXIT_UNSUPPORTED = 3
 # RFC 9864's names of one algorithm: EdDSA (over Ed25519 here) and its fully-specified Ed25519.
@@ -45,6 +42,8 @@ SAME_ALGORITHM = {"EdDSA", "Ed25519"}
 def file_name(text):
     """A scratch file's name from driver names, which may hold a slash ("node/jose")."""
     return text.replace("/", "~")
+
+
 COLUMNS = ["signer", "verifier", "variant", "check", "expected", "observed", "ok"]
 CHECKS = {"valid": "accept", "tampered": "reject", "alg_none": "reject"}
 # The known-answer rows (variant: the vector's algorithm variant, as in summary.csv).
@@ -125,9 +124,11 @@ class Checker(contextlib.ExitStack):
 
     def run(self, language, *args, text=True):
         return subprocess.run(
-            self.argv[language](*args), capture_output=True, text=text,
+            self.argv[language](*args),
+            capture_output=True,
+            text=text,
             env=self.runners[language].environ(),
-        )  # fmt: skip
+        )
 
     def batch(self, driver, command, entries):
         """{case id: its line} of the driver's `command` (verify-batch, sign-batch) over
@@ -156,10 +157,14 @@ class Checker(contextlib.ExitStack):
         """Each variant's token written to tokens_dir, from one `sign-batch`: its path, or
         None where the library lacks the algorithm."""
         entries = [
-            {"id": variant.name, "alg": variant.algorithm, "key": variants.key_files(variant, self.key_dir)[0],
-             "payload": self.payload}
+            {
+                "id": variant.name,
+                "alg": variant.algorithm,
+                "key": variants.key_files(variant, self.key_dir)[0],
+                "payload": self.payload,
+            }
             for variant in variant_list
-        ]  # fmt: skip
+        ]
         lines = self.batch(language, "sign-batch", entries)
         paths = []
         for variant in variant_list:
@@ -169,7 +174,9 @@ class Checker(contextlib.ExitStack):
                 paths.append(None)
                 continue
             if line.get("exit") != 0 or not line.get("token"):
-                raise RuntimeError(f"{language} sign {variant.name} exited {line.get('exit')}: {line.get('reason', '')}")
+                raise RuntimeError(
+                    f"{language} sign {variant.name} exited {line.get('exit')}: {line.get('reason', '')}"
+                )
             path = Path(tokens_dir) / f"{variant.name}.jwt"
             path.write_text(line["token"].strip() + "\n")
             paths.append(path)
@@ -194,7 +201,9 @@ class Checker(contextlib.ExitStack):
                 return "accept"
             if payload is not None and given_payload(line) == payload:
                 return "accept"
-            what = "the claims differ from what was signed" if payload is None else "the payload differs from the token's"
+            what = (
+                "the claims differ from what was signed" if payload is None else "the payload differs from the token's"
+            )
             self.note(f"{verifier} verify {case_id}: accepted, but {what}")
             return "error"
         if outcome in ("reject", "unsupported"):
@@ -210,8 +219,15 @@ class Checker(contextlib.ExitStack):
             path = Path(self.scratch) / file_name(f"{case_id}.jwt")
             path.write_text(token + "\n")
             path.chmod(0o644)
-            cases.append({"id": case_id, "alg": variant.algorithm, "key": variants.key_files(variant, self.key_dir)[1],
-                          "token": str(path), "claims": True})  # fmt: skip
+            cases.append(
+                {
+                    "id": case_id,
+                    "alg": variant.algorithm,
+                    "key": variants.key_files(variant, self.key_dir)[1],
+                    "token": str(path),
+                    "claims": True,
+                }
+            )
         return cases
 
     def known_answer_cases(self, language, vector):
@@ -226,8 +242,15 @@ class Checker(contextlib.ExitStack):
             path = directory / file_name(f"{case_id}.jwt")
             path.write_text(token + "\n")
             path.chmod(0o644)
-            cases.append({"id": case_id, "alg": vector["algorithm"], "key": str(key_file), "token": str(path),
-                          "signature_only": True})  # fmt: skip
+            cases.append(
+                {
+                    "id": case_id,
+                    "alg": vector["algorithm"],
+                    "key": str(key_file),
+                    "token": str(path),
+                    "signature_only": True,
+                }
+            )
             payloads[case_id] = payload
         return cases, payloads
 
@@ -314,10 +337,7 @@ def self_check(checker, language, variant_list, tokens_dir, table, known_answers
         checker.note(f"FAILED {row}")
     checker.note(f"{language}: {len(rows)} checks, {len(bad)} failed")
     if bad:
-        raise RuntimeError(
-            f"{language} failed {len(bad)} of its own token checks (see {table}); "
-            "it will not be timed"
-        )
+        raise RuntimeError(f"{language} failed {len(bad)} of its own token checks (see {table}); it will not be timed")
 
 
 def header_alg(token_dir, variant):
@@ -335,6 +355,7 @@ def interop(checker, variant_list, token_dirs, self_tables, matrix, threads):
             rows += [list(r.values()) for r in csv.DictReader(handle)]
     languages = checker.languages
     own_alg = {(language, v.name): header_alg(token_dirs[language], v) for language in languages for v in variant_list}
+
     def others_tokens(verifier):
         tokens = []
         for signer in languages:
@@ -375,9 +396,14 @@ def run_job(snake):
             else:
                 language = snake.wildcards.driver
                 self_check(
-                    checker, language, variant_list, snake.output.tokens, snake.output.table,
-                    jwk_keys.known_answers(snake.input.known_answers), snake.params.unsupported,
-                )  # fmt: skip
+                    checker,
+                    language,
+                    variant_list,
+                    snake.output.tokens,
+                    snake.output.table,
+                    jwk_keys.known_answers(snake.input.known_answers),
+                    snake.params.unsupported,
+                )
 
 
 def record_versions(snake):

@@ -23,9 +23,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import machine_lock  # noqa: E402
+from jwtbench import machine_lock
 
 FOLDER = Path("logs/wall_times")
 FIELDS = ["stage", "rule", "job", "language", "suite", "seconds", "start", "end"]
@@ -36,13 +34,30 @@ STAGES = {
     "environments": ("install_native_env", "install_kaggle_client"),
     "inputs": ("generate_keys", "prepare_dataset", "write_jwt_signing_input", "record_versions", "write_bench_spec"),
     "checks": ("check_driver", "check_interop", "check_deterministic_tokens", "check_conformance"),
-    "benchmarks": ("measure_cycle_counter", "run_benchmark", "run_coldstart", "compare_native", "crosscheck_harness",
-                   "confirm_crosscheck"),
-    "results": ("aggregate_samples", "describe_drivers", "summarize_coldstart", "summarize_crosscheck", "summarize_noise",
-                "collect_provenance", "reproduce_seed000", "reproduce_seed001", "reproduce_seed002", "reproduce_seed003",
-                "reproduce_seed004", "collect_warnings"),
+    "benchmarks": (
+        "measure_cycle_counter",
+        "run_benchmark",
+        "run_coldstart",
+        "compare_native",
+        "crosscheck_harness",
+        "confirm_crosscheck",
+    ),
+    "results": (
+        "aggregate_samples",
+        "describe_drivers",
+        "summarize_coldstart",
+        "summarize_crosscheck",
+        "summarize_noise",
+        "collect_provenance",
+        "reproduce_seed000",
+        "reproduce_seed001",
+        "reproduce_seed002",
+        "reproduce_seed003",
+        "reproduce_seed004",
+        "collect_warnings",
+    ),
     "report": ("render_report", "write_bundle", "check_run"),
-}  # fmt: skip
+}
 STAGE_OF = {rule: stage for stage, rules in STAGES.items() for rule in rules}
 
 
@@ -101,9 +116,15 @@ def job_row(folder, path):
     seconds = read_record(path)
     end = path.stat().st_mtime
     return {
-        "stage": STAGE_OF.get(rule, "other"), "rule": rule, "job": job, "language": language, "suite": suite,
-        "seconds": round(seconds, 3), "start": iso(end - seconds), "end": iso(end),
-    }  # fmt: skip
+        "stage": STAGE_OF.get(rule, "other"),
+        "rule": rule,
+        "job": job,
+        "language": language,
+        "suite": suite,
+        "seconds": round(seconds, 3),
+        "start": iso(end - seconds),
+        "end": iso(end),
+    }
 
 
 def iso(timestamp):
@@ -122,7 +143,7 @@ def busy_seconds(rows):
     intervals = sorted(
         (datetime.fromisoformat(row["start"]).timestamp(), datetime.fromisoformat(row["end"]).timestamp())
         for row in rows
-    )  # fmt: skip
+    )
     total, current_start, current_end = 0.0, None, None
     for start, end in intervals:
         if current_end is None or start > current_end:

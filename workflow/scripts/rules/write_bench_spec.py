@@ -10,13 +10,10 @@ openssl speed itself); `keygen` is seed 004's keygen+sign+verify.
 
 import base64
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import config_validation, variants  # noqa: E402
-from seeds import transfer_processes, verdict_pairs  # noqa: E402
+from jwtbench import config_validation, variants
+from jwtbench.seeds import transfer_processes, verdict_pairs
 
 OPERATIONS = {"tokensize": ["sign"], "transfer": ["request-response"]}
 
@@ -50,7 +47,9 @@ def hash_cells(language, suite_config, input_name):
     """Suite hash: every implementation x algorithm on each case (plus `generate` for cases
     built per call), or on each length of the sweep (workflow/scripts/README.md)."""
     vectors = json.loads(HASH_KNOWN_ANSWERS.read_text())["vectors"]
-    known = {vector["algorithm"]: {"message": vector["message"], "digest_hex": vector["digest_hex"]} for vector in vectors}
+    known = {
+        vector["algorithm"]: {"message": vector["message"], "digest_hex": vector["digest_hex"]} for vector in vectors
+    }
     implementations = suite_config["implementations"].get(language, [None])
     made = []
     for implementation in implementations:
@@ -61,14 +60,30 @@ def hash_cells(language, suite_config, input_name):
                 if {"fresh-uuid", "time-ms"} & set(case["message"]):
                     made.append({"operation": "generate", "algorithm": "none", "key_bits": 0, **chosen, **message})
                 for algorithm in suite_config["algorithms"]:
-                    made.append({"operation": "hex-digest", "algorithm": algorithm, "key_bits": 0, **chosen,
-                                 **message, "known_answer": known[algorithm]})  # fmt: skip
+                    made.append(
+                        {
+                            "operation": "hex-digest",
+                            "algorithm": algorithm,
+                            "key_bits": 0,
+                            **chosen,
+                            **message,
+                            "known_answer": known[algorithm],
+                        }
+                    )
         else:
             for length in suite_config["lengths"]:
                 for algorithm in suite_config["algorithms"]:
-                    made.append({"operation": "digest", "algorithm": algorithm, "key_bits": 0, **chosen,
-                                 "input": f"bytes-{length}", "message_bytes": length,
-                                 "known_answer": known[algorithm]})  # fmt: skip
+                    made.append(
+                        {
+                            "operation": "digest",
+                            "algorithm": algorithm,
+                            "key_bits": 0,
+                            **chosen,
+                            "input": f"bytes-{length}",
+                            "message_bytes": length,
+                            "known_answer": known[algorithm],
+                        }
+                    )
     return made
 
 
@@ -121,14 +136,24 @@ def primitive_cells(language, suite_config, key_dir, signing_input, with_signing
         for name in suite_config["algorithms"]:
             operations, algorithm, bits, key_name = PRIMITIVES[name]
             keys = dict(zip(("private_key", "public_key"), variants.key_pair(key_name, key_dir))) if key_name else {}
-            sizes = suite_config["block_sizes"] if bits == 0 or name in ("HMAC-SHA256", "AES-256-GCM") else [
-                suite_config["signature_message_bytes"]]  # fmt: skip
+            sizes = (
+                suite_config["block_sizes"]
+                if bits == 0 or name in ("HMAC-SHA256", "AES-256-GCM")
+                else [suite_config["signature_message_bytes"]]
+            )
             messages = [{"input": f"bytes-{size}", "message_bytes": size} for size in sizes]
             if with_signing_input and name in ON_SIGNING_INPUT:
                 messages.append({"input": JWT_SIGNING_INPUT, "input_file": signing_input, "input_kind": "bytes"})
             for message in messages:
                 for operation in operations:
-                    cell = {"operation": operation, "algorithm": algorithm, "key_bits": bits, **chosen, **keys, **message}
+                    cell = {
+                        "operation": operation,
+                        "algorithm": algorithm,
+                        "key_bits": bits,
+                        **chosen,
+                        **keys,
+                        **message,
+                    }
                     if (operation, algorithm) in known:
                         cell["known_answer"] = known[(operation, algorithm)]
                     made.append(cell)
@@ -146,13 +171,23 @@ def keygen_cells(language, suite_config, key_dir):
         for name in suite_config["keys"]:
             family, bits, algorithm, key_name = KEYGEN_KEYS[name]
             private_key, public_key = variants.key_pair(key_name, key_dir)
-            common = {"algorithm": algorithm, "family": family, "key_bits": bits, **chosen,
-                      "private_key": private_key, "public_key": public_key}  # fmt: skip
+            common = {
+                "algorithm": algorithm,
+                "family": family,
+                "key_bits": bits,
+                **chosen,
+                "private_key": private_key,
+                "public_key": public_key,
+            }
             made.append({"operation": "keygen", **common, "input": "keypair", "message_bytes": 0})
             messages = [{"input": f"msg-{size}", "message_bytes": size} for size in suite_config["message_sizes"]]
             if suite_config["composite"]:
                 made += [{"operation": "keygen+sign+verify", **common, **message} for message in messages]
-            made += [{"operation": operation, **common, **message} for message in messages for operation in ("sign", "verify")]
+            made += [
+                {"operation": operation, **common, **message}
+                for message in messages
+                for operation in ("sign", "verify")
+            ]
     return made
 
 
@@ -180,12 +215,15 @@ def harness_cells():
     32-byte buffers, and around a call that does nothing (workflow/scripts/README.md).
     The trivial call comes first: a JIT that has seen only the empty call in the loop
     removes the loop altogether (java did: 10^9 calls in a microsecond on 2026-11-26)."""
-    return [{"operation": operation, "algorithm": "none", "key_bits": 0, "input": "none"}
-            for operation in ("trivial", "empty")]  # fmt: skip
+    return [
+        {"operation": operation, "algorithm": "none", "key_bits": 0, "input": "none"}
+        for operation in ("trivial", "empty")
+    ]
 
 
-def main(language, suite, suite_config, timing, key_dir, input_file, out, input_name=None, input_kind="claims",
-         jws=True):  # fmt: skip
+def main(
+    language, suite, suite_config, timing, key_dir, input_file, out, input_name=None, input_kind="claims", jws=True
+):
     """Write the spec to `out`; input_name defaults to the input file's stem (claims-001).
     For suite primitive, input_file is the JWS signing input (timed only when `jws`)."""
     if suite == "hash":
@@ -216,9 +254,7 @@ def main(language, suite, suite_config, timing, key_dir, input_file, out, input_
     if suite == "percall":
         spec["percall"] = {name: suite_config[name] for name in ("warmup_calls", "calls")}
     if suite == "transfer":
-        spec["transfer"] = {
-            name: suite_config[name] for name in ("trials", "warmup_trials", "request_timeout_seconds")
-        }
+        spec["transfer"] = {name: suite_config[name] for name in ("trials", "warmup_trials", "request_timeout_seconds")}
     Path(out).write_text(json.dumps(spec, indent=2) + "\n")
 
 
@@ -231,7 +267,16 @@ def cell_input(suite, job_input):
 def run_job(job):
     key_dir = str(Path(job.input.key_manifest).parent.resolve())
     with open(job.log[0], "w") as log:
-        main(config_validation.language_of(job.wildcards.driver), job.wildcards.suite, job.params.suite_config, job.params.timing,
-             key_dir, job.params.input_file and str(Path(job.params.input_file).resolve()), job.output.spec,
-             cell_input(job.wildcards.suite, job.wildcards.input), job.params.input_kind, job.params.jws)  # fmt: skip
+        main(
+            config_validation.language_of(job.wildcards.driver),
+            job.wildcards.suite,
+            job.params.suite_config,
+            job.params.timing,
+            key_dir,
+            job.params.input_file and str(Path(job.params.input_file).resolve()),
+            job.output.spec,
+            cell_input(job.wildcards.suite, job.wildcards.input),
+            job.params.input_kind,
+            job.params.jws,
+        )
         print(f"wrote {job.output.spec}", file=log)

@@ -18,15 +18,12 @@ bytes. Ratios are taken within one language and one run, never across machines.
 
 import csv
 import statistics
-import sys
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import cell_samples, raw_samples, variants  # noqa: E402
-from seeds import transfer_processes  # noqa: E402
-from seeds.verdict_rules import FAILS, HOLDS, OPEN, pairing, round_paired_cells  # noqa: E402
+from jwtbench import cell_samples, raw_samples, variants
+from jwtbench.seeds import transfer_processes
+from jwtbench.seeds.verdict_rules import FAILS, HOLDS, OPEN, pairing, round_paired_cells
 
 HMAC, RSA = "HS512", "RS512-2048"
 SIGNS_AT_MOST = 10.0  # "HMAC signs up to 10x faster"
@@ -63,17 +60,29 @@ def timed(rows):
 
 def rates(rows, datasets):
     out = []
-    cells = group([r for r in rows if r["suite"] == "jwt" and r["input"] in datasets],
-                  "language", "input", "variant", "operation")  # fmt: skip
+    cells = group(
+        [r for r in rows if r["suite"] == "jwt" and r["input"] in datasets], "language", "input", "variant", "operation"
+    )
     for (language, dataset, variant, operation), cell in cells.items():
         samples = timed(cell)
-        entry = {"language": language, "dataset": dataset, "variant": variant,
-                 "operation": operation, "status": cell[0]["status"], "samples": len(samples)}  # fmt: skip
+        entry = {
+            "language": language,
+            "dataset": dataset,
+            "variant": variant,
+            "operation": operation,
+            "status": cell[0]["status"],
+            "samples": len(samples),
+        }
         if samples:
             mean_s = sum(r["elapsed_ns"] for r in samples) / sum(r["iterations"] for r in samples) / 1e9
             median_s = statistics.median(r["elapsed_ns"] / r["iterations"] for r in samples) / 1e9
-            entry.update(mean_s=mean_s, rps=1 / mean_s, median_s=median_s,
-                         record_bytes=cell[0]["input_bytes"], token_bytes=cell[0]["output_bytes"])  # fmt: skip
+            entry.update(
+                mean_s=mean_s,
+                rps=1 / mean_s,
+                median_s=median_s,
+                record_bytes=cell[0]["input_bytes"],
+                token_bytes=cell[0]["output_bytes"],
+            )
         out.append(entry)
     return out
 
@@ -84,11 +93,20 @@ def token_sizes(rows):
         [r for r in rows if r["suite"] == "tokensize"], "language", "input", "variant"
     ).items():
         sizes = [r["output_bytes"] for r in timed(cell)]
-        entry = {"language": language, "dataset": dataset, "variant": variant,
-                 "status": cell[0]["status"], "records": len(sizes)}  # fmt: skip
+        entry = {
+            "language": language,
+            "dataset": dataset,
+            "variant": variant,
+            "status": cell[0]["status"],
+            "records": len(sizes),
+        }
         if sizes:
-            entry.update(mean_bytes=statistics.fmean(sizes), min_bytes=min(sizes), max_bytes=max(sizes),
-                         mean_record_bytes=statistics.fmean(r["input_bytes"] for r in timed(cell)))  # fmt: skip
+            entry.update(
+                mean_bytes=statistics.fmean(sizes),
+                min_bytes=min(sizes),
+                max_bytes=max(sizes),
+                mean_record_bytes=statistics.fmean(r["input_bytes"] for r in timed(cell)),
+            )
         out.append(entry)
     return out
 
@@ -104,14 +122,22 @@ def transfer_trials(rows):
         if whole is None:
             continue
         seconds = whole["elapsed_ns"] / 1e9
-        out.append({
-            "language": language, "dataset": dataset, "variant": variant, "process": process, "trial": trial,
-            "body_bytes": whole["input_bytes"], "token_bytes": whole["output_bytes"],
-            "request_response_s": seconds, "mb_per_s": whole["output_bytes"] / 1e6 / seconds,
-            "sign_s": ops["sign"]["elapsed_ns"] / 1e9 if "sign" in ops else "",
-            "verify_s": ops["verify"]["elapsed_ns"] / 1e9 if "verify" in ops else "",
-            "status": whole["status"],
-        })  # fmt: skip
+        out.append(
+            {
+                "language": language,
+                "dataset": dataset,
+                "variant": variant,
+                "process": process,
+                "trial": trial,
+                "body_bytes": whole["input_bytes"],
+                "token_bytes": whole["output_bytes"],
+                "request_response_s": seconds,
+                "mb_per_s": whole["output_bytes"] / 1e6 / seconds,
+                "sign_s": ops["sign"]["elapsed_ns"] / 1e9 if "sign" in ops else "",
+                "verify_s": ops["verify"]["elapsed_ns"] / 1e9 if "verify" in ops else "",
+                "status": whole["status"],
+            }
+        )
     return out
 
 
@@ -121,22 +147,36 @@ def transfer_trials(rows):
 # Each ratio claim: (numerator, denominator) as (variant, measure), and what it measures.
 # A measure is a jwt operation (per-sample ns/op) or "MB/s" (per transfer trial).
 RATIOS = (
-    ("sign_speed", (RSA, "sign"), (HMAC, "sign"),
-     "RS512 sign time / HS512 sign time (how many times faster HMAC signs)"),
-    ("verify_speed", (HMAC, "verify"), (RSA, "verify"),
-     "HS512 verify time / RS512 verify time (how many times faster RSA verifies)"),
+    (
+        "sign_speed",
+        (RSA, "sign"),
+        (HMAC, "sign"),
+        "RS512 sign time / HS512 sign time (how many times faster HMAC signs)",
+    ),
+    (
+        "verify_speed",
+        (HMAC, "verify"),
+        (RSA, "verify"),
+        "HS512 verify time / RS512 verify time (how many times faster RSA verifies)",
+    ),
     ("decode_similar", (HMAC, "decode"), (RSA, "decode"), "HS512 decode time / RS512 decode time"),
-    ("transfer_rate", (HMAC, "MB/s"), (RSA, "MB/s"),
-     "HS512 MB/s / RS512 MB/s (median trial; the CI also covers the ratios of the processes)"),
-)  # fmt: skip
+    (
+        "transfer_rate",
+        (HMAC, "MB/s"),
+        (RSA, "MB/s"),
+        "HS512 MB/s / RS512 MB/s (median trial; the CI also covers the ratios of the processes)",
+    ),
+)
 
 
 def measures(rows, trials):
     """{(language, dataset, variant, measure): samples} for the ratios."""
     found = {
         key: cell_samples.ns_per_op(timed(cell))
-        for key, cell in group([r for r in rows if r["suite"] == "jwt"], "language", "input", "variant", "operation").items()
-    }  # fmt: skip
+        for key, cell in group(
+            [r for r in rows if r["suite"] == "jwt"], "language", "input", "variant", "operation"
+        ).items()
+    }
     for trial in trials:
         found.setdefault((trial["language"], trial["dataset"], trial["variant"], "MB/s"), []).append(trial["mb_per_s"])
     return found
@@ -153,7 +193,9 @@ def process_measures(trials):
     """{((language, dataset, variant, "MB/s"), process): MB/s of its trials}."""
     found = defaultdict(list)
     for trial in trials:
-        found[(trial["language"], trial["dataset"], trial["variant"], "MB/s"), trial["process"]].append(trial["mb_per_s"])
+        found[(trial["language"], trial["dataset"], trial["variant"], "MB/s"), trial["process"]].append(
+            trial["mb_per_s"]
+        )
     return found
 
 
@@ -173,14 +215,28 @@ def ratios(rows, trials, languages, datasets, settings, raw_paths):
                 if numerator not in cells or denominator not in cells:
                     continue
                 ratio, low, high, method = cells.derived((numerator, denominator), lambda a, b: a / b)
-                row = {"claim": claim, "language": language, "dataset": dataset, "ratio": ratio,
-                       "ci_low": low, "ci_high": high, "pairing": method, "what": what}  # fmt: skip
+                row = {
+                    "claim": claim,
+                    "language": language,
+                    "dataset": dataset,
+                    "ratio": ratio,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "pairing": method,
+                    "what": what,
+                }
                 if top[1] == "MB/s":  # transfer: the CI covers its processes too
                     each = transfer_processes.process_ratios(by_process, numerator, denominator)
                     _, wide_low, wide_high, how, listed = transfer_processes.widen(
-                        (ratio, low, high), each, settings["confidence"])  # fmt: skip
-                    row.update(ci_low=wide_low, ci_high=wide_high, pairing=f"{method} + {how}",
-                               processes=listed, pooled=(low, high))  # fmt: skip
+                        (ratio, low, high), each, settings["confidence"]
+                    )
+                    row.update(
+                        ci_low=wide_low,
+                        ci_high=wide_high,
+                        pairing=f"{method} + {how}",
+                        processes=listed,
+                        pooled=(low, high),
+                    )
                 out.append(row)
     return out
 
@@ -214,27 +270,42 @@ def judge_ratio(claim, low, high):
 
 def size_verdicts(rows, languages, datasets):
     """Token size: RS512-2048 minus HS512, record by record, from the measured sizes."""
-    sizes = {(r["language"], r["input"], variant_of(r), r["sample"]): r["output_bytes"]
-             for r in timed([r for r in rows if r["suite"] == "tokensize"])}  # fmt: skip
+    sizes = {
+        (r["language"], r["input"], variant_of(r), r["sample"]): r["output_bytes"]
+        for r in timed([r for r in rows if r["suite"] == "tokensize"])
+    }
     out = []
     for language in languages:
         for dataset in datasets:
             records = sorted(s for (lang, ds, v, s) in sizes if (lang, ds, v) == (language, dataset, HMAC))
-            differences = [sizes[language, dataset, RSA, s] - sizes[language, dataset, HMAC, s]
-                           for s in records if (language, dataset, RSA, s) in sizes]  # fmt: skip
+            differences = [
+                sizes[language, dataset, RSA, s] - sizes[language, dataset, HMAC, s]
+                for s in records
+                if (language, dataset, RSA, s) in sizes
+            ]
             if not differences:
                 continue
             low, high = min(differences), max(differences)
             mean = statistics.fmean(differences)
             exact = low == high == SIZE_DIFFERENCE
-            out.append({
-                "claim": "token_size", "language": language, "dataset": dataset, "records": len(differences),
-                "verdict": HOLDS if exact else FAILS,
-                "ratio": mean, "ci_low": low, "ci_high": high,
-                "reason": (f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {len(differences)} records signed"
-                           if exact else f"differences range {low}..{high} bytes over {len(differences)} records"),
-                "what": "RS512-2048 token bytes - HS512 token bytes per record (mean; min and max as the interval)",
-            })  # fmt: skip
+            out.append(
+                {
+                    "claim": "token_size",
+                    "language": language,
+                    "dataset": dataset,
+                    "records": len(differences),
+                    "verdict": HOLDS if exact else FAILS,
+                    "ratio": mean,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "reason": (
+                        f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {len(differences)} records signed"
+                        if exact
+                        else f"differences range {low}..{high} bytes over {len(differences)} records"
+                    ),
+                    "what": "RS512-2048 token bytes - HS512 token bytes per record (mean; min and max as the interval)",
+                }
+            )
     return out
 
 
@@ -269,10 +340,20 @@ def verdicts(ratio_rows, size_rows):
         reason = rows[0]["reason"] if verdict != OPEN or len(rows) == 1 else "differs between datasets"
         if claim == "token_size" and len(rows) > 1:
             reason = size_reason(rows)
-        overall.append({"claim": claim, "language": language, "dataset": "all", "verdict": verdict,
-                        "ratio": statistics.fmean(r["ratio"] for r in rows), "ci_low": low, "ci_high": high,
-                        "pairing": pairing([(*[None] * 5, r["pairing"]) for r in rows if r.get("pairing")]),
-                        "reason": reason, "what": rows[0]["what"] + "; overall: mean, with the datasets' range"})  # fmt: skip
+        overall.append(
+            {
+                "claim": claim,
+                "language": language,
+                "dataset": "all",
+                "verdict": verdict,
+                "ratio": statistics.fmean(r["ratio"] for r in rows),
+                "ci_low": low,
+                "ci_high": high,
+                "pairing": pairing([(*[None] * 5, r["pairing"]) for r in rows if r.get("pairing")]),
+                "reason": reason,
+                "what": rows[0]["what"] + "; overall: mean, with the datasets' range",
+            }
+        )
     return detail + overall
 
 
@@ -280,21 +361,69 @@ def size_reason(rows):
     """The token-size verdict over several datasets, counting every record signed."""
     records = sum(r["records"] for r in rows)
     if all(r["verdict"] == HOLDS for r in rows):
-        return f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer on all {records:,} records signed in {len(rows)} datasets"
-    return f"not {SIZE_DIFFERENCE} bytes on every record: " + "; ".join(r["reason"] for r in rows if r["verdict"] != HOLDS)
+        return (
+            f"RS512-2048 tokens are {SIZE_DIFFERENCE} bytes longer"
+            f" on all {records:,} records signed in {len(rows)} datasets"
+        )
+    return f"not {SIZE_DIFFERENCE} bytes on every record: " + "; ".join(
+        r["reason"] for r in rows if r["verdict"] != HOLDS
+    )
 
 
 COLUMNS = {
-    "rates": ["language", "dataset", "variant", "operation", "status", "samples", "mean_s", "rps",
-              "median_s", "record_bytes", "token_bytes"],
-    "tokensize": ["language", "dataset", "variant", "status", "records", "mean_bytes", "min_bytes",
-                  "max_bytes", "mean_record_bytes"],
-    "transfer": ["language", "dataset", "variant", "process", "trial", "body_bytes", "token_bytes",
-                 "request_response_s", "mb_per_s", "sign_s", "verify_s", "status"],
+    "rates": [
+        "language",
+        "dataset",
+        "variant",
+        "operation",
+        "status",
+        "samples",
+        "mean_s",
+        "rps",
+        "median_s",
+        "record_bytes",
+        "token_bytes",
+    ],
+    "tokensize": [
+        "language",
+        "dataset",
+        "variant",
+        "status",
+        "records",
+        "mean_bytes",
+        "min_bytes",
+        "max_bytes",
+        "mean_record_bytes",
+    ],
+    "transfer": [
+        "language",
+        "dataset",
+        "variant",
+        "process",
+        "trial",
+        "body_bytes",
+        "token_bytes",
+        "request_response_s",
+        "mb_per_s",
+        "sign_s",
+        "verify_s",
+        "status",
+    ],
     "ratios": ["claim", "language", "dataset", "ratio", "ci_low", "ci_high", "pairing", "processes", "what"],
-    "verdicts": ["claim", "language", "dataset", "verdict", "ratio", "ci_low", "ci_high", "pairing", "processes",
-                 "reason", "what"],
-}  # fmt: skip
+    "verdicts": [
+        "claim",
+        "language",
+        "dataset",
+        "verdict",
+        "ratio",
+        "ci_low",
+        "ci_high",
+        "pairing",
+        "processes",
+        "reason",
+        "what",
+    ],
+}
 
 
 def write(path, name, rows):

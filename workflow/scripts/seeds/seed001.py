@@ -15,13 +15,9 @@ as verdict_rules.py says. Ratios are taken within one language, method and run.
 """
 
 import statistics
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import cell_samples, result_tables, variants  # noqa: E402
-from seeds.verdict_rules import ABOUT, about, above, judge_claim, round_paired_cells, similar, within  # noqa: E402
+from jwtbench import cell_samples, result_tables, variants
+from jwtbench.seeds.verdict_rules import ABOUT, about, above, judge_claim, round_paired_cells, similar, within
 
 METHODS = {"jwt": "jwtbench", "percall": "seed 001's method"}
 BASELINE = "HS512"
@@ -56,16 +52,24 @@ def rankings(cells, statuses):
     for (language, method, operation), keys in groups.items():
         intervals = {key: cells.interval(cells.medians(key)) for key in keys if key in cells}
         for key in keys:
-            row = {"language": language, "method": method, "operation": operation, "variant": key[3],
-                   "status": statuses[key]}  # fmt: skip
+            row = {
+                "language": language,
+                "method": method,
+                "operation": operation,
+                "variant": key[3],
+                "status": statuses[key],
+            }
             if key in intervals:
                 low, high = intervals[key]
                 values = cells.samples[key]
                 row.update(
-                    samples=len(values), median_us=cells.median(key) / 1e3, mean_us=statistics.fmean(values) / 1e3,
-                    ci_low_us=low / 1e3, ci_high_us=high / 1e3,
+                    samples=len(values),
+                    median_us=cells.median(key) / 1e3,
+                    mean_us=statistics.fmean(values) / 1e3,
+                    ci_low_us=low / 1e3,
+                    ci_high_us=high / 1e3,
                     rank=1 + sum(other[1] < low for k, other in intervals.items() if k != key),
-                )  # fmt: skip
+                )
                 baseline = (language, method, operation, BASELINE)
                 if baseline in cells:
                     ratio, ratio_low, ratio_high = cells.ratio(key, baseline)
@@ -90,9 +94,15 @@ def asymmetric():
 def claim_parts(cells, language, method):
     """{claim: [comparisons]} for one language and method."""
     hmac = slowest_hmac(cells, language, method)
+
     def cmp(pairs, judge):
-        return cells.compare([((language, method, *top), (language, method, *bottom),
-                               f"{top[0]} {top[1]} / {bottom[0]} {bottom[1]}") for top, bottom in pairs], judge)  # fmt: skip
+        return cells.compare(
+            [
+                ((language, method, *top), (language, method, *bottom), f"{top[0]} {top[1]} / {bottom[0]} {bottom[1]}")
+                for top, bottom in pairs
+            ],
+            judge,
+        )
 
     return {
         "hmac_dominates": cmp([(("sign", v), ("sign", hmac)) for v in asymmetric()], above) if hmac else [],
@@ -100,28 +110,38 @@ def claim_parts(cells, language, method):
         "ecdsa_verify_costlier": cmp([(("verify", v), ("sign", v)) for v in CURVES], above),
         "rsa_doubling_sign_8x": cmp(
             [(("sign", f"{f}-4096"), ("sign", f"{f}-2048")) for f in RSA_FAMILIES],
-            lambda low, high: about(low, high, DOUBLING["sign"])),
+            lambda low, high: about(low, high, DOUBLING["sign"]),
+        ),
         "rsa_doubling_verify_3x": cmp(
             [(("verify", f"{f}-4096"), ("verify", f"{f}-2048")) for f in RSA_FAMILIES],
-            lambda low, high: about(low, high, DOUBLING["verify"])),
+            lambda low, high: about(low, high, DOUBLING["verify"]),
+        ),
         "pss_like_pkcs1": cmp(
-            [((op, f"PS{n}-{bits}"), (op, f"RS{n}-{bits}")) for op in ("sign", "verify")
-             for bits in variants.RSA_SIZES for n in (256, 384, 512)], similar),
-        "larger_curves_slower": cmp([((op, v), (op, "ES256")) for op in ("sign", "verify") for v in CURVES[1:]],
-                                    above),
-        "ed25519_sign_like_es256": cmp([(("sign", "EdDSA"), ("sign", "ES256"))],
-                                       lambda low, high: within(low, high, 1 / COMPARABLE, COMPARABLE)),
+            [
+                ((op, f"PS{n}-{bits}"), (op, f"RS{n}-{bits}"))
+                for op in ("sign", "verify")
+                for bits in variants.RSA_SIZES
+                for n in (256, 384, 512)
+            ],
+            similar,
+        ),
+        "larger_curves_slower": cmp([((op, v), (op, "ES256")) for op in ("sign", "verify") for v in CURVES[1:]], above),
+        "ed25519_sign_like_es256": cmp(
+            [(("sign", "EdDSA"), ("sign", "ES256"))], lambda low, high: within(low, high, 1 / COMPARABLE, COMPARABLE)
+        ),
         "ed25519_verify_faster_than_ecdsa": cmp([(("verify", v), ("verify", "EdDSA")) for v in CURVES], above),
         "hs512_faster_than_hs256": cmp([(("sign", "HS256"), ("sign", "HS512"))], above),
-    }  # fmt: skip
+    }
 
 
 WHAT = {
     "hmac_dominates": "each asymmetric variant's sign time / the slowest HMAC's sign time; all above 1",
     "verify_cheaper_for_rsa": "sign time / verify time of each RS*/PS* variant; all above 1",
     "ecdsa_verify_costlier": "verify time / sign time of ES256/384/512; all above 1",
-    "rsa_doubling_sign_8x": f"sign time at 4096 / at 2048 bits per RS*/PS* algorithm; all within 8/{ABOUT} .. 8x{ABOUT}",
-    "rsa_doubling_verify_3x": f"verify time at 4096 / at 2048 bits per RS*/PS* algorithm; all within 3/{ABOUT} .. 3x{ABOUT}",
+    "rsa_doubling_sign_8x": f"sign time at 4096 / at 2048 bits per RS*/PS* algorithm;"
+    f" all within 8/{ABOUT} .. 8x{ABOUT}",
+    "rsa_doubling_verify_3x": f"verify time at 4096 / at 2048 bits per RS*/PS* algorithm;"
+    f" all within 3/{ABOUT} .. 3x{ABOUT}",
     "pss_like_pkcs1": "PS* time / RS* time at the same hash and key size, sign and verify; all within +-10%",
     "larger_curves_slower": "ES384 and ES512 time / ES256 time, sign and verify; all above 1",
     "ed25519_sign_like_es256": f"EdDSA sign time / ES256 sign time; within 1/{COMPARABLE} .. {COMPARABLE}",
@@ -138,17 +158,44 @@ def verdicts(cells, languages):
             if (language, method) not in measured:
                 continue
             for claim, parts in claim_parts(cells, language, method).items():
-                rows.append({"claim": claim, "language": language, "method": method, "what": WHAT[claim],
-                             **judge_claim(parts)})  # fmt: skip
+                rows.append(
+                    {"claim": claim, "language": language, "method": method, "what": WHAT[claim], **judge_claim(parts)}
+                )
     return rows
 
 
 COLUMNS = {
-    "rankings": ["language", "method", "operation", "variant", "status", "samples", "median_us", "mean_us",
-                 "ci_low_us", "ci_high_us", "rank", "ratio_to_hs512", "ratio_ci_low", "ratio_ci_high"],
-    "verdicts": ["claim", "language", "method", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high",
-                 "comparisons", "pairing", "reason", "what"],
-}  # fmt: skip
+    "rankings": [
+        "language",
+        "method",
+        "operation",
+        "variant",
+        "status",
+        "samples",
+        "median_us",
+        "mean_us",
+        "ci_low_us",
+        "ci_high_us",
+        "rank",
+        "ratio_to_hs512",
+        "ratio_ci_low",
+        "ratio_ci_high",
+    ],
+    "verdicts": [
+        "claim",
+        "language",
+        "method",
+        "verdict",
+        "ratio_min",
+        "ratio_max",
+        "ci_low",
+        "ci_high",
+        "comparisons",
+        "pairing",
+        "reason",
+        "what",
+    ],
+}
 
 
 def main(raw_paths, languages, settings, outputs, log):

@@ -17,13 +17,10 @@ compares them; cases 3 and 6 add a fresh UUID to the timed call.
 """
 
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import cell_samples, result_tables  # noqa: E402
-from seeds.verdict_rules import above, judge_claim, round_paired_cells, within  # noqa: E402
+from jwtbench import cell_samples, result_tables
+from jwtbench.seeds.verdict_rules import above, judge_claim, round_paired_cells, within
 
 SHORT = ["case1-uuid", "case2-uuid-time"]
 LONG = ["case4-uuid-uuid", "case5-uuid-uuid-time"]
@@ -51,9 +48,16 @@ def case_rows(cells, first):
         language, implementation, case, algorithm = key
         if row["operation"] not in ("hex-digest", "generate"):
             continue
-        out = {"language": language, "implementation": implementation,
-               "implementation_version": row["implementation_version"], "case": case, "algorithm": algorithm,
-               "operation": row["operation"], "message_bytes": row["input_bytes"], "status": row["status"]}  # fmt: skip
+        out = {
+            "language": language,
+            "implementation": implementation,
+            "implementation_version": row["implementation_version"],
+            "case": case,
+            "algorithm": algorithm,
+            "operation": row["operation"],
+            "message_bytes": row["input_bytes"],
+            "status": row["status"],
+        }
         if key in cells:
             low, high = cells.interval(cells.medians(key))
             out.update(median_ns=cells.median(key), ci_low_ns=low, ci_high_ns=high, samples=len(cells.samples[key]))
@@ -71,9 +75,14 @@ def sweep_rows(cells, first, counter):
         if row["operation"] != "digest":
             continue
         length = row["input_bytes"]
-        out = {"language": language, "implementation": implementation,
-               "implementation_version": row["implementation_version"], "algorithm": algorithm,
-               "length": length, "status": row["status"]}  # fmt: skip
+        out = {
+            "language": language,
+            "implementation": implementation,
+            "implementation_version": row["implementation_version"],
+            "algorithm": algorithm,
+            "length": length,
+            "status": row["status"],
+        }
         if key in cells:
             median = cells.median(key)
             low, high = cells.interval(cells.medians(key))
@@ -102,8 +111,18 @@ def claim_parts(cells, language, implementation):
     pairs = lambda cases, top, bottom: [(case, top, bottom) for case in cases]  # noqa: E731
 
     def cmp(triples):
-        return cells.compare([((language, implementation, case, top), (language, implementation, case, bottom),
-                               f"{case}: {top} / {bottom}") for case, top, bottom in triples], above)  # fmt: skip
+        return cells.compare(
+            [
+                (
+                    (language, implementation, case, top),
+                    (language, implementation, case, bottom),
+                    f"{case}: {top} / {bottom}",
+                )
+                for case, top, bottom in triples
+            ],
+            above,
+        )
+
     return {
         "sha256_faster_short": cmp(pairs(SHORT, "SHA-512", "SHA-256")),
         "sha512_faster_long": cmp(pairs(LONG, "SHA-256", "SHA-512")),
@@ -118,29 +137,74 @@ WHAT = {
     "sha512_faster_long": "SHA-256 time / SHA-512 time on cases 4 and 5; both above 1",
     "sha1_fastest": "each other algorithm's time / SHA-1's, on all six cases; all above 1",
     "md5_slower_than_sha1": "MD5 time / SHA-1 time on cases 1, 2, 4 and 5; all above 1",
-    "uuid_generation_cost": (f"(generation of case 3 - generation of case 2) / SHA-256 time of case 1; within a "
-                             f"factor {UUID_FACTOR:g} of the seed's {SEED_UUID_RATIO:.2f}"),
-}  # fmt: skip
+    "uuid_generation_cost": (
+        f"(generation of case 3 - generation of case 2) / SHA-256 time of case 1; within a "
+        f"factor {UUID_FACTOR:g} of the seed's {SEED_UUID_RATIO:.2f}"
+    ),
+}
 
 
 def verdicts(cells, implementations):
     return [
-        {"claim": claim, "language": language, "implementation": implementation, "what": WHAT[claim],
-         **judge_claim(parts)}
+        {
+            "claim": claim,
+            "language": language,
+            "implementation": implementation,
+            "what": WHAT[claim],
+            **judge_claim(parts),
+        }
         for language, implementation in implementations
         for claim, parts in claim_parts(cells, language, implementation).items()
-    ]  # fmt: skip
+    ]
 
 
 COLUMNS = {
-    "cases": ["language", "implementation", "implementation_version", "case", "algorithm", "operation",
-              "message_bytes", "status", "samples", "median_ns", "ci_low_ns", "ci_high_ns", "hash_only_ns"],
-    "sweep": ["language", "implementation", "implementation_version", "algorithm", "length", "status", "median_ns",
-              "ci_low_ns", "ci_high_ns", "ns_per_byte", "cycles_per_byte", "sha512_over_sha256", "ratio_ci_low",
-              "ratio_ci_high"],
-    "verdicts": ["claim", "language", "implementation", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high",
-                 "comparisons", "pairing", "reason", "what"],
-}  # fmt: skip
+    "cases": [
+        "language",
+        "implementation",
+        "implementation_version",
+        "case",
+        "algorithm",
+        "operation",
+        "message_bytes",
+        "status",
+        "samples",
+        "median_ns",
+        "ci_low_ns",
+        "ci_high_ns",
+        "hash_only_ns",
+    ],
+    "sweep": [
+        "language",
+        "implementation",
+        "implementation_version",
+        "algorithm",
+        "length",
+        "status",
+        "median_ns",
+        "ci_low_ns",
+        "ci_high_ns",
+        "ns_per_byte",
+        "cycles_per_byte",
+        "sha512_over_sha256",
+        "ratio_ci_low",
+        "ratio_ci_high",
+    ],
+    "verdicts": [
+        "claim",
+        "language",
+        "implementation",
+        "verdict",
+        "ratio_min",
+        "ratio_max",
+        "ci_low",
+        "ci_high",
+        "comparisons",
+        "pairing",
+        "reason",
+        "what",
+    ],
+}
 
 
 def main(raw_paths, counter_path, settings, outputs, log):

@@ -17,13 +17,8 @@ The claims are report/published/seed003_claims.csv; they compare cells of one la
 256-byte blocks (the seed's table) and RSA-2048 sign/verify.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import cell_samples, result_tables  # noqa: E402
-from seeds.verdict_rules import about, judge_claim, orders, round_paired_cells  # noqa: E402
+from jwtbench import cell_samples, result_tables
+from jwtbench.seeds.verdict_rules import about, judge_claim, orders, round_paired_cells
 
 OPENSSL = "openssl"
 SHA256 = ("digest", "SHA-256", 0, "bytes-256")
@@ -68,15 +63,28 @@ def speed_rows(cells, first):
         if key[0] == "jwt":
             continue
         language, operation, algorithm, key_bits, input_name = key
-        out = {"language": language, "implementation": row["implementation"],
-               "implementation_version": row["implementation_version"], "operation": operation,
-               "algorithm": algorithm, "key_bits": key_bits, "input": input_name,
-               "input_bytes": row["input_bytes"], "status": row["status"]}  # fmt: skip
+        out = {
+            "language": language,
+            "implementation": row["implementation"],
+            "implementation_version": row["implementation_version"],
+            "operation": operation,
+            "algorithm": algorithm,
+            "key_bits": key_bits,
+            "input": input_name,
+            "input_bytes": row["input_bytes"],
+            "status": row["status"],
+        }
         if key in cells:
             median = cells.median(key)
             low, high = cells.interval(cells.medians(key))
-            out.update(samples=len(cells.samples[key]), median_ns=median, ci_low_ns=low, ci_high_ns=high,
-                       ops_per_s=1e9 / median, mb_per_s=row["input_bytes"] / median * 1e3 if row["input_bytes"] else "")  # fmt: skip
+            out.update(
+                samples=len(cells.samples[key]),
+                median_ns=median,
+                ci_low_ns=low,
+                ci_high_ns=high,
+                ops_per_s=1e9 / median,
+                mb_per_s=row["input_bytes"] / median * 1e3 if row["input_bytes"] else "",
+            )
         rows.append(out)
     return rows
 
@@ -93,10 +101,22 @@ def overhead_rows(cells, first):
         if floor is None or floor not in cells:
             continue
         ratio, low, high = cells.ratio(key, floor)
-        rows.append({"kind": "over openssl", "language": language, "implementation": first[key]["implementation"],
-                     "operation": cell[0], "algorithm": cell[1], "key_bits": cell[2], "input": cell[3],
-                     "numerator_ns": cells.median(key), "denominator_ns": cells.median(floor),
-                     "ratio": ratio, "ci_low": low, "ci_high": high})  # fmt: skip
+        rows.append(
+            {
+                "kind": "over openssl",
+                "language": language,
+                "implementation": first[key]["implementation"],
+                "operation": cell[0],
+                "algorithm": cell[1],
+                "key_bits": cell[2],
+                "input": cell[3],
+                "numerator_ns": cells.median(key),
+                "denominator_ns": cells.median(floor),
+                "ratio": ratio,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
     for key in first:
         if key[0] != "jwt" or key not in cells:
             continue
@@ -105,21 +125,34 @@ def overhead_rows(cells, first):
         if primitive not in cells:
             continue
         ratio, low, high = cells.ratio(key, primitive)
-        rows.append({"kind": "jwt over primitive", "language": language, "implementation": first[key]["implementation"],
-                     "operation": "sign", "algorithm": algorithm, "key_bits": key_bits, "input": SIGNING_INPUT,
-                     "numerator_ns": cells.median(key), "denominator_ns": cells.median(primitive),
-                     "ratio": ratio, "ci_low": low, "ci_high": high})  # fmt: skip
+        rows.append(
+            {
+                "kind": "jwt over primitive",
+                "language": language,
+                "implementation": first[key]["implementation"],
+                "operation": "sign",
+                "algorithm": algorithm,
+                "key_bits": key_bits,
+                "input": SIGNING_INPUT,
+                "numerator_ns": cells.median(key),
+                "denominator_ns": cells.median(primitive),
+                "ratio": ratio,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
     return rows
 
 
 WHAT = {
-    "sha256_7x_aes_gcm": (f"aes-256-gcm time / sha256 time at 256 bytes; about {SEED_SHA_OVER_AES:.1f}x "
-                          "(within a factor 1.25)"),
+    "sha256_7x_aes_gcm": (
+        f"aes-256-gcm time / sha256 time at 256 bytes; about {SEED_SHA_OVER_AES:.1f}x (within a factor 1.25)"
+    ),
     "hash_order_faster_than_symmetric": "aes-256-gcm time / sha256 time at 256 bytes; one order of magnitude (3.2-32x)",
     "rsa_verify_orders_faster_than_sign": "rsa2048 sign time / verify time; 2-3 orders of magnitude (32-3162x)",
     "rsa_verify_orders_slower_than_aes": "rsa2048 verify time / aes-256-gcm time at 256 bytes; 2-3 orders (32-3162x)",
     "rsa_sign_orders_slower_than_aes": "rsa2048 sign time / aes-256-gcm time at 256 bytes; 4-5 orders (3162-316228x)",
-}  # fmt: skip
+}
 
 
 def claim_parts(cells, first, language):
@@ -134,10 +167,16 @@ def claim_parts(cells, first, language):
     return {
         "sha256_7x_aes_gcm": cmp(aes, sha, "aes-256-gcm / sha256", lambda lo, hi: about(lo, hi, SEED_SHA_OVER_AES)),
         "hash_order_faster_than_symmetric": cmp(aes, sha, "aes-256-gcm / sha256", lambda lo, hi: orders(lo, hi, 1, 1)),
-        "rsa_verify_orders_faster_than_sign": cmp(sign, verify, "rsa2048 sign / verify", lambda lo, hi: orders(lo, hi, 2, 3)),
-        "rsa_verify_orders_slower_than_aes": cmp(verify, aes, "rsa2048 verify / aes-256-gcm", lambda lo, hi: orders(lo, hi, 2, 3)),
-        "rsa_sign_orders_slower_than_aes": cmp(sign, aes, "rsa2048 sign / aes-256-gcm", lambda lo, hi: orders(lo, hi, 4, 5)),
-    }  # fmt: skip
+        "rsa_verify_orders_faster_than_sign": cmp(
+            sign, verify, "rsa2048 sign / verify", lambda lo, hi: orders(lo, hi, 2, 3)
+        ),
+        "rsa_verify_orders_slower_than_aes": cmp(
+            verify, aes, "rsa2048 verify / aes-256-gcm", lambda lo, hi: orders(lo, hi, 2, 3)
+        ),
+        "rsa_sign_orders_slower_than_aes": cmp(
+            sign, aes, "rsa2048 sign / aes-256-gcm", lambda lo, hi: orders(lo, hi, 4, 5)
+        ),
+    }
 
 
 def verdicts(cells, first, languages):
@@ -149,13 +188,51 @@ def verdicts(cells, first, languages):
 
 
 COLUMNS = {
-    "speed": ["language", "implementation", "implementation_version", "operation", "algorithm", "key_bits", "input",
-              "input_bytes", "status", "samples", "median_ns", "ci_low_ns", "ci_high_ns", "ops_per_s", "mb_per_s"],
-    "verdicts": ["claim", "language", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high", "comparisons",
-                 "pairing", "reason", "what"],
-    "overhead": ["kind", "language", "implementation", "operation", "algorithm", "key_bits", "input", "numerator_ns",
-                 "denominator_ns", "ratio", "ci_low", "ci_high"],
-}  # fmt: skip
+    "speed": [
+        "language",
+        "implementation",
+        "implementation_version",
+        "operation",
+        "algorithm",
+        "key_bits",
+        "input",
+        "input_bytes",
+        "status",
+        "samples",
+        "median_ns",
+        "ci_low_ns",
+        "ci_high_ns",
+        "ops_per_s",
+        "mb_per_s",
+    ],
+    "verdicts": [
+        "claim",
+        "language",
+        "verdict",
+        "ratio_min",
+        "ratio_max",
+        "ci_low",
+        "ci_high",
+        "comparisons",
+        "pairing",
+        "reason",
+        "what",
+    ],
+    "overhead": [
+        "kind",
+        "language",
+        "implementation",
+        "operation",
+        "algorithm",
+        "key_bits",
+        "input",
+        "numerator_ns",
+        "denominator_ns",
+        "ratio",
+        "ci_low",
+        "ci_high",
+    ],
+}
 
 
 def main(primitive_paths, jwt_paths, languages, settings, outputs, log):

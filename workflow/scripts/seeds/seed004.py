@@ -19,14 +19,9 @@ The claims are report/published/seed004_claims.csv:
 """
 
 import statistics
-import sys
-from pathlib import Path
 
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import cell_samples, result_tables  # noqa: E402
-from seeds.verdict_rules import RoundPairedCells, above, about, judge_claim, round_paired_cells, similar  # noqa: E402
+from jwtbench import cell_samples, result_tables
+from jwtbench.seeds.verdict_rules import RoundPairedCells, about, above, judge_claim, round_paired_cells, similar
 
 COMBINED = "keygen+sign+verify"
 SEED_ECDSA_SPEEDUP = 672.7
@@ -81,11 +76,19 @@ def run_rows(cells, first, rows_by_cell):
     out = []
     for key, row in first.items():
         language, implementation, family, bits, operation, message = key
-        entry = {"language": language, "implementation": implementation,
-                 "implementation_version": row["implementation_version"], "family": family, "key_bits": bits,
-                 "algorithm": row["algorithm"], "operation": operation, "input": message,
-                 "message_bytes": row["input_bytes"], "status": row["status"],
-                 "source": "composed" if row.get("composed") else "timed"}  # fmt: skip
+        entry = {
+            "language": language,
+            "implementation": implementation,
+            "implementation_version": row["implementation_version"],
+            "family": family,
+            "key_bits": bits,
+            "algorithm": row["algorithm"],
+            "operation": operation,
+            "input": message,
+            "message_bytes": row["input_bytes"],
+            "status": row["status"],
+            "source": "composed" if row.get("composed") else "timed",
+        }
         if row.get("composed"):
             if key not in cells:
                 # The key's generation ran out of budget (or failed): the composed figure
@@ -93,8 +96,11 @@ def run_rows(cells, first, rows_by_cell):
                 keygen = (*key[:4], "keygen", "keypair")
                 if keygen in first and first[keygen]["status"] != "ok":
                     timed = rows_by_cell.get(keygen, [])
-                    entry.update(status=first[keygen]["status"], iterations=sum(r["iterations"] for r in timed),
-                                 seconds_spent=sum(r["elapsed_ns"] for r in timed) / 1e9)  # fmt: skip
+                    entry.update(
+                        status=first[keygen]["status"],
+                        iterations=sum(r["iterations"] for r in timed),
+                        seconds_spent=sum(r["elapsed_ns"] for r in timed) / 1e9,
+                    )
                     out.append(entry)
                 continue
             parts = cells.parts(key)
@@ -111,8 +117,13 @@ def run_rows(cells, first, rows_by_cell):
         if key in cells.samples:  # timed as one and ok (a timed-out one is composed in `cells`)
             values = cells.samples[key]
             low, high = cells.interval(cells.medians(key))
-            entry.update(iterations=len(values), median_ms=cells.median(key) / 1e6, mean_ms=statistics.fmean(values) / 1e6,
-                         ci_low_ms=low / 1e6, ci_high_ms=high / 1e6)  # fmt: skip
+            entry.update(
+                iterations=len(values),
+                median_ms=cells.median(key) / 1e6,
+                mean_ms=statistics.fmean(values) / 1e6,
+                ci_low_ms=low / 1e6,
+                ci_high_ms=high / 1e6,
+            )
         out.append(entry)
     return out
 
@@ -129,8 +140,13 @@ def decomposed_rows(cells, first):
             "sign": (language, implementation, family, bits, "sign", message),
             "verify": (language, implementation, family, bits, "verify", message),
         }
-        entry = {"language": language, "implementation": implementation, "family": family, "key_bits": bits,
-                 "input": message}  # fmt: skip
+        entry = {
+            "language": language,
+            "implementation": implementation,
+            "family": family,
+            "key_bits": bits,
+            "input": message,
+        }
         for name, part in parts.items():
             if part in cells:
                 entry[f"{name}_ms"] = cells.median(part) / 1e6
@@ -148,6 +164,7 @@ def mean_ratio(cells, pairs, label):
     pairs = [(top, bottom) for top, bottom in pairs if top in cells and bottom in cells]
     if not pairs:
         return []
+
     def mean_of_ratios(*figures):
         return sum(top / bottom for top, bottom in zip(figures[::2], figures[1::2])) / len(pairs)
 
@@ -167,14 +184,19 @@ def claim_parts(cells, first, language, implementation, messages):
     def cell(family, bits, message, operation=COMBINED):
         return (language, implementation, family, bits, operation, message)
 
-    speedup = mean_ratio(cells, [(cell("RSA", 3072, m), cell("ECDSA", 256, m)) for m in messages],
-                         "RSA-3072 / P-256, mean over " + ", ".join(messages))  # fmt: skip
+    speedup = mean_ratio(
+        cells,
+        [(cell("RSA", 3072, m), cell("ECDSA", 256, m)) for m in messages],
+        "RSA-3072 / P-256, mean over " + ", ".join(messages),
+    )
     growth = []
     for m in messages:
         growth += growth_over_growth(
-            cells, (cell("RSA", 3072, m), cell("RSA", 2048, m)), (cell("ECDSA", 384, m), cell("ECDSA", 256, m)),
+            cells,
+            (cell("RSA", 3072, m), cell("RSA", 2048, m)),
+            (cell("ECDSA", 384, m), cell("ECDSA", 256, m)),
             f"{m}: (RSA-3072 / RSA-2048) / (P-384 / P-256)",
-        )  # fmt: skip
+        )
     keys = sorted({(key[2], key[3]) for key in first if key[:2] == (language, implementation)})
     size = []
     if SHORT in messages and LONG in messages:
@@ -185,8 +207,10 @@ def claim_parts(cells, first, language, implementation, messages):
 
 
 WHAT = {
-    "ecdsa_673x_faster": (f"RSA-3072 / P-256 keygen+sign+verify time, mean over the message sizes; about "
-                          f"{SEED_ECDSA_SPEEDUP}x (within a factor 1.25)"),
+    "ecdsa_673x_faster": (
+        f"RSA-3072 / P-256 keygen+sign+verify time, mean over the message sizes; about "
+        f"{SEED_ECDSA_SPEEDUP}x (within a factor 1.25)"
+    ),
     "rsa_grows_steeply_ecdsa_barely": "(RSA-3072 / RSA-2048) / (P-384 / P-256) keygen+sign+verify time; above 1",
     "message_size_barely_matters": "1000-byte / 10-byte keygen+sign+verify time per key; within 10%",
 }
@@ -194,25 +218,71 @@ WHAT = {
 
 def verdicts(cells, first):
     implementations = sorted({key[:2] for key in first})
-    messages = sorted({key[5] for key in first if key[4] == COMBINED and key in cells},
-                      key=lambda m: int(m.split("-")[1]))  # fmt: skip
+    messages = sorted(
+        {key[5] for key in first if key[4] == COMBINED and key in cells}, key=lambda m: int(m.split("-")[1])
+    )
     return [
-        {"claim": claim, "language": language, "implementation": implementation, "what": WHAT[claim],
-         **judge_claim(parts)}
+        {
+            "claim": claim,
+            "language": language,
+            "implementation": implementation,
+            "what": WHAT[claim],
+            **judge_claim(parts),
+        }
         for language, implementation in implementations
         for claim, parts in claim_parts(cells, first, language, implementation, messages).items()
-    ]  # fmt: skip
+    ]
 
 
 COLUMNS = {
-    "runs": ["language", "implementation", "implementation_version", "family", "key_bits", "algorithm", "operation",
-             "input", "message_bytes", "status", "source", "iterations", "median_ms", "mean_ms", "ci_low_ms",
-             "ci_high_ms", "seconds_spent"],
-    "decomposed": ["language", "implementation", "family", "key_bits", "input", "combined_source", "combined_ms",
-                   "keygen_ms", "sign_ms", "verify_ms", "parts_sum_ms", "keygen_share"],
-    "verdicts": ["claim", "language", "implementation", "verdict", "ratio_min", "ratio_max", "ci_low", "ci_high",
-                 "comparisons", "pairing", "reason", "what"],
-}  # fmt: skip
+    "runs": [
+        "language",
+        "implementation",
+        "implementation_version",
+        "family",
+        "key_bits",
+        "algorithm",
+        "operation",
+        "input",
+        "message_bytes",
+        "status",
+        "source",
+        "iterations",
+        "median_ms",
+        "mean_ms",
+        "ci_low_ms",
+        "ci_high_ms",
+        "seconds_spent",
+    ],
+    "decomposed": [
+        "language",
+        "implementation",
+        "family",
+        "key_bits",
+        "input",
+        "combined_source",
+        "combined_ms",
+        "keygen_ms",
+        "sign_ms",
+        "verify_ms",
+        "parts_sum_ms",
+        "keygen_share",
+    ],
+    "verdicts": [
+        "claim",
+        "language",
+        "implementation",
+        "verdict",
+        "ratio_min",
+        "ratio_max",
+        "ci_low",
+        "ci_high",
+        "comparisons",
+        "pairing",
+        "reason",
+        "what",
+    ],
+}
 
 
 def main(raw_paths, settings, outputs, log):
@@ -229,8 +299,11 @@ def main(raw_paths, settings, outputs, log):
     print(f"ratios taken: {dict(cells.methods)}", file=log)
     for row in tables["runs"]:
         if row["status"] != "ok":
-            print(f"{row['language']} {row['implementation']} {row['family']}-{row['key_bits']} {row['operation']}"
-                  f" {row['input']}: {row['status']}", file=log)  # fmt: skip
+            print(
+                f"{row['language']} {row['implementation']} {row['family']}-{row['key_bits']} {row['operation']}"
+                f" {row['input']}: {row['status']}",
+                file=log,
+            )
     for row in tables["verdicts"]:
         print(f"{row['claim']} ({row['language']} {row['implementation']}): {row['verdict']}", file=log)
 

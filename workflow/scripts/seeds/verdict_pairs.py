@@ -13,15 +13,10 @@ at all). Ratios across processes (a language against another, against openssl) c
 paired by round; issue 22 deals with them.
 """
 
-import sys
-from pathlib import Path
-
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from jwtbench import variants  # noqa: E402
-from seeds import seed000, seed001, seed002  # noqa: E402
+from jwtbench import variants
+from jwtbench.seeds import seed000, seed001, seed002
 
 LANGUAGE = "spec"  # every cell of a spec is one language's: any label will do
 
@@ -88,7 +83,9 @@ def hash_pairs(cells):
         seed002.claim_parts(recorder, LANGUAGE, implementation)
     for language, implementation, message, algorithm in keys:
         if algorithm == "SHA-512":
-            recorder.ratio((language, implementation, message, algorithm), (language, implementation, message, "SHA-256"))
+            recorder.ratio(
+                (language, implementation, message, algorithm), (language, implementation, message, "SHA-256")
+            )
     return keys, recorder.pairs
 
 

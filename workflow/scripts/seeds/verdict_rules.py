@@ -33,7 +33,7 @@ SIMILAR = 0.10
 
 
 class Open(str):
-    """"inconclusive", with the criterion's bounds the CI straddles: how near the threshold
+    """ "inconclusive", with the criterion's bounds the CI straddles: how near the threshold
     the claim is (the reason names them)."""
 
     def __new__(cls, *bounds):
@@ -74,7 +74,7 @@ def about(low, high, factor):
 
 
 def orders(low, high, fewest, most):
-    """"fewest-most orders of magnitude": the CI within the ratios whose log10 rounds to
+    """ "fewest-most orders of magnitude": the CI within the ratios whose log10 rounds to
     fewest..most, i.e. [10^(fewest - 0.5), 10^(most + 0.5)]."""
     return within(low, high, 10 ** (fewest - 0.5), 10 ** (most + 0.5))
 
@@ -119,9 +119,12 @@ def deciding(parts, verdict):
         reason = f"all {len(parts)} comparisons hold"
     else:
         wanted = FAILS if verdict == FAILS else OPEN
-        named = [f"{p[4]} = {p[1]:.3g} [{p[2]:.3g}, {p[3]:.3g}]"
-                 + (f" ({p[0].near(p[1])})" if isinstance(p[0], Open) else "")
-                 for p in parts if p[0] == wanted]  # fmt: skip
+        named = [
+            f"{p[4]} = {p[1]:.3g} [{p[2]:.3g}, {p[3]:.3g}]"
+            + (f" ({p[0].near(p[1])})" if isinstance(p[0], Open) else "")
+            for p in parts
+            if p[0] == wanted
+        ]
         plural = {FAILS: "do not hold", OPEN: "are inconclusive"}[wanted]
         reason = f"{len(named)} of {len(parts)} comparisons {plural}: " + "; ".join(named[:4])
         reason += " ..." if len(named) > 4 else ""
@@ -165,8 +168,7 @@ class BootstrapCells:
 
     def ratio(self, top, bottom):
         """(ratio of medians, CI low, CI high) of cell `top` over cell `bottom`."""
-        return (self.median(top) / self.median(bottom),
-                *self.interval(self.medians(top) / self.medians(bottom)))  # fmt: skip
+        return (self.median(top) / self.median(bottom), *self.interval(self.medians(top) / self.medians(bottom)))
 
 
 PAIRED = "paired by round"
@@ -192,8 +194,9 @@ class RoundPairedCells(BootstrapCells):
         # statistics.process_spread_pct: what one process's CI does not cover (another
         # process's code layout, JIT and collector), added to every figure's CI each way.
         self.spread = 1 + settings.get("process_spread_pct", 0) / 100
-        self.unpaired = (f"medians, CI widened x{process_drift:.3f} for drift" if process_drift > 1
-                         else "medians, no drift measured")  # fmt: skip
+        self.unpaired = (
+            f"medians, CI widened x{process_drift:.3f} for drift" if process_drift > 1 else "medians, no drift measured"
+        )
         self.methods = collections.Counter()
 
     def one_process(self, keys):
