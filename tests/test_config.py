@@ -56,7 +56,7 @@ def test_every_schema_key_is_described_with_a_default():
             assert "default" in sub, f"{path}{name} has no default"
             walk(sub, f"{path}{name}.")
 
-    walk(yaml.safe_load(SCHEMA.read_text()), "")
+    walk(config_validation.load_schema(SCHEMA), "")
 
 
 @pytest.mark.parametrize(

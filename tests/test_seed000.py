@@ -14,8 +14,8 @@ import pytest
 import yaml
 from conftest import JWS_LANGUAGES, PLANTED_KAGGLE, SMOKE_CONFIG, SNAKEFILE, SNAKEMAKE, link_test_envs
 
-from jwtbench import raw_samples, variants
-from jwtbench.seeds import seed000, transfer_processes
+from jwtbench import raw_samples, transfer_processes, variants
+from jwtbench.seeds import seed000
 
 DATASETS = tuple(dataset["name"] for dataset in yaml.safe_load(SMOKE_CONFIG.read_text())["datasets"])
 CLAIMS = ("sign_speed", "verify_speed", "decode_similar", "token_size", "transfer_rate")

@@ -8,7 +8,7 @@ import pytest
 from conftest import REPO
 from test_seeds_001_002 import SETTINGS, read_csv, write_raw
 
-from jwtbench import raw_samples
+from jwtbench import config_validation, raw_samples
 from jwtbench.rules import write_bench_spec
 from jwtbench.seeds import seed003, seed004
 from jwtbench.seeds.verdict_rules import FAILS, HOLDS, OPEN, orders
@@ -225,9 +225,7 @@ def test_seed004_a_timed_combined_cell_out_of_budget_says_what_it_got(tmp_path):
 def test_default_specs_of_primitive_and_keygen(tmp_path):
     """The default config's cells: openssl speed's primitives at its five sizes, plus the
     signing-input cells for a JWS language; seed 004's grid for every implementation."""
-    import yaml
-
-    schema = yaml.safe_load((REPO / "config" / "schemas" / "config.schema.yaml").read_text())
+    schema = config_validation.load_schema(REPO / "config" / "schemas" / "config.schema.yaml")
     suites = schema["properties"]["suites"]["properties"]
     defaults = {
         name: {key: value.get("default") for key, value in suites[name]["properties"].items()}

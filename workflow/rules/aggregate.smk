@@ -113,7 +113,7 @@ rule collect_provenance:
 
 rule reproduce_seed000:
     input:
-        samples=get_seed000_samples,
+        unpack(seed_inputs("seed000")),
     output:
         rates="results/seed000/rates.csv",
         tokensize="results/seed000/tokensize.csv",
@@ -134,7 +134,7 @@ rule reproduce_seed000:
 
 rule reproduce_seed001:
     input:
-        samples=get_seed001_samples,
+        unpack(seed_inputs("seed001")),
     output:
         rankings="results/seed001/rankings.csv",
         verdicts="results/seed001/verdicts.csv",
@@ -167,7 +167,7 @@ rule measure_cycle_counter:
 
 rule reproduce_seed002:
     input:
-        samples=get_seed002_samples,
+        unpack(seed_inputs("seed002")),
         cycle_counter="results/cycle_counter.json",
     output:
         cases="results/seed002/cases.csv",
@@ -185,7 +185,7 @@ rule reproduce_seed002:
 
 rule reproduce_seed003:
     input:
-        unpack(get_seed003_inputs),
+        unpack(seed_inputs("seed003")),
     output:
         speed="results/seed003/speed.csv",
         verdicts="results/seed003/verdicts.csv",
@@ -203,7 +203,7 @@ rule reproduce_seed003:
 
 rule reproduce_seed004:
     input:
-        samples=get_seed004_samples,
+        unpack(seed_inputs("seed004")),
     output:
         runs="results/seed004/runs.csv",
         decomposed="results/seed004/decomposed.csv",

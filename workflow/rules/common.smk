@@ -21,6 +21,7 @@ from jwtbench import (
     conformance_cases,
     container_engine,
     driver_runner,
+    run_jobs,
     run_progress,
     variants,
 )
@@ -56,7 +57,6 @@ from jwtbench.seeds import (
     seed002,
     seed003,
     seed004,
-    transfer_processes,
 )
 
 try:
@@ -77,44 +77,29 @@ if ENGINE.warning:
     print(f"jwtbench: warning: {ENGINE.warning}", file=sys.stderr)
 IN_CONTAINERS = ENGINE.in_containers
 
-LANGUAGES = config["languages"]
+# What this run does (jwtbench/run_jobs.py): its drivers, suites, jobs, inputs and seeds,
+# from the config, the drivers' manifests and the registry (workflow/suites.yaml, seeds.yaml).
+try:
+    RUN = run_jobs.RunJobs.from_checkout(config, SCRIPTS, SOURCE)
+except config_validation.ConfigError as error:
+    raise WorkflowError(str(error)) from None
+for _note in RUN.notes():
+    print(f"jwtbench: note: {_note}", file=sys.stderr)
 language_of = config_validation.language_of
-# Further JWT libraries (config libraries.drivers), each a driver "<language>/<library>"
-# that shares its language's environment and image; a language's own driver is named by
-# the language. Rules whose wildcard is {driver} run once per driver.
-LIBRARY_DRIVERS = [
-    name for name in config["libraries"]["drivers"] if language_of(name) in LANGUAGES
-]
-DRIVER_NAMES = LANGUAGES + LIBRARY_DRIVERS
-_left_out = [
-    name for name in config["libraries"]["drivers"] if name not in LIBRARY_DRIVERS
-]
-if _left_out:
-    print(
-        f"jwtbench: note: libraries.drivers {', '.join(_left_out)}: their languages are not"
-        " in `languages`, so they do not run",
-        file=sys.stderr,
-    )
+LANGUAGES, DRIVER_NAMES, DRIVERS = RUN.languages, RUN.driver_names, RUN.drivers
+JWS_LANGUAGES, JWS_DRIVERS = RUN.jws_languages, RUN.jws_drivers
+DATASETS, DRIVER_JOBS, JWT_VARIANTS = RUN.datasets, RUN.driver_jobs, RUN.jwt_variants
+COLDSTART = RUN.coldstart
+JWT = config["suites"]["jwt"]
+DATA_DIR = SOURCE / config["data_dir"]
+JWT_SIGNING_INPUT = run_jobs.JWT_SIGNING_INPUT
+KEY_MANIFEST = "keys/manifest.json"
 # The config a run's provenance and bundle record: without the keys that only name other
 # runs' bundles for the on-demand compare and merge targets (rules/compare.smk), so
 # setting those never re-runs (or changes the record of) this run.
 RUN_CONFIG = {
     key: value for key, value in config.items() if key not in ("compare", "merge")
 }
-try:
-    DRIVERS = {
-        name: config_validation.driver_manifest(SCRIPTS, name) for name in DRIVER_NAMES
-    }
-except config_validation.ConfigError as error:
-    raise WorkflowError(str(error)) from None
-# Languages whose own driver has a JWS library: cold start, the cross-checks, the seeds.
-JWS_LANGUAGES = [language for language in LANGUAGES if DRIVERS[language]["jws"]]
-# Every JWS driver, the further libraries too: the verification gate, interop, conformance.
-JWS_DRIVERS = [name for name in DRIVER_NAMES if DRIVERS[name]["jws"]]
-ACTIVE = [name for name, suite in config["suites"].items() if suite["activate"]]
-# Suites the drivers' `bench` times; coldstart times whole processes (rule run_coldstart).
-SUITES = [name for name in ACTIVE if name != "coldstart"]
-COLDSTART = "coldstart" in ACTIVE
 # The runtime image every driver image is FROM (containers/runtime/), built first.
 IMAGES = ["runtime", *LANGUAGES, "report"]
 COMPARE_NATIVE = IN_CONTAINERS and config["execution"]["compare_native"]["activate"]
@@ -126,19 +111,6 @@ CROSSCHECK_DRIVERS = (
     if CROSSCHECK["activate"]
     else []
 )
-JWT = config["suites"]["jwt"]
-# The variants suite jwt times: its grid, and on the datasets (when it runs there) theirs.
-ON_DATASETS = JWT["on_datasets"] and bool(config["datasets"])
-JWT_VARIANTS = [
-    variants.parse(name)
-    for name in dict.fromkeys(
-        JWT["algorithms"] + (JWT["dataset_algorithms"] if ON_DATASETS else [])
-    )
-]
-KEY_MANIFEST = "keys/manifest.json"
-CLAIMS_INPUT = Path(JWT["input"]).stem
-DATASETS = {dataset["name"]: dataset for dataset in config["datasets"]}
-DATA_DIR = SOURCE / config["data_dir"]
 try:
     DATASET_SOURCES = {
         name: prepare_dataset.choose_source(DATA_DIR, dataset)
@@ -146,41 +118,18 @@ try:
     }
 except prepare_dataset.DatasetError as error:
     raise WorkflowError(str(error)) from None
+# The seeds this run reproduces (workflow/seeds.yaml: a seed runs when it reads a suite
+# and input the run measures).
+SEEDS = RUN.active_seeds()
 
 
-HASH = config["suites"]["hash"]
-HASH_INPUTS = [name for name in ("cases", "lengths") if HASH[name]]
-# The job inputs of suites primitive, keygen and harness (each one job per language).
-PRIMITIVE_INPUT = "blocks"
-KEYGEN_INPUT = "levels"
-HARNESS_INPUT = "loop"
-
-
-# Suite transfer runs each dataset in this many processes (jobs) of the run: its inputs
-# are "<dataset>.p<N>" (transfer_processes; the dataset's own name with one process).
-TRANSFER_PROCESSES = transfer_processes.count(config["suites"]["transfer"])
-TRANSFER_INPUTS = transfer_processes.inputs(DATASETS, TRANSFER_PROCESSES)
-
-
-def suite_inputs(suite):
-    """The inputs a bench suite runs on: jwt on the claims file (and the datasets); hash on
-    its message cases and its length sweep; percall on the claims file; transfer on each
-    dataset once per process."""
-    if suite == "jwt":
-        return [CLAIMS_INPUT] + (list(DATASETS) if JWT["on_datasets"] else [])
-    if suite == "hash":
-        return HASH_INPUTS
-    if suite == "percall":
-        return [CLAIMS_INPUT]
-    if suite == "primitive":
-        return [PRIMITIVE_INPUT]
-    if suite == "keygen":
-        return [KEYGEN_INPUT]
-    if suite == "harness":
-        return [HARNESS_INPUT]
-    if suite == "transfer":
-        return TRANSFER_INPUTS
-    return list(DATASETS)
+wildcard_constraints:
+    language="|".join(LANGUAGES),
+    driver="|".join(re.escape(name) for name in DRIVER_NAMES),
+    suite="|".join(RUN.suites) or "(?!)",
+    image="|".join(IMAGES),
+    dataset="|".join(DATASETS) or "(?!)",
+    input="|".join(re.escape(name) for name in RUN.all_inputs()),
 
 
 def interop_variants():
@@ -189,67 +138,6 @@ def interop_variants():
     timed = [variant.name for variant in JWT_VARIANTS]
     chosen = {variants.parse(name).name for name in config["interop"]["variants"]}
     return [name for name in timed if name in chosen] if chosen else timed
-
-
-def suite_languages(suite):
-    """The suite's `languages` (percall's, where the config narrows it); empty for all."""
-    return config["suites"][suite].get("languages") or []
-
-
-def suite_runs_in(suite, language):
-    """Whether `suite` runs in `language`: its driver runs it (driver.yaml), and the
-    suite's `languages` is empty or names it."""
-    wanted = suite_languages(suite)
-    return suite in DRIVERS[language]["suites"] and (not wanted or language in wanted)
-
-
-for _suite in SUITES:
-    if suite_languages(_suite) and not set(suite_languages(_suite)) & set(LANGUAGES):
-        print(
-            f"jwtbench: note: suites.{_suite}.languages ({', '.join(suite_languages(_suite))})"
-            f" names none of the run's languages: suite {_suite} runs nowhere",
-            file=sys.stderr,
-        )
-
-
-# One benchmark job per (driver, suite, input), for the suites the driver runs; a further
-# library runs suite jwt on the claims file only (config libraries). Suite harness times the
-# loop, which a language's further libraries share with its own driver: once per language.
-def jobs_of(driver):
-    if driver in LIBRARY_DRIVERS:
-        runs = "jwt" in SUITES and "jwt" in DRIVERS[driver]["suites"]
-        return [("jwt", CLAIMS_INPUT)] if runs else []
-    return [
-        (suite, name)
-        for suite in SUITES
-        if suite_runs_in(suite, driver)
-        for name in suite_inputs(suite)
-    ]
-
-
-DRIVER_JOBS = [
-    (driver, suite, name) for driver in DRIVER_NAMES for suite, name in jobs_of(driver)
-]
-BENCH_JOBS = list(dict.fromkeys((suite, name) for _, suite, name in DRIVER_JOBS))
-
-
-wildcard_constraints:
-    language="|".join(LANGUAGES),
-    driver="|".join(re.escape(name) for name in DRIVER_NAMES),
-    suite="|".join(SUITES),
-    image="|".join(IMAGES),
-    dataset="|".join(DATASETS) or "(?!)",
-    input="|".join(
-        [
-            CLAIMS_INPUT,
-            *DATASETS,
-            *(re.escape(name) for name in TRANSFER_INPUTS),
-            *HASH_INPUTS,
-            PRIMITIVE_INPUT,
-            KEYGEN_INPUT,
-            HARNESS_INPUT,
-        ]
-    ),
 
 
 def job(input, output, params, log, wildcards=None, threads=1):
@@ -350,96 +238,40 @@ def get_env_installer(wildcards):
 
 
 def key_names():
-    """Keys the run's variants use, plus those cold start and the comparisons sign with."""
-    extra = {
-        variants.parse(name).key_name
-        for suite in {suite for suite, _ in BENCH_JOBS}
-        & {"tokensize", "transfer", "percall"}
-        for name in config["suites"][suite]["algorithms"]
-    }
-    if COLDSTART:
-        extra |= {"hmac-256", "rsa-2048"}
-    if "primitive" in SUITES:
-        extra |= set(
-            write_bench_spec.primitive_key_names(config["suites"]["primitive"])
-        )
-    if "keygen" in SUITES:
-        extra |= set(write_bench_spec.keygen_key_names(config["suites"]["keygen"]))
-    for check in (config["crosscheck"], config["execution"]["compare_native"]):
-        extra |= {variants.parse(name).key_name for name in check["variants"]}
+    """Keys the run's cells use, plus those cold start and the checks sign with."""
+    names = RUN.key_names()
     if config["conformance"]["activate"]:
-        extra |= set(conformance_cases.key_names())
-    return sorted({variant.key_name for variant in JWT_VARIANTS} | extra)
+        names |= set(conformance_cases.key_names())
+    return sorted(names)
 
 
 def suite_config_of(driver, suite, name):
-    """A suite's config for one job; suite jwt on a dataset times the dataset's algorithms
-    and operations (seed 000's HMAC and RSA; sign, verify and decode), on the claims file
-    its whole grid (seed 001's),
-    and for a further library the variants and operations of config libraries.
-    """
-    settings = config["suites"][suite]
-    if suite == "jwt" and driver in LIBRARY_DRIVERS:
-        chosen = config["libraries"]["algorithms"] or settings["algorithms"]
-        return {
-            **settings,
-            "algorithms": [name for name in settings["algorithms"] if name in chosen],
-            "operations": config["libraries"]["operations"],
-        }
-    if suite == "jwt" and name in DATASETS:
-        return {
-            **settings,
-            "algorithms": settings["dataset_algorithms"],
-            "operations": settings["dataset_operations"],
-        }
-    if suite == "transfer":  # one of its processes: its share of the trials
-        return transfer_processes.per_process(settings)
-    return settings
+    return RUN.suite_config_of(driver, suite, name)
 
 
 def get_suite_config(wildcards):
     return suite_config_of(wildcards.driver, wildcards.suite, wildcards.input)
 
 
-# The timing section of every spec, with the statistics' confidence for rule 5a's CIs.
+# The timing section of every spec, with the statistics' confidence for the stopping rule's CIs.
 SPEC_TIMING = {**config["timing"], "confidence": config["statistics"]["confidence"]}
 
 
 def jwt_input_file():
-    return repo_path(JWT["input"])
-
-
-# What a suite's cells read from a dataset (results/data/<name>/, rule prepare_dataset).
-DATASET_FILE = {
-    "jwt": "records.jsonl",
-    "tokensize": "tokensize.jsonl",
-    "transfer": "body.json",
-}
-
-
-JWT_SIGNING_INPUT = "results/primitive/jwt-signing-input.bin"
+    return RUN.claims_file
 
 
 def bench_input(suite, name):
-    """(input file, input_kind) of a suite's cells on an input (hash's and keygen's
-    messages and harness's calls have none; primitive's is the JWS signing input)."""
-    if suite in ("hash", "keygen", "harness"):
-        return None, None
-    if suite == "primitive":
-        return JWT_SIGNING_INPUT, "bytes"
-    if name == CLAIMS_INPUT:
-        return jwt_input_file(), "claims"
-    kind = "claims" if suite == "transfer" else "records"
-    dataset = transfer_processes.dataset_of(name) if suite == "transfer" else name
-    return f"results/data/{dataset}/{DATASET_FILE[suite]}", kind
+    """(input file, input_kind) of a suite's cells on an input (RunJobs.bench_input)."""
+    return RUN.bench_input(suite, name)
 
 
 def get_spec_inputs(wildcards):
+    """The keys, and the results file its cells read (a dataset's, the signing input)."""
     inputs = {"key_manifest": KEY_MANIFEST}
-    if wildcards.suite == "primitive":
-        inputs["data"] = JWT_SIGNING_INPUT
-    if wildcards.input in DATASETS or wildcards.input in TRANSFER_INPUTS:
-        inputs["data"] = bench_input(wildcards.suite, wildcards.input)[0]
+    data, _ = bench_input(wildcards.suite, wildcards.input)
+    if data and data.startswith("results/"):
+        inputs["data"] = data
     return inputs
 
 
@@ -515,93 +347,26 @@ def get_build_args(wildcards):
     }
 
 
-def raw_files(extension, drivers=None):
-    """The raw files of the run's benchmark jobs (of `drivers` only, when given)."""
-    return [
-        f"results/raw/{driver}/{suite}/{name}.{extension}"
-        for driver, suite, name in DRIVER_JOBS
-        if drivers is None or driver in drivers
-    ]
-
-
-def own_raw_files():
-    """The raw CSVs of each language's own driver: what the seeds are judged on (each seed
-    named its library; a further library's figures are the report's, not a seed's)."""
-    return raw_files("csv", LANGUAGES)
-
-
 def get_raw_samples(wildcards=None):
-    return raw_files("csv")
+    return RUN.raw_files("csv")
 
 
 def get_raw_metadata(wildcards=None):
-    return raw_files("json")
+    return RUN.raw_files("json")
 
 
 def get_bench_specs(wildcards=None):
-    """The spec of each raw file, in the same order (aggregation replays rule 5a on them)."""
-    return [
-        f"results/specs/{driver}/{suite}/{name}.json"
-        for driver, suite, name in DRIVER_JOBS
-    ]
+    """The spec of each raw file, in the same order (aggregation replays the stopping rule)."""
+    return RUN.specs()
 
 
 def get_dataset_facts(wildcards=None):
     return [f"results/data/{name}/dataset.json" for name in DATASETS]
 
 
-# Seed 000 is reproduced when its datasets are measured by any dataset suite.
-SEED000 = any(
-    transfer_processes.dataset_of(name) in DATASETS for suite, name in BENCH_JOBS
-)
-
-
-def get_seed000_samples(wildcards=None):
-    return [
-        path
-        for path in own_raw_files()
-        if transfer_processes.dataset_of(Path(path).stem) in DATASETS
-    ]
-
-
-SEED001 = bool({("jwt", CLAIMS_INPUT), ("percall", CLAIMS_INPUT)} & set(BENCH_JOBS))
-SEED002 = any(suite == "hash" for suite, _ in BENCH_JOBS)
-
-
-def get_seed001_samples(wildcards=None):
-    """Raw files of jwt on the claims file (jwtbench's method) and of percall (the seed's)."""
-    return [
-        path
-        for path in own_raw_files()
-        if Path(path).parent.name in ("jwt", "percall")
-        and Path(path).stem == CLAIMS_INPUT
-    ]
-
-
-def get_seed002_samples(wildcards=None):
-    return [path for path in own_raw_files() if Path(path).parent.name == "hash"]
-
-
-SEED003 = "primitive" in {suite for suite, _ in BENCH_JOBS}
-SEED004 = "keygen" in {suite for suite, _ in BENCH_JOBS}
-
-
-def get_seed003_inputs(wildcards=None):
-    """Suite primitive's raw files, and suite jwt's on the claims file (for JWT overhead)."""
-    return {
-        "primitive": [
-            path for path in own_raw_files() if Path(path).parent.name == "primitive"
-        ],
-        "jwt": [
-            path
-            for path in own_raw_files()
-            if Path(path).parent.name == "jwt" and Path(path).stem == CLAIMS_INPUT
-        ],
-    }
-
-
-def get_seed004_samples(wildcards=None):
-    return [path for path in own_raw_files() if Path(path).parent.name == "keygen"]
+def seed_inputs(seed):
+    """Input function of a seed's rule: the raw files it reads (RunJobs.seed_inputs)."""
+    return lambda wildcards: RUN.seed_inputs(seed)
 
 
 def get_wall_time_inputs(wildcards):
@@ -642,32 +407,11 @@ def get_report_inputs(wildcards):
         inputs["compare_native"] = "results/container_vs_native.csv"
     if COLDSTART:
         inputs["coldstart"] = "results/coldstart.csv"
-    if SEED000:
-        inputs["seed000"] = [
-            f"results/seed000/{name}.csv"
-            for name in ("rates", "tokensize", "transfer", "ratios", "verdicts")
-        ]
+    for seed in SEEDS:
+        inputs[seed] = RUN.known.seeds[seed].tables()
+    if RUN.seeds_reading_datasets():
         inputs["datasets"] = get_dataset_facts()
-    if SEED001:
-        inputs["seed001"] = [
-            f"results/seed001/{name}.csv" for name in ("rankings", "verdicts")
-        ]
-    if SEED002:
-        inputs["seed002"] = [
-            f"results/seed002/{name}.csv" for name in ("cases", "sweep", "verdicts")
-        ]
-    if SEED003:
-        inputs["seed003"] = [
-            f"results/seed003/{name}.csv" for name in ("speed", "verdicts")
-        ] + ["results/primitive/overhead.csv"]
-    if SEED004:
-        inputs["seed004"] = [
-            f"results/seed004/{name}.csv" for name in ("runs", "decomposed", "verdicts")
-        ]
     return inputs
-
-
-SEED_TABLES = ("seed000", "seed001", "seed002", "seed003", "seed004")
 
 
 def get_bundle_inputs(wildcards):
@@ -685,7 +429,7 @@ def get_bundle_inputs(wildcards):
             if COLDSTART
             else []
         ),
-        "seeds": [path for name in SEED_TABLES for path in reported.get(name, [])],
+        "seeds": [path for name in SEEDS for path in reported[name]],
         "published": sorted(
             str(path) for path in (SOURCE / "report" / "published").glob("*.csv")
         ),
@@ -752,90 +496,26 @@ def print_run_warnings():
 
 
 def print_bench_plan():
-    """Before the first job: the cells the benchmarks will time and an estimate of how long.
-    Nothing when this call runs no benchmark job (`compare`, `merge`, a report): the last
-    run's plan, which its progress line and budget read, stays as it was."""
+    """Before the first job: the cells the benchmarks will time and an estimate of how long,
+    and the benchmark budget's plan (bench_plan.announce). Nothing when this call runs no
+    benchmark job (`compare`, `merge`, a report): the last run's plan, which its progress
+    line and budget read, stays as it was."""
     jobs = list(workflow.dag.needrun_jobs())
-    needed = Counter(job.rule.name for job in jobs)
-    if not needed["run_benchmark"]:
-        return
-    jws_of = {name: DRIVERS[name]["jws"] for name in DRIVER_NAMES}
-    totals = bench_plan.plan(DRIVER_JOBS, suite_config_of, config["timing"], jws_of)
-    if CROSSCHECK_DRIVERS:
-        totals["crosscheck"] = bench_plan.crosscheck_plan(
-            CROSSCHECK_DRIVERS, CROSSCHECK, config["timing"]
+    scheduled = [job.wildcards for job in jobs if job.rule.name == "run_benchmark"]
+    if scheduled:
+        needed = Counter(job.rule.name for job in jobs)
+        bench_plan.announce(
+            RUN,
+            [(w.driver, w.suite, w.input) for w in scheduled],
+            needed,
+            CROSSCHECK_DRIVERS,
+            COMPARE_NATIVE,
+            IN_CONTAINERS,
         )
-    if COMPARE_NATIVE:
-        totals["compare_native"] = bench_plan.compare_native_plan(
-            JWS_LANGUAGES, config["execution"]["compare_native"], config["timing"]
-        )
-    if COLDSTART:
-        totals["coldstart"] = bench_plan.coldstart_plan(
-            JWS_LANGUAGES,
-            config["suites"]["coldstart"],
-            modes=3 if IN_CONTAINERS else 1,
-        )
-    print(bench_plan.describe(totals, DRIVER_JOBS), file=sys.stderr)
-    # The timed work after the benchmark jobs, for the progress line's time left.
-    # Each rule's part shrinks as its jobs finish (jwtbench/run_progress.py).
-    rule_of = {
-        "crosscheck": "crosscheck_harness",
-        "compare_native": "compare_native",
-        "coldstart": "run_coldstart",
-    }
-    write_bench_budget(
-        [job.wildcards for job in jobs if job.rule.name == "run_benchmark"],
-        {
-            rule_name: [needed[rule_name], (totals[name][1] + totals[name][2]) / 2]
-            for name, rule_name in rule_of.items()
-            if name in totals and needed[rule_name]
-        },
-    )
 
 
 def get_job_plan(wildcards):
     """A benchmark job's seconds as the plan sees them (bench_plan.job_seconds)."""
-    return bench_plan.job_seconds(
-        wildcards.driver,
-        wildcards.suite,
-        wildcards.input,
-        suite_config_of(wildcards.driver, wildcards.suite, wildcards.input),
-        config["timing"],
-        DRIVERS[wildcards.driver]["jws"],
+    return bench_plan.run_job_seconds(
+        RUN, wildcards.driver, wildcards.suite, wildcards.input
     )
-
-
-def write_bench_budget(scheduled, after):
-    """The benchmark budget's plan (jwtbench/bench_budget.py): this run's benchmark jobs
-    (`scheduled`, their wildcards), each with its expected and worst-case seconds and its
-    cells, and the timed work after them ({rule: [jobs, expected seconds]}); the run's
-    progress line reads it too."""
-    minutes = config["execution"]["benchmark_budget_minutes"]
-    jobs = {
-        f"{w.driver}/{w.suite}/{w.input}": (
-            *get_job_plan(w),
-            len(
-                bench_plan.job_cells(
-                    w.driver,
-                    w.suite,
-                    w.input,
-                    suite_config_of(w.driver, w.suite, w.input),
-                    DRIVERS[w.driver]["jws"],
-                )
-            ),
-        )
-        for w in scheduled
-    }
-    bench_budget.write_plan(
-        minutes * 60,
-        jobs,
-        after=after,
-        lanes=len(config["execution"]["lanes"]),
-    )
-    if minutes and jobs:
-        expected = sum(plan[0] for plan in jobs.values()) / 60
-        print(
-            f"  benchmark budget: {minutes:g} min for these {len(jobs)} jobs (expected"
-            f" {expected:.0f} min); past it, cells stop at a lowered sample cap and the report says which",
-            file=sys.stderr,
-        )

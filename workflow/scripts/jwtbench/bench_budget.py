@@ -25,6 +25,8 @@ import json
 import time
 from pathlib import Path
 
+from jwtbench import registry
+
 PLAN = Path(".snakemake") / "jwtbench" / "benchmark-budget.json"
 
 
@@ -154,10 +156,10 @@ def progress(path=PLAN, now=None):
     }
 
 
-# Suites whose timing.max_cell_seconds bounds a cell sampled in rounds, and nothing else (a
-# transfer or tokensize cell's bounds its trials or records, keygen's per-iteration cells
-# have their own in the spec's keygen block but its sign and verify cells share this one).
-TIME_CAPPED_SUITES = ("jwt", "hash", "primitive", "harness")
+# Suites whose timing.max_cell_seconds bounds a cell sampled in rounds, and nothing else,
+# are the registry's `time_capped` (workflow/suites.yaml): a transfer or tokensize cell's
+# bounds its trials or records, keygen's per-iteration cells have their own in the spec's
+# keygen block but its sign and verify cells share this one.
 # A cell's time cap (scaled_timing) is never below this plus the process's warm-up, which
 # lands on its first cell: enough for min_samples batches of any call our suites time.
 TIME_CAP_FLOOR_SECONDS = 2.0
@@ -186,7 +188,7 @@ def scaled_timing(timing, share_seconds, most_seconds, suite=None):
     """What a job's share lowers in its spec's timing block, scaled by the share over its
     worst case: {"samples": the sample cap, never below min_samples (every cell still gets
     a CI), "warmup_max_seconds": the warm-up until steady's limit, never below
-    warmup_seconds, "max_cell_seconds": in TIME_CAPPED_SUITES, each cell's time cap, at
+    warmup_seconds, "max_cell_seconds": in a time-capped suite, each cell's time cap, at
     TIME_CAP_SLACK times its share of the worst case and never below
     TIME_CAP_FLOOR_SECONDS (plus the process's warm-up)}, each only where lowered. The time
     cap holds even when the share is the whole worst case: in a noisy hour a cell that
@@ -194,7 +196,7 @@ def scaled_timing(timing, share_seconds, most_seconds, suite=None):
     (a 28-cell hash job took 251 s of its worst case of 140, 2026-11-28 10:34)."""
     fraction = 1.0 if most_seconds <= 0 else min(1.0, share_seconds / most_seconds)
     lowered = {}
-    if suite in TIME_CAPPED_SUITES:
+    if suite is not None and registry.load().suites[suite].time_capped:
         floor = TIME_CAP_FLOOR_SECONDS + timing.get("process_warmup_seconds", 0)
         worst = round_cell_seconds(timing)[1] + timing.get("warmup_max_seconds", 0)
         cap = round(max(floor, TIME_CAP_SLACK * fraction * worst), 3)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from jwtbench import config_validation, raw_samples
+from jwtbench import config_validation, raw_samples, registry
 
 UNTIMED_SUITES = ("tokensize",)
 
@@ -105,15 +105,18 @@ def ns_per_op(rows):
     return [row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"] > 0]
 
 
-# Suites whose drivers sample cells in interleaved rounds (timing rules 5-5a); keygen only
-# for its sign and verify cells, primitive not for openssl speed's own runs.
-ROUND_SUITES = ("jwt", "hash", "primitive", "keygen", "harness")
+def in_rounds_suite(suite):
+    """Whether the drivers sample `suite`'s cells in interleaved rounds (the registry's
+    `rounds`, workflow/suites.yaml)."""
+    return registry.load().suites[suite].rounds
 
 
 def in_rounds(spec, cell):
+    """Whether a cell was sampled in rounds: keygen only for its sign and verify cells,
+    primitive not for openssl speed's own runs."""
     if spec["suite"] == "keygen":
         return cell["operation"] in ("sign", "verify")
-    return spec["suite"] in ROUND_SUITES and "openssl" not in spec
+    return in_rounds_suite(spec["suite"]) and "openssl" not in spec
 
 
 def drift(raw_paths, libraries=None):

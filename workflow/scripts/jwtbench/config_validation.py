@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from jwtbench import driver_runner, raw_samples
+from jwtbench import driver_runner, raw_samples, registry
 
 
 class ConfigError(Exception):
@@ -81,14 +81,23 @@ def fill_defaults(instance, schema):
             fill_defaults(instance[name], subschema)
 
 
-def validate(config, schema_file, known_languages, known_libraries=()):
-    """Return a validated copy of `config` with every default filled in.
+def load_schema(schema_file, known=None):
+    """The config's JSON Schema, with each suite's keys (config key `suites.<name>`) from
+    the registry (workflow/suites.yaml; `known` for another registry than this checkout's)."""
+    schema = yaml.safe_load(Path(schema_file).read_text())
+    schema["properties"]["suites"]["properties"] = (known or registry.load()).schema_of_suites()
+    return schema
+
+
+def validate(config, schema_file, known_languages, known_libraries=(), known=None):
+    """Return a validated copy of `config` with every default filled in (the suites' keys
+    from the registry `known`, default this checkout's).
 
     `known_languages` are the languages with a driver in this checkout, `known_libraries`
     the further libraries' drivers ("<language>/<library>"); a name outside them is an
     error naming the key, so adding a language or a library needs no schema edit.
     """
-    schema = yaml.safe_load(Path(schema_file).read_text())
+    schema = load_schema(schema_file, known)
     config = coerce_command_line_scalars(config, schema)
     validator = jsonschema.Draft202012Validator(schema)
     problems = [describe(error) for error in sorted(validator.iter_errors(config), key=lambda e: list(e.path))]
@@ -211,7 +220,6 @@ def driver_of(path, root):
     return str(relative.with_suffix("")) if relative.suffix else str(relative)
 
 
-BENCH_SUITES = ("jwt", "tokensize", "transfer", "hash", "percall", "primitive", "keygen", "harness")
 # The JWS algorithms of seed 001's variants (workflow/scripts/jwtbench/variants.py); a driver.yaml's
 # `unsupported` names those its library cannot do.
 JWS_ALGORITHMS = tuple(f"{family}{bits}" for family in ("HS", "RS", "PS", "ES") for bits in (256, 384, 512)) + (
@@ -271,9 +279,10 @@ def driver_manifest(scripts_dir, language):
     if not isinstance(suites, list) or not suites:
         problems.append("key 'suites' must be a non-empty list")
     else:
-        wrong = [suite for suite in suites if suite not in BENCH_SUITES]
+        bench_suites = registry.load().bench_suites
+        wrong = [suite for suite in suites if suite not in bench_suites]
         if wrong:
-            problems.append(f"key 'suites': unknown {wrong} (known: {', '.join(BENCH_SUITES)})")
+            problems.append(f"key 'suites': unknown {wrong} (known: {', '.join(bench_suites)})")
     unsupported = manifest.get("unsupported", {})
     if not reasons_given(unsupported):
         problems.append("key 'unsupported' must map JWS algorithms to the reason each is missing")

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import yaml
 
+from jwtbench import registry
+
 SCHEMA = yaml.safe_load((Path(__file__).resolve().parents[2] / "schemas" / "raw_samples.schema.yaml").read_text())
 COLUMNS = SCHEMA["x-columns"]
 PROPERTIES = SCHEMA["properties"]
+PROPERTIES["suite"]["enum"] = registry.load().bench_suites  # the registry's suites (workflow/suites.yaml)
 INTEGER_COLUMNS = [name for name in COLUMNS if PROPERTIES[name]["type"] == "integer"]
 UNTIMED = ("unsupported", "failed")
 

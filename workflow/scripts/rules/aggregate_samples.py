@@ -3,7 +3,7 @@ and results/drift.csv.
 
 One summary row per timed cell (workflow/schemas/summary.schema.yaml); ratios of cells
 measured in the same run by the same language, with bootstrap CIs (ratios.schema.yaml);
-the drift reference of every round (timing rule 5b; drift.schema.yaml), which is not a cell.
+the drift reference of every round (drift.schema.yaml), which is not a cell.
 Suite tokensize measures sizes, not time: its cells are summarised by seed000.py instead.
 """
 
@@ -61,7 +61,7 @@ def row_match(row, named):
 
 def stop_reasons(raw_path, spec_path):
     """({cell key: why it stopped}, [disagreements]) for the cells of one driver process:
-    timing rule 5a replayed on their samples in round order ("precision", "sample_cap",
+    the stopping rule replayed on their samples in round order ("precision", "sample_cap",
     "time_cap"); cells not sampled in rounds stop after a fixed count ("fixed") or at their
     budget ("time_cap"). A cell the replay stops elsewhere than its driver did is listed."""
     spec = json.loads(Path(spec_path).read_text())
@@ -176,7 +176,7 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
         found, disagree = stop_reasons(raw_path, spec_path)
         reasons.update(found)
         for line in disagree:
-            print(f"warning: {raw_path}: {line} (the driver and timing rule 5a disagree)", file=log)
+            print(f"warning: {raw_path}: {line} (the driver and the stopping rule disagree)", file=log)
     summaries, samples, rounds = {}, {}, {}
     for key, rows in cells.items():
         summaries[key], samples[key] = summarise(key, rows, settings)
@@ -189,7 +189,7 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
             # The bimodality rule for cells sampled in rounds, whose median picks a speed;
             # not for one-call samples (percall), nor a fixed count of trials.
             summaries[key]["bimodal"] = stats.modes(samples[key]) is not None
-            if key[2] in cell_samples.ROUND_SUITES:
+            if cell_samples.in_rounds_suite(key[2]):
                 rounds[key] = {
                     row["sample"]: row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"]
                 }

@@ -1,25 +1,27 @@
 """Write the bench spec (the cells one driver times) for one language, suite and input.
 
-The cells of each suite are in workflow/scripts/README.md: `jwt` times every operation
-and algorithm on a claims file or on a dataset's records; `tokensize` signs every record
-of a dataset with each algorithm; `transfer` sends a dataset's whole body per algorithm;
-`hash` times hash functions on generated messages; `percall` is seed 001's own method;
-`primitive` times raw primitives at openssl speed's block sizes (and, for language openssl,
-openssl speed itself); `keygen` is seed 004's keygen+sign+verify.
+What each suite is comes from the registry (workflow/suites.yaml, jwtbench/registry.py):
+how its cells are made (`cells`), which of its settings the spec carries, and from the
+seeds' registry the ratios its cells are paired by. The cells of each suite are in
+workflow/scripts/README.md: `jwt` times every operation and algorithm on a claims file or
+on a dataset's records; `tokensize` signs every record of a dataset with each algorithm;
+`transfer` sends a dataset's whole body per algorithm; `hash` times hash functions on
+generated messages; `percall` is seed 001's own method; `primitive` times raw primitives
+at openssl speed's block sizes (and, for language openssl, openssl speed itself); `keygen`
+is seed 004's keygen+sign+verify.
 """
 
 import base64
 import json
 from pathlib import Path
 
-from jwtbench import config_validation, variants
-from jwtbench.seeds import transfer_processes, verdict_pairs
-
-OPERATIONS = {"tokensize": ["sign"], "transfer": ["request-response"]}
+from jwtbench import config_validation, registry, transfer_processes, variants
 
 
-def cells(suite, suite_config, key_dir, input_name, input_file, input_kind="claims"):
-    operations = suite_config.get("operations") or OPERATIONS[suite]
+def cells(suite, suite_config, key_dir, input_name, input_file, input_kind="claims", operations=()):
+    """A `grid` suite's cells: every algorithm of its config times every operation (its
+    config's `operations`, else the registry's fixed list)."""
+    operations = suite_config.get("operations") or list(operations)
     made = []
     for name in suite_config["algorithms"]:
         variant = variants.parse(name)
@@ -113,7 +115,19 @@ KEYGEN_KEYS = {
     "ECDSA-P384": ("ECDSA", 384, "ECDSA-SHA512", "ec-p384"),
     "ECDSA-P521": ("ECDSA", 521, "ECDSA-SHA512", "ec-p521"),
 }
-KEYGEN_SETTINGS = ("iterations", "target_cell_seconds", "max_iterations", "max_cell_seconds")
+
+
+def spec_key_names(entry, suite_config):
+    """The key names a suite's cells use (`entry`: its registry entry): a grid suite's
+    algorithms' (on the datasets too, for suite jwt), or its own maker's."""
+    if entry.cells == "grid":
+        names = suite_config["algorithms"] + suite_config.get("dataset_algorithms", [])
+        return sorted({variants.parse(name).key_name for name in names})
+    if entry.cells == "primitive":
+        return primitive_key_names(suite_config)
+    if entry.cells == "keygen":
+        return keygen_key_names(suite_config)
+    return []
 
 
 def primitive_key_names(suite_config):
@@ -221,47 +235,65 @@ def harness_cells():
     ]
 
 
+def make_cells(language, suite, suite_config, key_dir, input_name, input_file, input_kind, jws, suites=None):
+    """The cells of one spec, by the maker the registry names for the suite."""
+    entry = (suites or registry.load().suites)[suite]
+    if entry.cells == "hash":
+        return hash_cells(language, suite_config, input_name)
+    if entry.cells == "primitive":
+        with_signing_input = jws and suite_config["jwt_signing_input"]
+        return primitive_cells(language, suite_config, key_dir, input_file, with_signing_input)
+    if entry.cells == "keygen":
+        return keygen_cells(language, suite_config, key_dir)
+    if entry.cells == "harness":
+        return harness_cells()
+    if entry.cells == "grid":
+        return cells(suite, suite_config, key_dir, input_name, input_file, input_kind, entry.operations)
+    raise registry.RegistryError(f"suites.{suite}.cells: no maker {entry.cells!r} in write_bench_spec.py")
+
+
 def main(
-    language, suite, suite_config, timing, key_dir, input_file, out, input_name=None, input_kind="claims", jws=True
+    language,
+    suite,
+    suite_config,
+    timing,
+    key_dir,
+    input_file,
+    out,
+    input_name=None,
+    input_kind="claims",
+    jws=True,
+    known=None,
 ):
     """Write the spec to `out`; input_name defaults to the input file's stem (claims-001).
-    For suite primitive, input_file is the JWS signing input (timed only when `jws`)."""
-    if suite == "hash":
-        made = hash_cells(language, suite_config, input_name)
-    elif suite == "primitive":
-        with_signing_input = jws and suite_config["jwt_signing_input"]
-        made = primitive_cells(language, suite_config, key_dir, input_file, with_signing_input)
-    elif suite == "keygen":
-        made = keygen_cells(language, suite_config, key_dir)
-    elif suite == "harness":
-        made = harness_cells()
-    else:
-        input_name = input_name or Path(input_file).stem
-        made = cells(suite, suite_config, key_dir, input_name, input_file, input_kind)
+    For suite primitive, input_file is the JWS signing input (timed only when `jws`).
+    `known`: the registry (default: this checkout's)."""
+    known = known or registry.load()
+    input_name = input_name or (input_file and Path(input_file).stem)
+    made = make_cells(language, suite, suite_config, key_dir, input_name, input_file, input_kind, jws, known.suites)
     spec = {
         "format": "jwtbench-spec/1",
         "language": language,
         "suite": suite,
         "timing": timing,
-        "pairs": verdict_pairs.pairs(suite, made),
+        "pairs": known.pairs(suite, made),
         "cells": made,
     }
     if suite == "primitive" and not jws:
         # openssl speed's own sampling: one run of S seconds per sample (its driver's README).
         spec["openssl"] = dict(suite_config["openssl"])
-    if suite == "keygen":
-        spec["keygen"] = {name: suite_config[name] for name in KEYGEN_SETTINGS}
-    if suite == "percall":
-        spec["percall"] = {name: suite_config[name] for name in ("warmup_calls", "calls")}
-    if suite == "transfer":
-        spec["transfer"] = {name: suite_config[name] for name in ("trials", "warmup_trials", "request_timeout_seconds")}
+    settings = known.suites[suite].spec_settings
+    if settings:
+        spec[suite] = {name: suite_config[name] for name in settings}
     Path(out).write_text(json.dumps(spec, indent=2) + "\n")
 
 
 def cell_input(suite, job_input):
     """The input a job's cells name: the dataset of one of suite transfer's processes
     ("<dataset>.p<N>", transfer_processes), so that its processes' rows are one cell's."""
-    return transfer_processes.dataset_of(job_input) if suite == "transfer" else job_input
+    if registry.DATASET_PROCESSES in registry.load().suites[suite].inputs:
+        return transfer_processes.dataset_of(job_input)
+    return job_input
 
 
 def run_job(job):

@@ -1,3 +1,3 @@
-"""One module per seed study's analysis and verdicts (seed000 ... seed004), and what they
-share: how a claim is judged (verdict_rules) and which ratios the verdicts rest on
-(verdict_pairs)."""
+"""One module per seed study's analysis and verdicts (seed000 ... seed004), and how a claim
+is judged (verdict_rules). What each seed reads and writes, and which ratios its verdicts
+rest on, is the seeds' registry (workflow/seeds.yaml)."""

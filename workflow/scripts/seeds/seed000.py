@@ -21,8 +21,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from jwtbench import cell_samples, raw_samples, variants
-from jwtbench.seeds import transfer_processes
+from jwtbench import cell_samples, raw_samples, transfer_processes, variants
 from jwtbench.seeds.verdict_rules import FAILS, HOLDS, OPEN, pairing, round_paired_cells
 
 HMAC, RSA = "HS512", "RS512-2048"
