@@ -185,7 +185,7 @@ is_further <- function(language, implementation) paste(language, implementation)
 # "Which library?" compares every driver's jwt cells on the claims file; every other section
 # is about each language's own driver, the library each seed named.
 library_cells <- all_summary_cells[suite == "jwt" & input == claims_input]
-# The cells every driver timed in rounds (timing rules 5-5a), suite harness's loop too: the
+# The cells every driver timed in interleaved rounds, suite harness's loop too: the
 # loop's own cost against the cheapest operation it times (Harness cross-check).
 round_cells_of_every_driver <- all_summary_cells[stop_reason %in% c("precision", "sample_cap", "time_cap")]
 all_summary_cells <- all_summary_cells[!is_further(language, implementation)]

@@ -1,4 +1,4 @@
-"""Synthetic cells with known noise for the stopping rule (timing rule 5a): series that
+"""Synthetic cells with known noise for the stopping rule (workflow/scripts/README.md): series that
 stop at precision, at the sample cap, by running out, and pairs that hold cells back.
 Each driver's `stopping` command must give what stopping_rule.replay gives."""
 

@@ -281,9 +281,10 @@ def test_tiny_jwt_bench(language, keys, driver_env, tmp_path):
 
 @pytest.mark.parametrize("language", JWS)
 def test_a_drift_reference_sample_opens_every_round(language, keys, driver_env, tmp_path):
-    """Timing rule 5b: one reference row (SHA-256 of 64 bytes) per round, numbered as the
-    round, with one calibrated batch, and none of it in rule 5a; the reference is one of the
-    driver's own hash implementations (a hash cell can name it and gets the same version)."""
+    """The drift reference: one reference row (SHA-256 of 64 bytes) per round, numbered as
+    the round, with one calibrated batch, and none of it in the stopping rule; the reference
+    is one of the driver's own hash implementations (a hash cell can name it and gets the
+    same version)."""
     rounds = 4
     timing = {
         "warmup_seconds": 0.01,
@@ -348,7 +349,7 @@ def test_a_drift_reference_sample_opens_every_round(language, keys, driver_env, 
 
 @pytest.mark.parametrize("language", JWS)
 def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, driver_env, tmp_path):
-    """Timing rule 3: the first cell warms up for process_warmup_seconds, the others for
+    """The warm-up: the first cell warms up for process_warmup_seconds, the others for
     warmup_seconds; each cell's `steady after S s` line on stderr counts from its warm-up's
     start (a loose tolerance makes every cell steady after its first two windows)."""
     timing = {
@@ -576,7 +577,7 @@ def test_stopping_rule_reference_known_answers(name, case):
 
 @pytest.mark.parametrize("language", JWS)
 def test_stopping_rule_matches_the_reference(language, driver_env, tmp_path):
-    """Timing rule 5a in every driver: synthetic cells with known noise (and pairs that
+    """The stopping rule in every driver: synthetic cells with known noise (and pairs that
     hold cells back) stop at the round the reference (stopping_rule.py) says, for the
     reason it says, through the driver's own rounds object (`stopping --series`)."""
     differences = []

@@ -1,6 +1,6 @@
 """The cross-check's arithmetic (workflow/scripts/rules/summarize_crosscheck.py) on blocks
-with known ratios: pairing by alternation, the CI by rule 5a's order statistics, the band's
-three outcomes, an explained gap, and the contract checks on a driver's CSV."""
+with known ratios: pairing by alternation, the CI by the stopping rule's order statistics,
+the band's three outcomes, an explained gap, and the contract checks on a driver's CSV."""
 
 import csv
 import json

@@ -325,7 +325,7 @@ def test_bench_natively(openssl_env, tmp_path):
             assert row["iterations"] > 100, row
     (md5,) = by_cell[("digest", "MD5")]
     assert (md5["status"], md5["sample"], md5["iterations"], md5["elapsed_ns"]) == ("unsupported", 0, 0, 0)
-    # rule 5: round 1 of every cell before round 2 of any
+    # interleaved rounds: round 1 of every cell before round 2 of any
     samples = [row["sample"] for row in rows if row["status"] == "ok"]
     assert samples == sorted(samples)
     assert "round 1/2" in stderr and "round 2/2" in stderr

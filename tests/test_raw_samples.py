@@ -80,7 +80,7 @@ def test_aggregation_known_answers(tmp_path):
     assert float(rows["sign", "HS512"]["median_ns"]) == 20
     assert float(rows["sign", "HS512"]["mad_ns"]) == 10
     assert rows["sign", "HS512"]["samples"] == "6"
-    # Six samples: the order-statistic CI at 95% is [x(1), x(6)] (rule 5a), here [10, 30].
+    # Six samples: the order-statistic CI at 95% is [x(1), x(6)] (the stopping rule's CI), here [10, 30].
     assert (float(rows["sign", "HS512"]["ci_low_ns"]), float(rows["sign", "HS512"]["ci_high_ns"])) == (10, 30)
     assert float(rows["sign", "HS512"]["ci_halfwidth_pct"]) == 50
     assert float(rows["verify", "HS512"]["median_ns"]) == 40
@@ -134,8 +134,9 @@ def test_cell_with_mixed_status_is_an_error(tmp_path):
 
 
 def test_the_drift_reference_is_not_a_cell_and_goes_to_drift_csv(tmp_path):
-    """Rule 5b's rows: out of the summary and the stop-reason replay, one drift.csv row per
-    round with its time over the language's median and where the round lay in the sampling."""
+    """The drift reference's rows: out of the summary and the stop-reason replay, one
+    drift.csv row per round with its time over the language's median and where the round lay
+    in the sampling."""
     spec = tmp_path / "spec.json"
     cell = {"algorithm": "HS512", "key_bits": 512, "input": "claims-001"}
     timing = {"samples": 6, "min_samples": 6, "target_ci_pct": 1.0}

@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import yaml
@@ -22,7 +24,7 @@ from conftest import (
     SNAKEMAKE,
 )
 
-from jwtbench import cell_samples, config_validation, raw_samples, variants
+from jwtbench import cell_samples, config_validation, dependency_licences, raw_samples, variants
 from jwtbench.rules import summarize_crosscheck
 
 SNAKEFMT = str(Path(sys.executable).with_name("snakefmt"))
@@ -462,6 +464,77 @@ def test_provenance_records_the_run(smoke):
     assert set(provenance["host"]["cpu_flags"]) >= {"sha_ni", "avx2", "aes"}
     assert provenance["run"]["git"]["commit"]
     assert len(provenance["run"]["config_sha256"]) == 64
+
+
+def pinned_packages(language):
+    """(ecosystem, name) of every package envs/<language>/ pins, read here from the pin files
+    themselves (independently of dependency_licences' readers); java's, every dependency pom.xml
+    names for run time (the jars it brings come from the lock, maven-artifacts.sha256)."""
+    pins = REPO / "envs" / language
+    found = set()
+    if (pins / "package-lock.json").is_file():
+        packages = json.loads((pins / "package-lock.json").read_text())["packages"]
+        found |= {("npm", path.rsplit("node_modules/", 1)[-1]) for path in packages if path}
+    if (pins / "requirements.txt").is_file():
+        lines = (pins / "requirements.txt").read_text().splitlines()
+        found |= {("pypi", match.group(1)) for line in lines if (match := re.match(r"^([\w.-]+)(\[.*\])?==", line))}
+    if (pins / "Cargo.lock").is_file():
+        lock = tomllib.loads((pins / "Cargo.lock").read_text())
+        found |= {("crates.io", package["name"]) for package in lock["package"] if "source" in package}
+    if (pins / "go.mod").is_file():
+        found |= {
+            ("go", line.split()[1] if line.startswith("require ") else line.split()[0])
+            for line in (pins / "go.mod").read_text().splitlines()
+            if re.match(r"^(\t|require )\S+ v\S+", line)
+        }
+    if (pins / "pom.xml").is_file():
+        pom = {"pom": "http://maven.apache.org/POM/4.0.0"}
+        for dependency in (
+            ElementTree.parse(pins / "pom.xml").getroot().iterfind("pom:dependencies/pom:dependency", pom)
+        ):
+            if dependency.findtext("pom:scope", "compile", pom) != "provided":
+                group, artifact = (dependency.findtext(f"pom:{key}", "", pom) for key in ("groupId", "artifactId"))
+                found.add(("maven", f"{group}:{artifact}"))
+    return found
+
+
+def test_provenance_records_every_pinned_dependencys_licence(smoke):
+    """Issue 44: each language's pinned packages (and the pipeline's, the Kaggle client's when the
+    run installed it), each with a licence and where it was read; none unknown among the
+    packages an environment names itself, nor for any library under test."""
+    provenance = json.loads((smoke / "results/provenance.json").read_text())
+    entries = provenance["dependencies"]
+    environments = provenance["dependency_environments"]
+    assert all(entry["licence"] and entry["source"] and entry["version"] for entry in entries), [
+        entry for entry in entries if not (entry["licence"] and entry["source"] and entry["version"])
+    ]
+    in_containers = provenance["engine"]["name"] != "native"
+    installed = ["pipeline"] + (["kaggle"] if environments["kaggle"]["read_from"] else [])
+    for name in [*LANGUAGES, *installed]:
+        assert "error" not in environments[name], environments[name]
+        mine = [entry for entry in entries if entry["environment"] == name]
+        recorded = {(entry["ecosystem"], entry["name"]) for entry in mine}
+        assert pinned_packages(name) <= recorded, sorted(pinned_packages(name) - recorded)
+        dockerfile = REPO / "containers" / name / "Dockerfile"
+        if in_containers and dockerfile.is_file():
+            pins = dependency_licences.debian_pins(dockerfile)
+            assert {("debian", package) for package in pins} <= recorded, name
+            assert all(entry["version"] == pins[entry["name"]] for entry in mine if entry["ecosystem"] == "debian")
+        named = [entry for entry in mine if entry["direct"] and entry["ecosystem"] != "debian"]
+        assert not [entry for entry in named if entry["licence"] == dependency_licences.UNKNOWN], name
+    lock = (REPO / "envs" / "java" / "maven-artifacts.sha256").read_text()
+    for entry in (entry for entry in entries if entry["ecosystem"] == "maven"):
+        group, artifact = entry["name"].split(":")
+        assert f"{group.replace('.', '/')}/{artifact}/{entry['version']}/{artifact}-{entry['version']}.jar" in lock
+    # The libraries under test, each driver's (its language's package whose name holds it).
+    for driver in [*LANGUAGES, *LIBRARIES]:
+        library = config_validation.driver_manifest(SCRIPTS, driver)["library"]
+        language = config_validation.language_of(driver)
+        under_test = [
+            entry for entry in entries if entry["environment"] == language and library.lower() in entry["name"].lower()
+        ]
+        assert under_test, driver
+        assert not [entry for entry in under_test if entry["licence"] == dependency_licences.UNKNOWN], under_test
 
 
 # The variants the test suite's smoke runs cross-check.

@@ -176,3 +176,28 @@ jobs_table <- function(prov) {
   if ("runner" %in% names(jobs)) jobs[, runner := md_escape(runner)]
   jobs[]
 }
+
+# The licences of every pinned dependency (provenance.json's `dependencies`, one entry per
+# package of every environment the run used): how many packages each licence covers, in which
+# ecosystems. The list itself (version, licence, where it was read) stays in provenance.json.
+dependency_licences_sentence <- function(prov) {
+  deps <- field(prov, "dependencies")
+  if (!is.data.frame(deps) || !nrow(deps)) {
+    return("**provenance.json records no dependency licences.**")
+  }
+  unknown <- sum(deps$licence == "unknown")
+  paste0("The licences of the ", fmt_int(nrow(deps)), " pinned packages of ", fmt_list(unique(deps$environment)),
+         " (", fmt_int(unknown), " of them unknown: their metadata names none this pipeline can read). ",
+         "Each package, its version and where its licence was read: ", code("dependencies"), " in ",
+         code("provenance.json"), ".")
+}
+
+dependency_licences_table <- function(prov) {
+  deps <- field(prov, "dependencies")
+  if (!is.data.frame(deps) || !nrow(deps)) return(NULL)
+  deps <- as.data.table(deps)[, .(licence, ecosystem)]
+  per_ecosystem <- deps[, .N, by = .(licence, ecosystem)][order(-N, ecosystem)]
+  by_licence <- per_ecosystem[, .(packages = sum(N), ecosystems = paste(ecosystem, N, collapse = ", ")), by = licence]
+  setorder(by_licence, -packages, licence)
+  by_licence[, licence := md_escape(licence)][]
+}

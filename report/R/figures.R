@@ -255,7 +255,7 @@ plot_wall_times <- function(wt) {
     labs(x = "minutes since the first job started", y = NULL)
 }
 
-# ---- the machine's drift (timing rule 5b) -------------------------------------------
+# ---- the machine's drift (the drift reference) --------------------------------------
 
 # The drift reference of every round on the run's time line, one line per benchmark
 # process: each round is placed back from its process's end (wall_times.csv) by the

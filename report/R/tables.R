@@ -215,7 +215,7 @@ benchmark_minutes_table <- function(wt) {
   wide
 }
 
-# ---- the machine's drift (timing rule 5b) -------------------------------------------
+# ---- the machine's drift (the drift reference) --------------------------------------
 
 # How far the machine's speed moved during the run (aggregate_samples.drift_range): per
 # language the 5th and 95th percentile of the drift reference's time per round over the

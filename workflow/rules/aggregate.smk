@@ -95,6 +95,8 @@ rule collect_provenance:
         metadata=get_raw_metadata,
         versions=expand("results/versions/{driver}.json", driver=DRIVER_NAMES),
         images=get_all_images,
+        # Where each language's dependencies are read: its image, or its native environment.
+        environments=[runtime_of(language) for language in LANGUAGES],
         datasets=get_dataset_facts,
         cycle_counter="results/cycle_counter.json",
     output:

@@ -54,12 +54,4 @@ rule forget_missing_images:
     log:
         "logs/forget_missing_images.log",
     run:
-        forgotten = (
-            build_image.forget_missing_images(ENGINE) if IN_CONTAINERS else []
-        )
-        for record in forgotten:
-            print(
-                f"jwtbench: {record}: image gone from {ENGINE.name} or changed; rebuilding",
-                file=sys.stderr,
-            )
-        Path(log[0]).write_text("".join(f"{record}\n" for record in forgotten))
+        build_image.run_forget_job(ENGINE if IN_CONTAINERS else None, log[0])

@@ -1,4 +1,4 @@
-"""Raw samples grouped into cells, and the drift reference's rounds (timing rule 5b).
+"""Raw samples grouped into cells, and the drift reference's rounds.
 
 A cell is one (language, implementation, suite, operation, algorithm, key size, input) of a
 run; its rows come from one host and one image, never pooled across them. Used by
@@ -120,7 +120,7 @@ def in_rounds(spec, cell):
 
 
 def drift(raw_paths, libraries=None):
-    """Timing rule 5b's reference, one row per round of each benchmark process (raw file):
+    """The drift reference, one row per round of each benchmark process (raw file):
     its ns/op, that over the median of every round of the language in the run (`relative`:
     above 1, the machine was slower then), and where the round began in the process's
     sampling (seconds of samples before it, and in all: the rounds' place in time). Each
@@ -191,8 +191,8 @@ def reference_warmup(reference):
 
 def rounds_by(paths, key_of):
     """({key: {round: ns/op}}, {key: its raw file}) of the ok cells, keyed as samples_by,
-    of every process that sampled in rounds: one whose file has the drift reference
-    (timing rule 5b), so that cells of one file sampled in the same round can be paired."""
+     of every process that sampled in rounds: one whose file has the drift reference
+    , so that cells of one file sampled in the same round can be paired."""
     rounds, process = {}, {}
     for path in map(str, paths):
         rows = raw_samples.read(path)

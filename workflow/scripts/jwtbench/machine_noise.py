@@ -33,6 +33,8 @@ import threading
 import time
 from pathlib import Path
 
+from jwtbench import result_tables
+
 PROC = Path("/proc")
 CPU_SYSFS = Path("/sys/devices/system/cpu")
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -40,26 +42,10 @@ INTERVAL_SECONDS = 0.5
 # Container engines' per-container monitors (comm is cut to 15 characters).
 SHIMS = {"conmon", "containerd-shim"}
 
-COLUMNS = [
-    "interval",
-    "utc",
-    "seconds",
-    "interval_seconds",
-    "steal_pct",
-    "steal_all_pct",
-    "busy_pct",
-    "irq_pct",
-    "bench_pct",
-    "others_pct",
-    "others_runnable",
-    "others_top",
-    "others_top_pct",
-    "wait_pct",
-    "pressure_pct",
-    "freq_mhz",
-    "throttle_events",
-    "sampler_ms",
-]
+# The record's columns: results/noise.csv's (workflow/schemas/noise.schema.yaml) from
+# `interval` on; those before it name the benchmark job, which summarize_noise adds.
+NOISE_COLUMNS = result_tables.columns("noise.schema.yaml")
+COLUMNS = NOISE_COLUMNS[NOISE_COLUMNS.index("interval") :]
 
 
 def read(path):

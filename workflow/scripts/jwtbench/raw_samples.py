@@ -7,11 +7,9 @@ output), by aggregation, and by the tests.
 import csv
 from pathlib import Path
 
-import yaml
+from jwtbench import registry, result_tables
 
-from jwtbench import registry
-
-SCHEMA = yaml.safe_load((Path(__file__).resolve().parents[2] / "schemas" / "raw_samples.schema.yaml").read_text())
+SCHEMA = result_tables.schema("raw_samples.schema.yaml")
 COLUMNS = SCHEMA["x-columns"]
 PROPERTIES = SCHEMA["properties"]
 PROPERTIES["suite"]["enum"] = registry.load().bench_suites  # the registry's suites (workflow/suites.yaml)
@@ -72,7 +70,7 @@ def read(path):
     return rows
 
 
-# Timing rule 5b: the drift reference's rows (one per round) carry this operation. They
+# The drift reference's rows (one per round) carry this operation. They
 # are not a cell: aggregation writes them to results/drift.csv, everything else skips them.
 REFERENCE = "reference"
 

@@ -55,7 +55,7 @@ def ratio_ci(numerator, denominator, confidence, resamples, rng):
 
 def describe(values, confidence):
     """Summary statistics of per-sample ns/op values (at least one). The median's CI is the
-    distribution-free one the drivers stop on (stopping_rule.median_ci, timing rule 5a);
+    distribution-free one the drivers stop on (stopping_rule.median_ci, the stopping rule);
     None with fewer samples than give one (n < 6 at 95%)."""
     values = np.asarray(values, dtype=float)
     median = float(np.median(values))
@@ -77,8 +77,9 @@ def describe(values, confidence):
 def paired_ci(series, function, confidence):
     """(median, CI low, CI high) of function(*values of one round) over the rounds every one
     of `series` ({round: ns/op}, cells sampled in the same rounds of one process) has, so
-    that the machine's drift between rounds divides out (timing rule 5a); the rounds'
-    number as a fourth element. The CI is None with too few rounds, all None with none."""
+    that the machine's drift between rounds divides out (as in the stopping rule's pairs);
+    the rounds' number as a fourth element. The CI is None with too few rounds, all None
+    with none."""
     rounds = sorted(set.intersection(*(set(cell) for cell in series)))
     if not rounds:
         return None, None, None, 0

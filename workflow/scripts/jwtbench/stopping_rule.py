@@ -1,4 +1,4 @@
-"""The precision-targeted stopping rule (workflow/scripts/README.md, timing rule 5a): the
+"""The precision-targeted stopping rule (workflow/scripts/README.md, "The stopping rule"): the
 reference every driver's own implementation is held to (tests/test_contract.py), and what
 aggregation replays to say why each cell stopped.
 

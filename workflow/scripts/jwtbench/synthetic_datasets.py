@@ -9,9 +9,9 @@ The same (generator, size, seed) gives the same bytes on every run and machine: 
 the CSV is written with "\\n" line ends and minimal quoting.
 """
 
-import csv
-import io
 import random
+
+from jwtbench import result_tables
 
 FIRST = (
     "Ada Bruno Chloé Dario Elif Farah Gustav Hana Ivan Jana Kofi Lena Mateo Nadia Oskar "
@@ -320,21 +320,15 @@ def columns(generator):
     return list(GENERATORS[generator][0])
 
 
-def csv_line(fields):
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow(fields)
-    return buffer.getvalue().encode()
-
-
 def generate(generator, target_bytes, seed):
     """The CSV bytes: the header, then rows until the file is at least target_bytes."""
     header, make_row = GENERATORS[generator]
     values = Values(f"{generator}/{seed}")
-    parts = [csv_line(header)]
+    parts = [result_tables.csv_line(header)]
     size = len(parts[0])
     number = 0
     while size < target_bytes:
         number += 1
-        parts.append(csv_line(make_row(values, number)))
+        parts.append(result_tables.csv_line(make_row(values, number)))
         size += len(parts[-1])
     return b"".join(parts)

@@ -1,8 +1,8 @@
 'use strict';
 // `bench --spec FILE --out FILE`: validates the spec, prepares and checks every cell, then
 // runs its suite: jwt and hash here (warm-up, calibration, warm-up until steady,
-// interleaved sampling until rule 5a of stopping.js stops each cell, each round opened by
-// a sample of rule 5b's drift reference; hash's cells, calls and reference in hash.js),
+// interleaved sampling until the stopping rule of stopping.js stops each cell, each round
+// opened by a sample of the drift reference; hash's cells, calls and reference in hash.js),
 // tokensize in tokensize.js, transfer in transfer.js, percall in percall.js; harness's calls
 // (harness.js) go through suite jwt's sign batch
 // (workflow/scripts/README.md "bench", the suites and "Timing rules";
@@ -26,8 +26,8 @@ const {
 
 const SPEC_FORMAT = 'jwtbench-spec/1';
 const INPUT_KINDS = ['claims', 'records'];
-// `rounds`: the suite is timed by warm-up, calibration and interleaved rounds (rules 3-6),
-// so it needs every timing field. Hash cells have no keys or input file (hash.js).
+// `rounds`: the suite is timed by warm-up, calibration and interleaved rounds, so it needs
+// every timing field. Hash cells have no keys or input file (hash.js).
 const SUITES = {
   jwt: { operations: ['sign', 'verify', 'decode'], inputKinds: INPUT_KINDS, rounds: true },
   tokensize: { operations: ['sign'], inputKinds: ['records'] },
@@ -55,7 +55,7 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
  * process_warmup_seconds: absent means 0; min_samples, target_ci_pct and confidence
  * default to 20, 1.0 and 0.95, stopping.js);
  * tokensize, transfer and percall only max_cell_seconds (the others are checked when
- * present). `target` is rule 5a's Target (undefined without `samples`).
+ * present). `target` is the stopping rule's Target (undefined without `samples`).
  */
 function loadTiming(spec, fail) {
   const t = spec.timing;
@@ -367,7 +367,7 @@ const clampBatch = (n) => Math.min(MAX_BATCH, Math.max(1, Math.round(n)));
 /**
  * A clock from now: `spent()` (a BigInt), `left(spentNs)`, the ns of limitNs (a BigInt) left
  * after spentNs (a Number), and whether limitNs is used up. Without limitNs (the drift
- * reference, rule 5b) there is no budget: left is Infinity, never used up.
+ * reference) there is no budget: left is Infinity, never used up.
  */
 function budgetClock(limitNs) {
   const start = process.hrtime.bigint();
@@ -379,11 +379,11 @@ function budgetClock(limitNs) {
 /** The clock of one cell's own time, from its first warm-up batch, against max_cell_seconds. */
 const cellClock = (timing) => budgetClock(BigInt(Math.round(timing.max_cell_seconds * 1e9)));
 
-/** Rule 3: whether a cell of this process has warmed up yet. */
+/** The warm-up: whether a cell of this process has warmed up yet. */
 let processWarmedUp = false;
 
 /**
- * Warm-up (rule 3): batches doubling in size, at least one call, for warmup_seconds (the
+ * Warm-up: batches doubling in size, at least one call, for warmup_seconds (the
  * process's first warm-up: for process_warmup_seconds when that is longer; the drift
  * reference's comes after every cell's, so never). A batch is kept within the warm-up
  * left, the clock's budget left and target_sample_seconds. Returns {n, nsPerOp, usedUp}
@@ -410,7 +410,7 @@ async function warmUp(cell, timing, clock) {
 }
 
 /**
- * Calibration (rule 4): from batch size n, up to five batches towards one that lasts
+ * Calibration: from batch size n, up to five batches towards one that lasts
  * target_sample_seconds. Returns {n, nsPerOp, usedUp}; when max_cell_seconds ran out, n is
  * the batch just timed, else the batch size it leads to (through `fit`).
  */
@@ -429,8 +429,8 @@ async function calibrate(cell, n, timing, clock) {
 }
 
 /**
- * Warm-up until steady (rule 4, when warmup_max_seconds > 0): untimed windows of
- * steady_window batches of n calls, each batch timed, until a window's median ns/op is
+ * Warm-up until steady (part of calibration, when warmup_max_seconds > 0): untimed windows
+ * of steady_window batches of n calls, each batch timed, until a window's median ns/op is
  * within steady_tolerance (relative) of the previous window's, or until the cell's time
  * (from its warm-up on) reaches warmup_max_seconds; a window cut short by that is not
  * compared. Returns {steady, seconds, change (of the last two windows, or undefined), usedUp}.
@@ -466,15 +466,15 @@ function steadinessNote({ steady, seconds, change, usedUp }) {
 
 /**
  * Warm-up, calibration and, when warmup_max_seconds > 0, warm-up until steady and a new
- * calibration, of one cell (README "Timing rules", steps 3-4). `cell` is {batch, state,
- * fit}, fit(n) adjusting a calibrated batch size (records: whole passes). Returns the
- * cell's timer: {batch, state, n, spentNs, limitNs, wanted, timeout, steadiness, samples: []},
- * where spentNs (a BigInt) is the cell's own time so far, `steadiness` what
- * warmUntilSteady found (undefined when it did not run), `wanted` the samples the cell
- * must have room for (Target.plannedSamples: min_samples while rule 5a is on, at most
- * samples) and `timeout` is set when `wanted` batches of n calls cannot fit in what is
- * left of max_cell_seconds (or when the phases before already used it up, in which case
- * n is what they had reached).
+ * calibration, of one cell (README "Timing rules", "The warm-up" and "Calibration"). `cell`
+ * is {batch, state, fit}, fit(n) adjusting a calibrated batch size (records: whole passes).
+ * Returns the cell's timer: {batch, state, n, spentNs, limitNs, wanted, timeout,
+ * steadiness, samples: []}, where spentNs (a BigInt) is the cell's own time so far,
+ * `steadiness` what warmUntilSteady found (undefined when it did not run), `wanted` the
+ * samples the cell must have room for (Target.plannedSamples: min_samples while the
+ * stopping rule is on, at most samples) and `timeout` is set when `wanted` batches of n
+ * calls cannot fit in what is left of max_cell_seconds (or when the phases before already
+ * used it up, in which case n is what they had reached).
  */
 async function warmUpAndCalibrate(cell, timing) {
   const { batch, state, fit } = cell;
@@ -505,7 +505,7 @@ async function warmUpAndCalibrate(cell, timing) {
   return timer(calibrated.n, projectedNs > Number(limitNs));
 }
 
-/** The time cap (README "Timing rules", step 6): the cell's own time reached max_cell_seconds. */
+/** The time cap (README, "Timeouts and the time cap"): the cell's own time reached max_cell_seconds. */
 const timeCapped = (timer) => timer.spentNs >= timer.limitNs;
 
 /** Times one batch of the cell's n calls; returns its duration in ns (a BigInt). */
@@ -573,7 +573,7 @@ const medianNsPerOp = (samples) => median(samples.map((s) => Number(s.elapsedNs)
 // Checks, shared by every suite
 
 /**
- * Rule 2's checks on the cell's claims (the first record for records); for jwt on
+ * The checks before timing on the cell's claims (the first record for records); for jwt on
  * records, the token pool too; hash.js's for a hash cell, harness.js's for a harness
  * cell. {status, reason} or {status: 'ok'[, token[, tokens]]}.
  */
@@ -618,8 +618,8 @@ async function checkCells(cells, run) {
 
 // ---------------------------------------------------------------------------------------
 // Suites jwt, hash, primitive, harness and keygen's sign/verify: warm-up, calibration,
-// interleaved rounds until rule 5a (stopping.js) or the time cap stops each cell; each
-// round opens with a sample of the drift reference (rule 5b)
+// interleaved rounds until the stopping rule (stopping.js) or the time cap stops each cell;
+// each round opens with a sample of the drift reference
 
 /** How the end-of-run progress line says why a cell stopped sampling. */
 const STOPPED_BY = {
@@ -627,7 +627,7 @@ const STOPPED_BY = {
 };
 
 /**
- * Rule 5b's drift reference (hash.js's referenceCell, in the rows of the spec's suite),
+ * The drift reference (hash.js's referenceCell, in the rows of the spec's suite),
  * warmed up for warmup_seconds and calibrated to target_sample_seconds by the cells' own
  * code (no warm-up until steady), on a clock of its own with no budget: it is no cell and
  * counts against no cell's max_cell_seconds. Returns the cell with its batch size `n`.
@@ -671,23 +671,24 @@ async function timeInRounds(passed, run) {
     stderr(`${run.head(cell)}: batch of ${timer.n}${note}`);
   }
 
-  // Rule 5a's state over all the spec's cells, since `pairs` index them (cell.index); the
-  // ones not timed here (failed, unsupported, keygen's per-iteration cells) never sample.
+  // The stopping rule's state over all the spec's cells, since `pairs` index them
+  // (cell.index); the ones not timed here (failed, unsupported, keygen's per-iteration
+  // cells) never sample.
   const rounds = new stopping.Rounds(run.cellCount, run.pairs, timing.target);
   const inRounds = new Set(timed.map(({ cell }) => cell.index));
   for (let index = 0; index < run.cellCount; index++) {
     if (!inRounds.has(index)) rounds.stop(index, stopping.NOT_SAMPLED);
   }
 
-  // The drift reference (rule 5b), warmed up and calibrated after every cell, if any cell
+  // The drift reference, warmed up and calibrated after every cell, if any cell
   // is timed in rounds.
   const reference = timed.length > 0 ? await calibrateReference(run) : undefined;
 
   // Sampling in interleaved rounds: round k first stops the cells whose own time is used
   // up (time cap; a cell's time grows only by its own samples, so this is what it would be
   // at its turn), then, if any cell is left, times one batch of the reference and sample k
-  // of every cell still sampling, in spec order. After the round, rule 5a stops the cells
-  // at their sample cap or precise enough, all decided on the round's end state; the
+  // of every cell still sampling, in spec order. After the round, the stopping rule stops the
+  // cells at their sample cap or precise enough, all decided on the round's end state; the
   // rounds end once no cell samples.
   for (let k = 1; k <= timing.samples && rounds.anySampling(); k++) {
     for (const { cell, timer } of timed) {
@@ -740,7 +741,7 @@ async function timeInRounds(passed, run) {
 
 /**
  * The run's shared context for the suites: the spec's suite and timing, its cell count and `pairs`
- * (rule 5a), the CSV (`out`), a progress prefix per cell (`head`), and `finish(cell, status, note, untimed = true)`,
+ * (the stopping rule's), the CSV (`out`), a progress prefix per cell (`head`), and `finish(cell, status, note, untimed = true)`,
  * which counts the cell's status, logs the note and, if `untimed`, writes its untimed row.
  */
 function startRun(spec, cells, outFile) {

@@ -1,5 +1,5 @@
 'use strict';
-// Pre-timing correctness checks (workflow/scripts/README.md, "Timing rules", step 2), run
+// Pre-timing correctness checks (workflow/scripts/README.md, "The checks before timing"), run
 // once per algorithm and key before any of its cells is timed, through the library's adapter
 // (library.js; keys are its own key objects). The forged tokens are built here with
 // node:crypto, independently of the library under test.

@@ -359,7 +359,7 @@ async function crosscheck({ spec, out: outFile }) {
 }
 
 /**
- * Timing rule 5a replayed on given ns/op series (README "`stopping --series FILE`"),
+ * The stopping rule replayed on given ns/op series (README "`stopping --series FILE`"),
  * through stopping.js's Rounds, the object bench's rounds use.
  */
 function stopping({ series: file }) {

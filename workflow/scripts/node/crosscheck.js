@@ -117,7 +117,7 @@ async function crosscheckCell(cell, batchAndState, ctx) {
   // bytes on 2026-11-26) would time a wrapper the driver's loop does not have. A promise
   // (a library whose calls are async) is awaited by mitata.
   const call = singleCall(cell, batchAndState);
-  // Rules 3-4 as in bench, warm-up until steady included.
+  // The warm-up and calibration as in bench, warm-up until steady included.
   const timed = await bench.warmUpAndCalibrate(batchAndState, timing);
   // mitata's own warm-up (it runs the function before it samples) is short; give the call
   // warmup_seconds of mitata's loop first, as bench.js gives the driver's batch.

@@ -4,7 +4,7 @@
 // prepared once (input `lengths`). Here: the cells' spec fields, their preparation, the
 // known-answer check and one batch function per operation; the timing is bench.js's
 // (warm-up, calibration, warm-up until steady, interleaved rounds), as for suite jwt.
-// Also the drift reference every round-sampling suite times (rule 5b, `referenceCell`).
+// Also the drift reference every round-sampling suite times (`referenceCell`).
 
 const crypto = require('node:crypto');
 
@@ -230,7 +230,7 @@ function hashBatch(cell) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Timing rule 5b's drift reference
+// The drift reference
 
 /**
  * The reference, SHA-256 of the 64 bytes 00 01 ... 3f, as a `digest` cell of this suite

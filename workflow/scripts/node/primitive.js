@@ -2,7 +2,8 @@
 // Suite primitive (workflow/scripts/README.md, "Suite `primitive`"): node:crypto's raw
 // primitives, no JWT: digest, HMAC, AES-256-GCM, signatures. Here: the cells' spec
 // fields, their preparation (message, keys parsed once), the checks and one batch
-// function per operation; the timing is bench.js's (rules 3-6), as for suite jwt.
+// function per operation; the timing is bench.js's (warm-up, calibration, interleaved rounds),
+// as for suite jwt.
 // Suite keygen's `sign` and `verify` cells are these cells too (keygen.js).
 
 const crypto = require('node:crypto');

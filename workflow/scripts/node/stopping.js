@@ -1,6 +1,6 @@
 'use strict';
-// Timing rule 5a, the precision-targeted stopping rule (workflow/scripts/README.md, "Timing
-// rules" and "`stopping --series FILE`"; the reference is workflow/scripts/jwtbench/stopping_rule.py).
+// The stopping rule, precision-targeted (workflow/scripts/README.md, "The stopping rule"
+// and "`stopping --series FILE`"; the reference is workflow/scripts/jwtbench/stopping_rule.py).
 // A Rounds object holds the rule's state over one run's cells: bench.js's interleaved
 // rounds feed it every sample and ask it after each round which cells go on; `replay`
 // drives the very same object for the `stopping` subcommand.
@@ -85,7 +85,7 @@ class Target {
   }
 
   /**
-   * The batches a calibrated cell must still fit in max_cell_seconds (rule 4): min_samples
+   * The batches a calibrated cell must still fit in max_cell_seconds: min_samples
    * while the rule may stop it before the cap (never more than samples), else samples.
    */
   plannedSamples() {

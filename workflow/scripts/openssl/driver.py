@@ -283,7 +283,7 @@ def command_bench(args):
 
 
 def sample_rounds(runs, seconds, samples, writer):
-    """Rule 5's interleaved rounds: round k runs every openssl speed run once, in spec
+    """The interleaved rounds: round k runs every openssl speed run once, in spec
     order, and writes sample k of each of its cells."""
     for sample in range(1, samples + 1):
         started, done = time.monotonic(), 0

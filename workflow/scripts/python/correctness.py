@@ -64,7 +64,7 @@ def check(case, public_key_file):
     """Raise CheckFailed unless `case` signs, verifies, rejects forgeries and decodes (when
     the library has a decode).
 
-    The checks of rule 2 take the first input and its token; a pool of tokens signed
+    The checks before timing take the first input and its token; a pool of tokens signed
     from records must then verify, each to its own record.
     """
     try:

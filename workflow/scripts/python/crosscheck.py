@@ -2,7 +2,7 @@
 timeit time a cell's very call in alternating blocks, and its CSV.
 
 driver.command_crosscheck prepares and checks each cell as suite jwt does, warms its batch
-up and calibrates it (timing.CellTiming, rules 3-4 as bench's, until steady too), and hands
+up and calibrates it as bench does (timing.CellTiming, until steady too), and hands
 it here with its timeit harness on the call the batch makes (timeit_harness.py); then the
 drift reference's. Alternation k is a driver block and a native block, the driver's first
 when k is odd. A driver block is batches of the calibrated n (CellTiming.take_sample: the

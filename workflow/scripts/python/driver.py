@@ -393,7 +393,7 @@ class TimedCell:
 
 
 def start_timing(name, cell, run, budget, input_bytes, output_bytes, pass_length=1):
-    """Warm the cell up and calibrate it (rules 3-4), saying how on stderr; `run` is its
+    """Warm the cell up and calibrate it, saying how on stderr; `run` is its
     batch function (timing.CellTiming)."""
     timing = CellTiming(run, budget, pass_length)
     timing.warm_up_and_calibrate()
@@ -409,7 +409,7 @@ STOPPED = {
     stopping_rule.EXHAUSTED: "time cap",
 }
 
-# Rule 5b: the drift reference, one sample of it at the start of every round.
+# The drift reference, one sample of it at the start of every round.
 REFERENCE_MESSAGE = hashing.sweep_message(64)
 REFERENCE = {
     "operation": "reference",
@@ -424,7 +424,7 @@ REFERENCE_STATEMENT = hashing.RESULTS["digest"].format("message")
 
 def reference_timing(budget):
     """The reference (suite hash's digest batch) warmed up and calibrated as a cell is
-    (rules 3-4, never until steady)."""
+    (never until steady)."""
     _, run = hashing.compiled("digest", "message", [], new=hashlib.sha256, message=REFERENCE_MESSAGE)
     timing = CellTiming(run, dataclasses.replace(budget, warmup_max_seconds=0.0))
     timing.warm_up_and_calibrate()
@@ -432,12 +432,12 @@ def reference_timing(budget):
 
 
 def sample_in_rounds(timed, budget, out, spec):
-    """Rule 5: round k takes sample k of every timed cell still sampling, in spec order, so
-    a slow spell of the machine lands on one sample of many cells rather than on many
-    samples of one cell. Rule 5a after each round: a cell stops once it and every ratio it
-    takes part in (the spec's pairs, paired by round) are precise enough, or at the cap;
-    rule 6: or once its time is up. Rule 5b: each round opens with a sample of the drift
-    reference. Then one line per cell with its median and why it stopped."""
+    """Interleaved rounds: round k takes sample k of every timed cell still sampling, in spec
+    order, so a slow spell of the machine lands on one sample of many cells rather than on
+    many samples of one cell. After each round the stopping rule stops a cell once it and
+    every ratio it takes part in (the spec's pairs, paired by round) are precise enough, or
+    at the cap; the time cap stops it once its time is up. Each round opens with a sample of
+    the drift reference. Then one line per cell with its median and why it stopped."""
     cells = spec["cells"]
     position = {id(cell): index for index, cell in enumerate(cells)}
     entries = {position[id(entry.cell)]: entry for entry in timed}
@@ -721,7 +721,7 @@ def command_bench(args):
 def command_crosscheck(args):
     """The driver's loop and timeit in alternating blocks on each cell's very call, then on
     the drift reference's (crosscheck.py). A cell is prepared and checked as suite jwt's,
-    its batch warmed up and calibrated as bench's, warm-up until steady too (rules 1-4)."""
+    its batch warmed up and calibrated as bench's, warm-up until steady too."""
     spec = load_crosscheck_spec(args.spec)
     budget = Budget.from_spec(spec["timing"])
     cells = spec["cells"]
@@ -751,7 +751,7 @@ def command_crosscheck(args):
 
 
 def command_stopping(args):
-    """Rule 5a on given per-sample values (the contract test's hook, README "stopping")."""
+    """The stopping rule on given per-sample values (the contract test's hook, README "stopping")."""
     where = f"--series {args.series}"
     try:
         given = json.loads(read_file(args.series, "--series"))
@@ -793,7 +793,7 @@ def parser():
     p = sub.add_parser("crosscheck", help="the driver's loop and timeit on the same calls, in alternating blocks")
     p.add_argument("--spec", required=True)
     p.add_argument("--out", required=True)
-    p = sub.add_parser("stopping", help="rule 5a on given per-sample values (the contract test's hook)")
+    p = sub.add_parser("stopping", help="the stopping rule on given per-sample values (the contract test's hook)")
     p.add_argument("--series", required=True)
     p = sub.add_parser("coldstart")
     for flag in ("--hmac", "--rsa", "--payload"):

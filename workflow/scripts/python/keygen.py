@@ -341,7 +341,7 @@ def signature_case(cell, lib, pem):
 
 def bench(spec, out, driver):
     """Per-iteration cells in spec order, one after another; then sign and verify cells,
-    warmed up, calibrated and sampled in interleaved rounds (rules 3-6)."""
+    warmed up, calibrated and sampled in interleaved rounds."""
     settings = spec["keygen"]
     cells = spec["cells"]
     names = {id(cell): driver.label(index, len(cells), cell) for index, cell in enumerate(cells, 1)}

@@ -343,11 +343,11 @@ def check_spec(spec, where):
     check_pairs(spec.get("pairs", []), f"{where}: pairs", len(cells))
 
 
-MAX_SAMPLES = 1000  # rule 5a: 0.5 ** samples stays a normal double
+MAX_SAMPLES = 1000  # the stopping rule: 0.5 ** samples stays a normal double
 
 
 def check_pairs(pairs, name, count):
-    """Rule 5a's pairs: [i, j] cell indexes, two different cells of the spec."""
+    """The stopping rule's pairs: [i, j] cell indexes, two different cells of the spec."""
     if not isinstance(pairs, list):
         raise UsageError(f"{name} is not a list")
     for index, pair in enumerate(pairs):

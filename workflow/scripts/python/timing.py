@@ -1,7 +1,7 @@
 """Warm-up, batch calibration and interleaved sampling with the monotonic ns clock, and
 seed 001's single timed calls (suite percall).
 
-The rule that stops a cell once it is precise enough (timing rule 5a) is the pipeline's
+The rule that stops a cell once it is precise enough (the stopping rule) is the pipeline's
 own reference, workflow/scripts/jwtbench/stopping_rule.py, which the python image carries beside
 this folder: the python driver runs the very code every other driver is checked against.
 """
@@ -22,11 +22,11 @@ class Budget:
     samples: int
     target_sample_seconds: float
     max_cell_seconds: float
-    warmup_max_seconds: float = 0.0  # 0: no steadiness check (rule 4, "Until steady")
+    warmup_max_seconds: float = 0.0  # 0: no steadiness check (calibration's "Until steady")
     steady_window: int = 5
     steady_tolerance: float = 0.03
-    target: stopping_rule.Target = None  # rule 5a: min_samples, target_ci_pct, confidence
-    process_warmup_seconds: float = 0.0  # rule 3: the first cell a process warms up
+    target: stopping_rule.Target = None  # the stopping rule: min_samples, target_ci_pct, confidence
+    process_warmup_seconds: float = 0.0  # the warm-up of the first cell a process warms up
 
     @classmethod
     def from_spec(cls, timing):
@@ -44,8 +44,8 @@ class Budget:
 
     @property
     def planned_samples(self):
-        """The samples a cell must fit in its time: min_samples when rule 5a may stop it
-        earlier than the cap, else the cap."""
+        """The samples a cell must fit in its time: min_samples when the stopping rule may
+        stop it earlier than the cap, else the cap."""
         if self.target.target_ci_pct > 0:
             return min(self.target.min_samples, self.samples)
         return self.samples
@@ -102,11 +102,11 @@ class Steadiness:
         return f"not steady after {self.seconds:.2f} s (last change {last})"
 
 
-_process_warmed_up = False  # rule 3: has a cell of this process warmed up yet?
+_process_warmed_up = False  # the warm-up: has a cell of this process warmed up yet?
 
 
 def warmup_seconds_of(budget):
-    """Rule 3: the first cell a process warms up takes the process's warm-up as well."""
+    """The warm-up: the first cell a process warms up takes the process's warm-up as well."""
     global _process_warmed_up
     seconds = budget.warmup_seconds
     if not _process_warmed_up:
@@ -188,7 +188,7 @@ class CellTiming:
         return Steadiness(False, (clock() - start) / 1e9, change)
 
     def within_time(self):
-        """Rule 6: no cell is sampled once its own time has passed max_cell_seconds."""
+        """The time cap: no cell is sampled once its own time has passed max_cell_seconds."""
         return self.spent_ns < self.limit_ns
 
     def take_sample(self):

@@ -1,5 +1,5 @@
 """The benchmark plan printed before the first job: how many cells each suite times and
-a range for the time the benchmarks will take (timing rule 5a makes the real figure
+a range for the time the benchmarks will take (the stopping rule makes the real figure
 depend on the machine's noise: the low end is every cell stopping at min_samples, the
 high end every cell running to its cap)."""
 

@@ -196,6 +196,15 @@ def forget_missing_images(engine, records_dir="results/images"):
     return removed
 
 
+def run_forget_job(engine, log_path):
+    """Rule forget_missing_images: forget_missing_images under `engine` (None natively:
+    nothing to forget), each record removed said on stderr and listed in the log."""
+    forgotten = forget_missing_images(engine) if engine is not None else []
+    for record in forgotten:
+        print(f"jwtbench: {record}: image gone from {engine.name} or changed; rebuilding", file=sys.stderr)
+    Path(log_path).write_text("".join(f"{record}\n" for record in forgotten))
+
+
 # --- language and report images ------------------------------------------------------
 
 

@@ -28,26 +28,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from jwtbench import config_validation, conformance_cases, driver_runner
+from jwtbench import config_validation, conformance_cases, driver_runner, result_tables
 
 KNOWN_DEVIATIONS = Path(__file__).resolve().parents[3] / "data" / "conformance" / "known-deviations.csv"
-COLUMNS = [
-    "language",
-    "implementation",
-    "implementation_version",
-    "case",
-    "group",
-    "alg",
-    "expected",
-    "observed",
-    "exit",
-    "verdict",
-    "elapsed_ns",
-    "peak_rss_kb",
-    "reason",
-    "clause",
-    "requirement",
-]
+COLUMNS = result_tables.columns("conformance.schema.yaml")
 # Verdicts: the RFCs' expectation met (as_required), an allowed answer (allowed: a may_accept
 # case answered either way), a deviation, or none (unsupported algorithm, driver failure).
 STACK_TRACE = re.compile(
@@ -295,14 +279,13 @@ def load_known(path=KNOWN_DEVIATIONS):
         return {(row["language"], row["implementation"], row["case"]) for row in csv.DictReader(handle)}
 
 
-POLICY_COLUMNS = ["language", "implementation", "implementation_version", "item", "validated", "reason"]
+POLICY_COLUMNS = result_tables.columns("verify_policy.schema.yaml")
+KNOWN_COLUMNS = result_tables.columns("known_deviations.schema.yaml")
 
 
 def write_table(path, rows, columns=COLUMNS):
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    # Every digit: the times and memory are the drivers' figures as they reported them.
+    result_tables.write_csv(path, columns, rows, floats=str)
 
 
 def policy_rows(policy, versions):
@@ -376,12 +359,8 @@ def record_known(conformance_csv, path=KNOWN_DEVIATIONS, measured=None):
         for row in rows
         if row["verdict"] == "deviation"
     ]
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(
-            handle, ["language", "implementation", "case", "observed", "measured"], lineterminator="\n"
-        )
-        writer.writeheader()
-        writer.writerows(sorted(kept + recorded, key=lambda r: (r["language"], r["implementation"], r["case"])))
+    rows = sorted(kept + recorded, key=lambda r: (r["language"], r["implementation"], r["case"]))
+    result_tables.write_csv(path, KNOWN_COLUMNS, rows)
     return len(recorded)
 
 

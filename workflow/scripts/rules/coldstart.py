@@ -14,7 +14,6 @@ summarize() turns the exports into results/coldstart.csv (median with a bootstra
 """
 
 import contextlib
-import csv
 import json
 import shutil
 import subprocess
@@ -24,23 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from jwtbench import driver_runner, sample_statistics
+from jwtbench import driver_runner, result_tables, sample_statistics
 from jwtbench.machine_facts import output_of
 
-COLUMNS = [
-    "language",
-    "mode",
-    "measure",
-    "runs",
-    "median_ns",
-    "ci_low_ns",
-    "ci_high_ns",
-    "mean_ns",
-    "sd_ns",
-    "min_ns",
-    "max_ns",
-    "command",
-]
+COLUMNS = result_tables.columns("coldstart.schema.yaml")
 
 
 def hyperfine(command, runs, warmup, export, log, env):
@@ -167,7 +153,4 @@ def summarize(snake):
                     "command": result["command"],
                 }
             )
-    with open(snake.output[0], "w", newline="") as handle:
-        writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    result_tables.write_csv(snake.output[0], COLUMNS, rows)

@@ -1,4 +1,5 @@
-"""Everything about the run as a whole: host, software versions, git, config, timings.
+"""Everything about the run as a whole: host, software versions, git, config, timings, and
+the licence of every pinned dependency (dependency_licences.py: `dependencies`).
 
 Written to results/provenance.json; the report's colophon is made from it.
 """
@@ -7,12 +8,16 @@ import datetime
 import hashlib
 import json
 import platform
+import sys
+import tempfile
+from collections import Counter
 from pathlib import Path
 
 import snakemake
 
-from jwtbench import config_validation
+from jwtbench import config_validation, container_engine, dependency_licences
 from jwtbench.machine_facts import git_output, host, output_of
+from jwtbench.rules.native_env import IMAGE_ENVS
 
 
 def git(source):
@@ -65,6 +70,82 @@ def dataset_facts(path):
     return {key: facts.get(key) for key in DATASET_FACTS}
 
 
+def copy_out_of_image(engine, tag, name, pins, into):
+    """Copies what the licence readers read out of image `tag` into `into`: the environment
+    (into/environment, when envs/<name>/ pins one), dpkg's status and /usr/share/doc, laid out
+    as in the image. Returns why it could not, or None."""
+    created = engine.run("create", tag, timeout=120)
+    if created.returncode != 0:
+        return f"cannot create a container of {tag}: {created.stderr.strip()}"
+    container = created.stdout.strip().splitlines()[-1]
+    wanted = {"/var/lib/dpkg/status": into / "var/lib/dpkg/status", "/usr/share/doc": into / "usr/share/doc"}
+    if pins.is_dir():
+        wanted[f"{IMAGE_ENVS}/{name}"] = into / "environment"
+    try:
+        for inside, outside in wanted.items():
+            outside.parent.mkdir(parents=True, exist_ok=True)
+            copied = engine.run("cp", f"{container}:{inside}", str(outside), timeout=600)
+            if copied.returncode != 0:
+                return f"cannot copy {inside} out of {tag}: {copied.stderr.strip()}"
+    finally:
+        engine.run("rm", "--force", container, timeout=120)
+    return None
+
+
+def environment_licences(name, source, environment, root):
+    """(every pinned dependency of environment `name`, why it could not be read or None): its
+    envs/<name>/ pins read in the folder `environment`, the Debian packages its Dockerfile pins
+    in the filesystem at `root`. An unreadable record is the provenance's to show, not a reason
+    to fail the run."""
+    pins = source / "envs" / name
+    dockerfile = source / "containers" / name / "Dockerfile"
+    try:
+        found = dependency_licences.environment_dependencies(environment, pins) if pins.is_dir() else []
+        if dockerfile.is_file():
+            found += dependency_licences.debian_dependencies(root, dependency_licences.debian_pins(dockerfile))
+    except (OSError, ValueError, KeyError) as error:
+        return [], f"{type(error).__name__}: {error}"
+    return found, None
+
+
+def dependencies(names, image_tags, engine, source):
+    """([every pinned dependency], {environment: where it was read, its counts}) of the run's
+    languages and the report's image (copied out of their images under a container engine;
+    natively .envs/<language> and the host's Debian packages), of the pipeline's own venv and,
+    when this run installed it, of the Kaggle client's."""
+    found, environments = [], {}
+
+    def record(name, read_from, read):
+        entries, error = read
+        found.extend({"environment": name, **entry.as_dict()} for entry in entries)
+        environments[name] = {
+            "read_from": read_from,
+            "packages": dict(Counter(entry.ecosystem for entry in entries)),
+            "unknown": sum(entry.licence == dependency_licences.UNKNOWN for entry in entries),
+            **({"error": error} if error else {}),
+        }
+
+    for name in names:
+        tag = image_tags.get(name)
+        if tag is None:
+            read = environment_licences(name, source, Path(".envs") / name, Path("/"))
+            record(name, f".envs/{name} and the host's Debian packages", read)
+            continue
+        with tempfile.TemporaryDirectory(prefix=f"jwtbench-licences-{name}-") as copy:
+            error = copy_out_of_image(engine, tag, name, source / "envs" / name, Path(copy))
+            read = ([], error) if error else environment_licences(name, source, Path(copy) / "environment", Path(copy))
+            inside = f"{IMAGE_ENVS}/{name}, " if (source / "envs" / name).is_dir() else ""
+            record(name, f"image {tag} ({inside}its dpkg status and /usr/share/doc)", read)
+    venv = Path(sys.prefix)
+    record("pipeline", f"the pipeline's venv {venv}", environment_licences("pipeline", source, venv, Path("/")))
+    kaggle = Path(".envs") / "kaggle"
+    if (kaggle / ".installed").is_file():
+        record("kaggle", str(kaggle), environment_licences("kaggle", source, kaggle, Path("/")))
+    else:
+        environments["kaggle"] = {"read_from": None, "note": "not installed in this run"}
+    return found, environments
+
+
 def run_job(snake):
     config = snake.params.config
     datasets = {Path(p).parent.name: p for p in snake.input.datasets}
@@ -82,6 +163,14 @@ def run_job(snake):
         config_validation.driver_of(p, config_validation.VERSIONS_DIR): json.loads(Path(p).read_text())
         for p in snake.input.versions
     }
+    # The images' tags (the base's record has none); none natively.
+    image_tags = {Path(p).stem: json.loads(Path(p).read_text()).get("tag") for p in snake.input.images}
+    packages, environments = dependencies(
+        [*config["languages"], "report"],
+        image_tags,
+        container_engine.Engine.from_dict(snake.params.engine),
+        Path(snake.params.source),
+    )
     provenance = {
         "format": "jwtbench-provenance/1",
         "run": {
@@ -115,7 +204,11 @@ def run_job(snake):
             "hyperfine": output_of(["hyperfine", "--version"]),
             "taskset": output_of(["taskset", "--version"]),
         },
+        "dependencies": packages,
+        "dependency_environments": environments,
     }
     Path(snake.output[0]).write_text(json.dumps(provenance, indent=2) + "\n")
     with open(snake.log[0], "w") as log:
         print(f"provenance of {len(jobs)} benchmark jobs, {len(languages)} languages", file=log)
+        for name, facts in environments.items():
+            print(f"dependencies of {name}: {json.dumps(facts)}", file=log)

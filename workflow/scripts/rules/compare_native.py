@@ -6,32 +6,16 @@ from process to process than within one. The ratio of the medians of the runs' m
 (container / native) goes to results/container_vs_native.csv and the report.
 """
 
-import csv
 import json
 import statistics
 import subprocess
 import tempfile
 from pathlib import Path
 
-from jwtbench import driver_runner, variants
+from jwtbench import driver_runner, result_tables, variants
 from jwtbench.rules import write_bench_spec
 
-COLUMNS = [
-    "language",
-    "operation",
-    "variant",
-    "native_ns",
-    "container_ns",
-    "ratio",
-    "tolerance",
-    "within_tolerance",
-    "repeats",
-    "native_runs_ns",
-    "container_runs_ns",
-    "native_stack",
-    "container_stack",
-    "same_stack",
-]
+COLUMNS = result_tables.columns("container_vs_native.schema.yaml")
 
 
 def medians_by_cell(rows):
@@ -118,7 +102,5 @@ def run_job(snake):
                     file=log,
                     flush=True,
                 )
-    with open(snake.output[0], "w", newline="") as handle:
-        writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    # Every digit: the measured figures are formatted above, the tolerance is as configured.
+    result_tables.write_csv(snake.output[0], COLUMNS, rows, floats=str)

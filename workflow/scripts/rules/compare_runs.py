@@ -44,28 +44,7 @@ VERDICT_MEASURES = (
 )
 VERDICT_FIGURES = ("verdict", "ratio", "ratio_min", "ratio_max", "ci_low", "ci_high")
 
-CELL_COLUMNS = [
-    "language",
-    "implementation",
-    "suite",
-    "operation",
-    "algorithm",
-    "key_bits",
-    "variant",
-    "input",
-    "presence",
-    "status_a",
-    "status_b",
-    "samples_a",
-    "samples_b",
-    "median_a_ns",
-    "median_b_ns",
-    "ratio",
-    "ci_low",
-    "ci_high",
-    "change",
-    "flagged",
-]
+CELL_COLUMNS = result_tables.columns("compare.schema.yaml", "cells")
 
 
 class CompareError(Exception):
@@ -190,8 +169,7 @@ def compare_verdicts(verdicts_a, verdicts_b, id_columns):
 
 
 def verdict_columns(id_columns):
-    figures = [f"{name}_{run}" for run in RUNS for name in VERDICT_FIGURES]
-    return ["seed", *id_columns, "what", "presence", "differs", *figures]
+    return result_tables.columns("compare.schema.yaml", "verdicts", claim_columns=id_columns)
 
 
 # ---- provenance -------------------------------------------------------------------------
@@ -241,9 +219,9 @@ def run_facts(directory, manifest, path):
 
 
 def drift_fact(paths):
-    """The run's drift (timing rule 5b) from its raw files, as cell_samples.drift_range
-    (per language the middle 90% of the reference's rounds against its median, the median
-    over languages), and that spread in percent."""
+    """The run's drift (the drift reference's rounds) from its raw files, as
+    cell_samples.drift_range (per language the middle 90% of the reference's rounds against
+    its median, the median over languages), and that spread in percent."""
     rows = cell_samples.drift(paths)
     spread = cell_samples.drift_range(rows)
     if spread is None:
@@ -297,7 +275,7 @@ def main(paths, settings, threshold, out_dir, log):
         runs = side_by_side(run_facts(dir_a, manifest_a, paths[0]), run_facts(dir_b, manifest_b, paths[1]))
     result_tables.write_csv(out_dir / "cells.csv", CELL_COLUMNS, cells)
     result_tables.write_csv(out_dir / "verdicts.csv", verdict_columns(id_columns), verdicts)
-    result_tables.write_csv(out_dir / "runs.csv", ["fact", "a", "b", "same"], runs)
+    result_tables.write_csv(out_dir / "runs.csv", result_tables.columns("compare.schema.yaml", "runs"), runs)
     flipped = len(flips(verdicts))
     settings_used = {
         "bundles": {"a": str(paths[0]), "b": str(paths[1])},

@@ -7,27 +7,12 @@ figures. The facts come from the driver's `versions` (as run: natively or in its
 and its driver.yaml: the algorithms it lacks, what its verify checks and lacks.
 """
 
-import csv
 import json
 from pathlib import Path
 
-COLUMNS = [
-    "driver",
-    "label",
-    "language",
-    "library",
-    "version",
-    "own",
-    "runtime",
-    "runtime_version",
-    "crypto_backend",
-    "suites",
-    "unsupported",
-    "missing_operations",
-    "validates",
-    "lacking",
-    "lacks",
-]
+from jwtbench import result_tables
+
+COLUMNS = result_tables.columns("drivers.schema.yaml")
 
 
 def rows(versions, manifests):
@@ -64,9 +49,6 @@ def run_job(job):
         name: json.loads(Path(path).read_text()) for name, path in zip(job.params.manifests, job.input.versions)
     }
     table = rows(versions, job.params.manifests)
-    with open(job.output[0], "w", newline="") as handle:
-        writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(table)
+    result_tables.write_csv(job.output[0], COLUMNS, table)
     with open(job.log[0], "w") as log:
         print(f"{job.output[0]}: {len(table)} drivers", file=log)

@@ -23,7 +23,6 @@ Output (results/verify/deterministic.csv), one row per (variant, group of langua
   language only, and the same as the reference).
 """
 
-import csv
 import hashlib
 import hmac
 from pathlib import Path
@@ -32,10 +31,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 
-from jwtbench import config_validation, variants
+from jwtbench import config_validation, result_tables, variants
 from jwtbench.jwk_keys import b64url_decode as decode
 
-COLUMNS = ["variant", "languages", "header", "payload_sha256", "signatures", "reference", "outcome"]
+COLUMNS = result_tables.columns("deterministic.schema.yaml")
 IDENTICAL, DIFFERENT, ALONE = "identical", "DIFFERENT", "alone"
 # An Ed25519 signature that is not RFC 8032's deterministic one yet verifies: the library
 # adds randomness (a hedged signature; rust/jwt-simple's ed25519-compact does). Reported
@@ -148,10 +147,7 @@ def check(token_dirs, variant_names, key_dir):
 def run_job(snake):
     token_dirs = {config_validation.signed_tokens_driver(path): path for path in snake.input.tokens}
     rows = check(token_dirs, snake.params.variants, Path(snake.input.key_manifest).parent)
-    with open(snake.output[0], "w", newline="") as handle:
-        writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    result_tables.write_csv(snake.output[0], COLUMNS, rows)
     with open(snake.log[0], "w") as log:
         for outcome in (IDENTICAL, DIFFERENT, ALONE):
             print(f"{outcome}: {sum(row['outcome'] == outcome for row in rows)} groups", file=log)

@@ -16,7 +16,9 @@ from pathlib import Path
 from jwtbench import result_tables
 from jwtbench.rules import compare_runs
 
-RUN_COLUMNS = ["host_id", "run_id", "label"]
+SCHEMA = "merged.schema.yaml"
+# The columns that name the run, first in every table (runs.csv's, without its facts).
+RUN_COLUMNS = result_tables.columns(SCHEMA, "runs", facts=[])
 
 
 def read_table(path, columns):
@@ -65,16 +67,14 @@ def main(paths, out_dir, log):
             for (seed, _), row in found.items():
                 verdicts.append({**tag, "seed": seed, **row})
             runs.append({**tag, **dict(compare_runs.run_facts(directory, manifest, path))})
-    write = result_tables.write_csv
-    write(out_dir / "summary.csv", RUN_COLUMNS + summary_columns, summary)
-    write(out_dir / "ratios.csv", RUN_COLUMNS + ratio_columns, ratios)
-    write(
-        out_dir / "verdicts.csv",
-        RUN_COLUMNS + ["seed", *id_columns, "what", *compare_runs.VERDICT_FIGURES],
-        [{k: v for k, v in row.items() if k not in ("reason", "comparisons")} for row in verdicts],
-    )
+    write, columns = result_tables.write_csv, result_tables.columns
+    write(out_dir / "summary.csv", columns(SCHEMA, "summary", summary_columns=summary_columns), summary)
+    write(out_dir / "ratios.csv", columns(SCHEMA, "ratios", ratio_columns=ratio_columns), ratios)
+    # Of a verdict's measures only its figures (compare_runs.VERDICT_FIGURES) are merged: its
+    # reason, comparisons, pairing and processes stay in the bundle's own table.
+    write(out_dir / "verdicts.csv", columns(SCHEMA, "verdicts", claim_columns=id_columns), verdicts, extra="ignore")
     fact_names = list(dict.fromkeys(name for row in runs for name in row if name not in RUN_COLUMNS))
-    write(out_dir / "runs.csv", RUN_COLUMNS + fact_names, runs)
+    write(out_dir / "runs.csv", columns(SCHEMA, "runs", facts=fact_names), runs)
     hosts = len({row["host_id"] for row in runs})
     print(
         f"{len(runs)} runs of {hosts} hosts: {len(summary)} summary rows, {len(ratios)} ratios, "

@@ -9,7 +9,6 @@ of the spec is recorded as `failed` (so aggregation and the report carry on and 
 it), what was measured is kept under results/failed/, and the metadata sidecar says why.
 """
 
-import csv
 import datetime
 import hashlib
 import json
@@ -20,7 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from jwtbench import bench_budget, driver_runner, host_identity, machine_noise, raw_samples
+from jwtbench import bench_budget, driver_runner, host_identity, machine_noise, raw_samples, result_tables
 
 
 def now():
@@ -85,10 +84,7 @@ def failed_rows(spec, versions):
 
 
 def write_rows(path, rows):
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, raw_samples.COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    result_tables.write_csv(path, raw_samples.COLUMNS, rows)
 
 
 def budget_spec(job_name, spec, spec_path, plan, scratch, log):

@@ -6,7 +6,7 @@ turns into results/crosscheck.csv.
 A cell's ratio is the median over its alternations of (the driver's block / the native
 harness's block of the same alternation): the two blocks of one alternation were timed
 seconds apart in one process, so a slow minute of the machine divides out. Its CI is the
-median's by timing rule 5a's order statistics (jwtbench/stopping_rule.py). Against the band
+median's by the stopping rule's order statistics (jwtbench/stopping_rule.py). Against the band
 1 +/- `band`: `agrees` when the ratio is inside; `outside` when it is not but the CI reaches
 into the band (not shown to differ); `disagrees` when the whole CI lies outside. A gap the
 driver's folder explains (driver.yaml `crosscheck_gaps`, keyed "operation variant") is
@@ -19,23 +19,7 @@ import math
 
 from jwtbench import result_tables, stopping_rule, variants
 
-BLOCK_COLUMNS = [
-    "language",
-    "implementation",
-    "implementation_version",
-    "operation",
-    "algorithm",
-    "key_bits",
-    "input",
-    "input_bytes",
-    "alternation",
-    "timer",
-    "harness",
-    "harness_version",
-    "samples",
-    "ns_per_op",
-    "status",
-]
+BLOCK_COLUMNS = result_tables.columns("crosscheck_blocks.schema.yaml")
 COLUMNS = result_tables.columns("crosscheck.schema.yaml")
 TIMERS = ("driver", "native")
 CONFIDENCE = 0.95

@@ -31,7 +31,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from jwtbench import config_validation, driver_runner, jwk_keys, variants
+from jwtbench import config_validation, driver_runner, jwk_keys, result_tables, variants
 from jwtbench.jwk_keys import b64url_decode
 
 EXIT_UNSUPPORTED = 3
@@ -44,7 +44,7 @@ def file_name(text):
     return text.replace("/", "~")
 
 
-COLUMNS = ["signer", "verifier", "variant", "check", "expected", "observed", "ok"]
+COLUMNS = result_tables.columns("interop.schema.yaml")
 CHECKS = {"valid": "accept", "tampered": "reject", "alg_none": "reject"}
 # The known-answer rows (variant: the vector's algorithm variant, as in summary.csv).
 KNOWN_ANSWER_CHECKS = {"known_answer": "accept", "known_answer_tampered": "reject", "known_answer_alg_none": "reject"}
@@ -313,10 +313,8 @@ class Checker(contextlib.ExitStack):
 
 
 def write_table(path, rows):
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        writer.writerows(rows)
+    """The rows (lists in COLUMNS' order) as the table at `path`."""
+    result_tables.write_csv(path, COLUMNS, [dict(zip(COLUMNS, row)) for row in rows])
 
 
 def failures(rows):

@@ -23,14 +23,14 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from jwtbench import machine_lock
+from jwtbench import machine_lock, result_tables
 
 FOLDER = Path("logs/wall_times")
-FIELDS = ["stage", "rule", "job", "language", "suite", "seconds", "start", "end"]
+COLUMNS = result_tables.columns("wall_times.schema.yaml")
 
 # Each rule's stage, in the order a run goes through them.
 STAGES = {
-    "images": ("build_base_image", "build_image"),
+    "images": ("build_base_image", "build_image", "forget_missing_images"),
     "environments": ("install_native_env", "install_kaggle_client"),
     "inputs": ("generate_keys", "prepare_dataset", "write_jwt_signing_input", "record_versions", "write_bench_spec"),
     "checks": ("check_driver", "check_interop", "check_deterministic_tokens", "check_conformance"),
@@ -159,10 +159,8 @@ def busy_seconds(rows):
 
 def write(rows, path):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
+    # Every digit of the seconds (rounded to milliseconds in job_row).
+    result_tables.write_csv(path, COLUMNS, rows, floats=str)
 
 
 def describe(rows):

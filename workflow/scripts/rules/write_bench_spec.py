@@ -119,10 +119,10 @@ KEYGEN_KEYS = {
 
 def spec_key_names(entry, suite_config):
     """The key names a suite's cells use (`entry`: its registry entry): a grid suite's
-    algorithms' (on the datasets too, for suite jwt), or its own maker's."""
+    algorithms' (suite jwt's on the datasets come with its variants, RunJobs.jwt_variants),
+    or its own maker's."""
     if entry.cells == "grid":
-        names = suite_config["algorithms"] + suite_config.get("dataset_algorithms", [])
-        return sorted({variants.parse(name).key_name for name in names})
+        return sorted({variants.parse(name).key_name for name in suite_config["algorithms"]})
     if entry.cells == "primitive":
         return primitive_key_names(suite_config)
     if entry.cells == "keygen":

@@ -16,12 +16,11 @@ Every verdict is computed from the data, by the criteria in CLAIMS below. MB is 
 bytes. Ratios are taken within one language and one run, never across machines.
 """
 
-import csv
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from jwtbench import cell_samples, raw_samples, transfer_processes, variants
+from jwtbench import cell_samples, raw_samples, result_tables, transfer_processes, variants
 from jwtbench.seeds.verdict_rules import FAILS, HOLDS, OPEN, pairing, round_paired_cells
 
 HMAC, RSA = "HS512", "RS512-2048"
@@ -369,68 +368,13 @@ def size_reason(rows):
     )
 
 
-COLUMNS = {
-    "rates": [
-        "language",
-        "dataset",
-        "variant",
-        "operation",
-        "status",
-        "samples",
-        "mean_s",
-        "rps",
-        "median_s",
-        "record_bytes",
-        "token_bytes",
-    ],
-    "tokensize": [
-        "language",
-        "dataset",
-        "variant",
-        "status",
-        "records",
-        "mean_bytes",
-        "min_bytes",
-        "max_bytes",
-        "mean_record_bytes",
-    ],
-    "transfer": [
-        "language",
-        "dataset",
-        "variant",
-        "process",
-        "trial",
-        "body_bytes",
-        "token_bytes",
-        "request_response_s",
-        "mb_per_s",
-        "sign_s",
-        "verify_s",
-        "status",
-    ],
-    "ratios": ["claim", "language", "dataset", "ratio", "ci_low", "ci_high", "pairing", "processes", "what"],
-    "verdicts": [
-        "claim",
-        "language",
-        "dataset",
-        "verdict",
-        "ratio",
-        "ci_low",
-        "ci_high",
-        "pairing",
-        "processes",
-        "reason",
-        "what",
-    ],
-}
+COLUMNS = result_tables.family_columns("seed000.schema.yaml")
 
 
 def write(path, name, rows):
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, COLUMNS[name], lineterminator="\n", restval="", extrasaction="ignore")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+    # Rows carry working values beside their columns (a size verdict's records, a transfer
+    # ratio's pooled CI): only the columns are written.
+    result_tables.write_csv(path, COLUMNS[name], rows, extra="ignore")
 
 
 def main(raw_paths, languages, datasets, settings, outputs, log):

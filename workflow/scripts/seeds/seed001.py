@@ -164,38 +164,7 @@ def verdicts(cells, languages):
     return rows
 
 
-COLUMNS = {
-    "rankings": [
-        "language",
-        "method",
-        "operation",
-        "variant",
-        "status",
-        "samples",
-        "median_us",
-        "mean_us",
-        "ci_low_us",
-        "ci_high_us",
-        "rank",
-        "ratio_to_hs512",
-        "ratio_ci_low",
-        "ratio_ci_high",
-    ],
-    "verdicts": [
-        "claim",
-        "language",
-        "method",
-        "verdict",
-        "ratio_min",
-        "ratio_max",
-        "ci_low",
-        "ci_high",
-        "comparisons",
-        "pairing",
-        "reason",
-        "what",
-    ],
-}
+COLUMNS = result_tables.family_columns("seed001.schema.yaml")
 
 
 def main(raw_paths, languages, settings, outputs, log):

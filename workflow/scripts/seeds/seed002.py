@@ -158,53 +158,7 @@ def verdicts(cells, implementations):
     ]
 
 
-COLUMNS = {
-    "cases": [
-        "language",
-        "implementation",
-        "implementation_version",
-        "case",
-        "algorithm",
-        "operation",
-        "message_bytes",
-        "status",
-        "samples",
-        "median_ns",
-        "ci_low_ns",
-        "ci_high_ns",
-        "hash_only_ns",
-    ],
-    "sweep": [
-        "language",
-        "implementation",
-        "implementation_version",
-        "algorithm",
-        "length",
-        "status",
-        "median_ns",
-        "ci_low_ns",
-        "ci_high_ns",
-        "ns_per_byte",
-        "cycles_per_byte",
-        "sha512_over_sha256",
-        "ratio_ci_low",
-        "ratio_ci_high",
-    ],
-    "verdicts": [
-        "claim",
-        "language",
-        "implementation",
-        "verdict",
-        "ratio_min",
-        "ratio_max",
-        "ci_low",
-        "ci_high",
-        "comparisons",
-        "pairing",
-        "reason",
-        "what",
-    ],
-}
+COLUMNS = result_tables.family_columns("seed002.schema.yaml")
 
 
 def main(raw_paths, counter_path, settings, outputs, log):

@@ -187,52 +187,7 @@ def verdicts(cells, first, languages):
     ]
 
 
-COLUMNS = {
-    "speed": [
-        "language",
-        "implementation",
-        "implementation_version",
-        "operation",
-        "algorithm",
-        "key_bits",
-        "input",
-        "input_bytes",
-        "status",
-        "samples",
-        "median_ns",
-        "ci_low_ns",
-        "ci_high_ns",
-        "ops_per_s",
-        "mb_per_s",
-    ],
-    "verdicts": [
-        "claim",
-        "language",
-        "verdict",
-        "ratio_min",
-        "ratio_max",
-        "ci_low",
-        "ci_high",
-        "comparisons",
-        "pairing",
-        "reason",
-        "what",
-    ],
-    "overhead": [
-        "kind",
-        "language",
-        "implementation",
-        "operation",
-        "algorithm",
-        "key_bits",
-        "input",
-        "numerator_ns",
-        "denominator_ns",
-        "ratio",
-        "ci_low",
-        "ci_high",
-    ],
-}
+COLUMNS = result_tables.family_columns("seed003.schema.yaml")
 
 
 def main(primitive_paths, jwt_paths, languages, settings, outputs, log):

@@ -234,55 +234,7 @@ def verdicts(cells, first):
     ]
 
 
-COLUMNS = {
-    "runs": [
-        "language",
-        "implementation",
-        "implementation_version",
-        "family",
-        "key_bits",
-        "algorithm",
-        "operation",
-        "input",
-        "message_bytes",
-        "status",
-        "source",
-        "iterations",
-        "median_ms",
-        "mean_ms",
-        "ci_low_ms",
-        "ci_high_ms",
-        "seconds_spent",
-    ],
-    "decomposed": [
-        "language",
-        "implementation",
-        "family",
-        "key_bits",
-        "input",
-        "combined_source",
-        "combined_ms",
-        "keygen_ms",
-        "sign_ms",
-        "verify_ms",
-        "parts_sum_ms",
-        "keygen_share",
-    ],
-    "verdicts": [
-        "claim",
-        "language",
-        "implementation",
-        "verdict",
-        "ratio_min",
-        "ratio_max",
-        "ci_low",
-        "ci_high",
-        "comparisons",
-        "pairing",
-        "reason",
-        "what",
-    ],
-}
+COLUMNS = result_tables.family_columns("seed004.schema.yaml")
 
 
 def main(raw_paths, settings, outputs, log):

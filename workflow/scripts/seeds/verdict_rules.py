@@ -177,7 +177,7 @@ PAIRED = "paired by round"
 class RoundPairedCells(BootstrapCells):
     """Figures derived from several cells (a ratio, a difference over a third cell, a mean
     of ratios), each with its CI and how it was taken: per round where every cell was
-    sampled in the same rounds of one process (timing rule 5a's pairs), so the machine's
+    sampled in the same rounds of one process (the stopping rule's pairs), so the machine's
     drift divides out; otherwise from the cells' medians with a bootstrap CI widened by
     `process_drift`, the factor by which the machine's speed differed between processes
     (1: not measured, not widened). Either CI is then widened by the settings'

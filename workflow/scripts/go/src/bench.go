@@ -130,7 +130,7 @@ type preparedJWT struct {
 	label  cellLabel
 }
 
-// prepare parses a cell's input and keys and runs its checks (rules 1-2); it returns the
+// prepare parses a cell's input and keys and runs the checks before timing; it returns the
 // cell's status when it cannot be timed ("unsupported", "failed") and a usage error for
 // a bad input.
 func (in *jwtInputs) prepare(spec *benchSpec, cell *cellSpec) (*preparedJWT, string, error) {

@@ -40,8 +40,8 @@ func (k *jwsKeys) sign(claims any) (string, error) {
 	return k.signer.sign(claims)
 }
 
-// checkJWS is rule 2: a fresh token verifies and yields the claims, and the forgeries
-// (flipped signature bit, alg none, another algorithm validly MACed) are rejected.
+// checkJWS runs the checks before timing: a fresh token verifies and yields the claims, and
+// the forgeries (flipped signature bit, alg none, another algorithm validly MACed) are rejected.
 // `native` is the claims in the library's form.
 func checkJWS(keys *jwsKeys, claims map[string]any, native any) error {
 	token, err := keys.sign(native)

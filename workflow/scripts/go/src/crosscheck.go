@@ -67,8 +67,8 @@ type crosscheckRun struct {
 }
 
 // crosscheck prepares and checks each cell as suite jwt does, warms its batch up and
-// calibrates it (rules 1-4, warm-up until steady too, as bench), then alternates blocks on
-// it; then on the drift reference.
+// calibrates it as bench does (warm-up until steady too), then alternates blocks on it; then
+// on the drift reference.
 func crosscheck(spec *benchSpec, out *rowWriter) error {
 	testing.Init() // registers testing.Benchmark's flags (test.benchtime) on flag.CommandLine
 	b := budgetOf(spec.Timing)

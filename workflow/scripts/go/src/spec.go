@@ -19,7 +19,7 @@ type benchSpec struct {
 	Suite    string          `json:"suite"`
 	Timing   *timingSpec     `json:"timing"`
 	Cells    []*cellSpec     `json:"cells"`
-	Pairs    [][]int         `json:"pairs"` // rule 5a: [i, j] indexes into Cells
+	Pairs    [][]int         `json:"pairs"` // the stopping rule: [i, j] indexes into Cells
 	Transfer *transferConfig `json:"transfer"`
 	Percall  *percallConfig  `json:"percall"`
 	Keygen   *keygenConfig   `json:"keygen"`
@@ -33,12 +33,12 @@ type timingSpec struct {
 	TargetSampleSeconds  *float64 `json:"target_sample_seconds"`
 	MaxCellSeconds       *float64 `json:"max_cell_seconds"`
 	WarmupMaxSeconds     *float64 `json:"warmup_max_seconds"`
-	ProcessWarmupSeconds *float64 `json:"process_warmup_seconds"` // rule 3, default 0
+	ProcessWarmupSeconds *float64 `json:"process_warmup_seconds"` // the warm-up, default 0
 	SteadyWindow         *int     `json:"steady_window"`
 	SteadyTolerance      *float64 `json:"steady_tolerance"`
-	MinSamples           *int     `json:"min_samples"`   // rule 5a, default 20
-	TargetCIPct          *float64 `json:"target_ci_pct"` // rule 5a, default 1.0; 0 = off
-	Confidence           *float64 `json:"confidence"`    // rule 5a, default 0.95
+	MinSamples           *int     `json:"min_samples"`   // the stopping rule, default 20
+	TargetCIPct          *float64 `json:"target_ci_pct"` // the stopping rule, default 1.0; 0 = off
+	Confidence           *float64 `json:"confidence"`    // the stopping rule, default 0.95
 }
 
 type transferConfig struct {

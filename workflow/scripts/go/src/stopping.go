@@ -8,10 +8,10 @@ import (
 	"slices"
 )
 
-// Timing rule 5a (workflow/scripts/README.md): a cell stops being sampled once its
-// median, and the median of every round-paired ratio it takes part in, is precise
-// enough. workflow/scripts/jwtbench/stopping_rule.py is the reference; runInterleaved (timing.go)
-// and the `stopping` subcommand (replay, below) both go through stopRule and rounds.
+// The stopping rule (workflow/scripts/README.md, "The stopping rule"): a cell stops being
+// sampled once its median, and the median of every round-paired ratio it takes part in, is
+// precise enough. workflow/scripts/jwtbench/stopping_rule.py is the reference; runInterleaved
+// (timing.go) and the `stopping` subcommand (replay, below) both go through stopRule and rounds.
 
 // stopReason says why a cell no longer samples ("" while it still does).
 type stopReason string
@@ -20,7 +20,7 @@ const (
 	stillSampling stopReason = ""
 	stopPrecision stopReason = "precision"
 	stopSampleCap stopReason = "sample_cap"
-	// stopExhausted: the cell's time passed max_cell_seconds (rule 6's time cap); in a
+	// stopExhausted: the cell's time passed max_cell_seconds (the time cap); in a
 	// replay, its values ran out.
 	stopExhausted stopReason = "exhausted"
 	// notSampled: a cell outside the rounds (unsupported, failed, per-iteration).
@@ -91,7 +91,7 @@ func halfwidthPct(values []float64, confidence float64) float64 {
 	return (sorted[upper-1] - sorted[lower-1]) / 2 / math.Abs(median) * 100
 }
 
-// stopRule is what rule 5a reads from the spec's timing.
+// stopRule is what the stopping rule reads from the spec's timing.
 type stopRule struct {
 	samples     int     // the cap
 	minSamples  int     // no precision stop before this many
@@ -123,8 +123,8 @@ func (r stopRule) precise(values []float64) bool {
 	return r.targetCIPct > 0 && len(values) >= r.minSamples && halfwidthPct(values, r.confidence) <= r.targetCIPct
 }
 
-// plannedSamples is how many batches a cell must fit in max_cell_seconds at calibration
-// (rule 4): min_samples when the rule may stop it before the cap, else the cap.
+// plannedSamples is how many batches a cell must fit in max_cell_seconds at calibration:
+// min_samples when the rule may stop it before the cap, else the cap.
 func (r stopRule) plannedSamples() int {
 	if r.targetCIPct > 0 {
 		return min(r.minSamples, r.samples)
@@ -138,8 +138,8 @@ type roundSample struct {
 	nsPerOp float64
 }
 
-// rounds is rule 5a's state over one run's cells (indexes into the spec's cells): feed
-// each round's samples with add, then endRound decides which cells go on. pairs are
+// rounds is the stopping rule's state over one run's cells (indexes into the spec's cells):
+// feed each round's samples with add, then endRound decides which cells go on. pairs are
 // (i, j) cell indexes whose ratio i / j a verdict rests on.
 type rounds struct {
 	rule    stopRule
@@ -276,7 +276,7 @@ type stoppingSeries struct {
 	Series [][]float64 `json:"series"`
 }
 
-// stoppingCommand replays rule 5a on given values (the contract test's hook) and prints
+// stoppingCommand replays the stopping rule on given values (the contract test's hook) and prints
 // {"samples": [...], "reasons": [...]}.
 func stoppingCommand(args []string) error {
 	flags, err := parseFlags("stopping", args, "series")

@@ -18,10 +18,10 @@ type batchFunc func(n int64) int64
 
 type budget struct {
 	warmup, target, maxCell, warmupMax time.Duration
-	processWarmup                      time.Duration // rule 3: the process's first cell warms up at least this long
+	processWarmup                      time.Duration // the warm-up: the process's first cell warms up at least this long
 	steadyWindow                       int
 	steadyTolerance                    float64
-	rule                               stopRule // rule 5a; rule.samples is the cap
+	rule                               stopRule // the stopping rule; rule.samples is the cap
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -58,7 +58,8 @@ func timeBatch(run batchFunc, n int64) time.Duration {
 	return max(elapsed, 1)
 }
 
-// calibratedCell is one cell under rules 3-6: its batch size and the time it has used.
+// calibratedCell is one cell being warmed up, calibrated and sampled: its batch size and the
+// time it has used.
 type calibratedCell struct {
 	run        batchFunc
 	budget     budget
@@ -79,13 +80,13 @@ func wholePasses(n, count int64) int64 {
 	return max(1, int64(math.Round(float64(n)/float64(count)))) * count
 }
 
-// processWarmedUp is rule 3's "a cell of this process has warmed up".
+// processWarmedUp is the warm-up rule's "a cell of this process has warmed up".
 var processWarmedUp bool
 
-// warmUpAndCalibrate is rules 3 and 4: warm up (the process's first cell for at least
-// process_warmup_seconds), size the batch, and when asked go on until steady and size it
-// again. A cell whose planned samples (min_samples with rule 5a on, else samples) cannot
-// fit in max_cell_seconds is a timeout from here on.
+// warmUpAndCalibrate is the warm-up and calibration: warm up (the process's first cell for
+// at least process_warmup_seconds), size the batch, and when asked go on until steady and
+// size it again. A cell whose planned samples (min_samples with the stopping rule on, else
+// samples) cannot fit in max_cell_seconds is a timeout from here on.
 func (c *calibratedCell) warmUpAndCalibrate() {
 	start := time.Now()
 	warmup := c.budget.warmup
@@ -107,7 +108,7 @@ func (c *calibratedCell) warmUpAndCalibrate() {
 	c.timedOut = projected > c.budget.maxCell
 }
 
-// warmUp is rule 3: single calls for `warmup` (at least one, never past
+// warmUp is the warm-up: single calls for `warmup` (at least one, never past
 // max_cell_seconds); it returns the last call's time.
 func (c *calibratedCell) warmUp(start time.Time, warmup time.Duration) time.Duration {
 	for {
@@ -163,7 +164,7 @@ func (c *calibratedCell) untilSteady(start time.Time) string {
 	return fmt.Sprintf("not steady after %.2f s (last change %s)", time.Since(start).Seconds(), last)
 }
 
-// withinTime is rule 6: no cell is sampled once its own time has passed max_cell_seconds.
+// withinTime is the time cap: no cell is sampled once its own time has passed max_cell_seconds.
 func (c *calibratedCell) withinTime() bool {
 	return c.spent < c.budget.maxCell
 }
@@ -188,8 +189,9 @@ func medianOf(values []float64) float64 {
 	return sortedMedian(sorted)
 }
 
-// timedCell is a checked cell ready for rules 3-6: its position in the spec's cells (what
-// the spec's pairs refer to), its row label, its batch, and the size its output rows carry.
+// timedCell is a checked cell ready to be warmed up, calibrated and sampled: its position in the
+// spec's cells (what the spec's pairs refer to), its row label, its batch, and the size its
+// output rows carry.
 type timedCell struct {
 	index       int
 	label       cellLabel
@@ -197,13 +199,13 @@ type timedCell struct {
 	timer       *calibratedCell
 }
 
-// runInterleaved is rules 3-6 for a suite's checked cells, in spec order: each warmed up
-// and calibrated in turn, then sampled in interleaved rounds, every row written as
-// measured. After each round rule 5a (rounds.endRound) stops the cells that are precise
-// enough or at the sample cap; a cell whose time is up stops before its next sample.
-// The spec's cells that are not here (unsupported, failed, per-iteration) count as not
-// sampling. Every round in which a cell samples opens with a sample of the drift
-// reference (rule 5b), calibrated after the cells.
+// runInterleaved times a suite's checked cells by the timing rules from the warm-up on, in
+// spec order: each warmed up and calibrated in turn, then sampled in interleaved rounds,
+// every row written as measured. After each round the stopping rule (rounds.endRound) stops
+// the cells that are precise enough or at the sample cap; a cell whose time is up stops
+// before its next sample. The spec's cells that are not here (unsupported, failed,
+// per-iteration) count as not sampling. Every round in which a cell samples opens with a
+// sample of the drift reference, calibrated after the cells.
 func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 	b := budgetOf(spec.Timing)
 	for _, cell := range cells {
@@ -244,7 +246,7 @@ func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 				continue
 			}
 			if took == 0 {
-				// Rule 5b: the round's reference sample comes before its first cell sample.
+				// The drift reference: the round's reference sample comes before its first cell sample.
 				if err := reference.sample(round, out); err != nil {
 					return err
 				}
@@ -283,17 +285,18 @@ func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 	return nil
 }
 
-// driftReference is rule 5b: SHA-256 of the 64 bytes 00 01 ... 3f, suite hash's digest
-// batch on go-crypto (so a hash cell may name the same implementation), sampled once at the
-// start of every round in which a cell samples. It is no cell of the spec: rule 5a never
-// sees it, and its time is its own, not any cell's.
+// driftReference is the drift reference: SHA-256 of the 64 bytes 00 01 ... 3f, suite hash's
+// digest batch on go-crypto (so a hash cell may name the same implementation), sampled once at
+// the start of every round in which a cell samples. It is no cell of the spec: the stopping
+// rule never sees it, and its time is its own, not any cell's.
 type driftReference struct {
 	label cellLabel
 	timer *calibratedCell
 }
 
-// newDriftReference warms the reference up and calibrates its batch as rules 3 and 4 do
-// (never until steady). It has no max_cell_seconds of its own, so none cuts them short.
+// newDriftReference warms the reference up and calibrates its batch as a cell's warm-up and
+// calibration do (never until steady). It has no max_cell_seconds of its own, so none cuts
+// them short.
 func newDriftReference(suite string, b budget) *driftReference {
 	b.maxCell = math.MaxInt64
 	digest, message := referenceCall()

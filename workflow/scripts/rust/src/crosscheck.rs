@@ -1,11 +1,11 @@
 //! `crosscheck --spec FILE --out FILE` (workflow/scripts/README.md, "crosscheck"): in one
 //! process, the driver's own timing loop and criterion time the very same call in short
-//! alternating blocks, cell by cell, then rule 5b's reference as one more cell.
+//! alternating blocks, cell by cell, then the drift reference as one more cell.
 //!
 //! - The driver: the cell `bench` would time (`suite_jwt::timed_cell`, its batch of
 //!   `JwsCase::call`; `timing::reference_cell`), warmed up and calibrated by
-//!   `TimedCell::prepare` (rules 3-4, the steady windows too), timed in
-//!   `TimedCell::block`s of rule-5 batches.
+//!   `TimedCell::prepare` (the warm-up and calibration, the steady windows too), timed in
+//!   `TimedCell::block`s of the batches the interleaved rounds sample.
 //! - The native harness (criterion_harness.rs): one call of the same function on the same
 //!   prepared keys and inputs in the same order (`JwsCase::call`; `timing::reference_call`).
 
@@ -60,8 +60,8 @@ pub fn command(spec_path: &str, out_path: &str) -> Result<(), Failure> {
         ));
     }
     let mut session = Session {
-        // Rules 3-4 as in `bench` (the steady windows too), and no cell budget: the blocks
-        // bound the time.
+        // The warm-up and calibration as in `bench` (the steady windows too), and no cell
+        // budget: the blocks bound the time.
         timing: Timing {
             max_cell_seconds: f64::INFINITY,
             ..spec.timing
@@ -114,7 +114,7 @@ struct Session {
     block_seconds: f64,
     out: BlockRows,
     native: Harness,
-    /// Rule 3 for the native harness too: its first block in the process warms up for
+    /// The warm-up rule for the native harness too: its first block in the process warms up for
     /// at least `process_warmup_seconds`.
     native_warmed_up: bool,
     /// The reference's cell: the driver's blocks run at the stack offset (within a page) of

@@ -103,8 +103,8 @@ fn hex_digest_batch<'a, D: Digest>(message: Message) -> Batch<'a> {
     })
 }
 
-/// digest: the raw digest of the prepared bytes is consumed (also timing rule 5b's
-/// reference, SHA-256 of 64 bytes).
+/// digest: the raw digest of the prepared bytes is consumed (also the drift reference's
+/// call, SHA-256 of 64 bytes).
 pub fn digest_batch<'a, D: Digest>(bytes: Vec<u8>) -> Batch<'a> {
     Box::new(move |n| {
         let mut fold = 0u64;

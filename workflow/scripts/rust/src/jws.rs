@@ -1,7 +1,7 @@
 //! The JWS side of the harness, whichever library `JWTBENCH_LIBRARY` picked
 //! (`libraries`): the algorithm names, the keys parsed once through the library's adapter,
-//! the commands sign / verify / verify --signature-only / coldstart, and the forgery checks
-//! of the contract's rule 2.
+//! the commands sign / verify / verify --signature-only / coldstart, and the contract's
+//! checks before timing (the forgeries among them).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -146,8 +146,8 @@ impl Signer {
         self.verifier.verify(token)
     }
 
-    /// Rule 2 of the contract on one signed token of `claims` (the decode check where the
-    /// library has a decode).
+    /// The contract's checks before timing on one signed token of `claims` (the decode check
+    /// where the library has a decode).
     pub fn check(&self, claims: &Value, token: &str) -> Result<(), Failure> {
         let fail = |what: &str| Err(Failure::Invalid(format!("{:?} check failed: {what}", self.alg)));
         match self.verify(token) {

@@ -8,12 +8,12 @@ use crate::stopping::{self, Target};
 
 pub struct Timing {
     pub warmup_seconds: f64,
-    /// Rule 5a's keys: `samples` (the cap), `min_samples`, `target_ci_pct`, `confidence`.
+    /// The stopping rule's keys: `samples` (the cap), `min_samples`, `target_ci_pct`, `confidence`.
     pub stopping: Target,
     pub target_sample_seconds: f64,
     pub max_cell_seconds: f64,
     pub warmup_max_seconds: f64,
-    /// Rule 3: the first cell a process warms up does so for at least this long.
+    /// The warm-up: the first cell a process warms up does so for at least this long.
     pub process_warmup_seconds: f64,
     pub steady_window: u64,
     pub steady_tolerance: f64,
@@ -41,7 +41,7 @@ pub struct Spec {
     pub suite: String,
     pub timing: Timing,
     pub cells: Vec<Cell>,
-    /// Rule 5a's pairs: `[i, j]` indexes into `cells`, a ratio i / j a verdict rests on.
+    /// The stopping rule's pairs: `[i, j]` indexes into `cells`, a ratio i / j a verdict rests on.
     pub pairs: Vec<(usize, usize)>,
     raw: Value,
 }

@@ -1,4 +1,4 @@
-//! Timing rule 5a, the precision-targeted stopping rule (workflow/scripts/README.md; the
+//! The stopping rule, precision-targeted (workflow/scripts/README.md, "The stopping rule"; the
 //! reference is workflow/scripts/jwtbench/stopping_rule.py). A cell's precision is the half-width of
 //! the distribution-free CI of its median (order statistics, binomial ranks), in percent of
 //! the median. After each round a cell still sampling stops at the sample cap, or at

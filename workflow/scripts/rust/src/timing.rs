@@ -1,10 +1,10 @@
-//! The contract's timing rules 3-6: warm up each cell, calibrate its batch, wait until it
-//! is steady, then sample every cell in interleaved rounds with std::time::Instant (the
-//! monotonic clock) until rule 5a (stopping.rs's `Rounds`) or its time cap stops it; each
-//! round opens with a sample of rule 5b's drift reference. A batch folds every result into
-//! a value, and the driver prints the fold at the end (through std::hint::black_box), so
-//! the optimiser cannot drop the work. `crosscheck` (crosscheck.rs) times its driver blocks
-//! with the same cell: `prepare`, then `block`.
+//! The contract's timing rules from the warm-up on: warm up each cell, calibrate its batch,
+//! wait until it is steady, then sample every cell in interleaved rounds with
+//! std::time::Instant (the monotonic clock) until the stopping rule (stopping.rs's `Rounds`)
+//! or its time cap stops it; each round opens with a sample of the drift reference. A batch
+//! folds every result into a value, and the driver prints the fold at the end (through
+//! std::hint::black_box), so the optimiser cannot drop the work. `crosscheck` (crosscheck.rs)
+//! times its driver blocks with the same cell: `prepare`, then `block`.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -19,7 +19,7 @@ use crate::spec::{Spec, Timing, counting_bytes};
 use crate::stopping::{Rounds, Stop, halfwidth_pct};
 use crate::versions;
 
-/// Rule 3: whether a cell of this process has warmed up yet (the first one takes the
+/// The warm-up: whether a cell of this process has warmed up yet (the first one takes the
 /// process's warm-up, `process_warmup_seconds`, as well as its own).
 static PROCESS_WARMED_UP: AtomicBool = AtomicBool::new(false);
 
@@ -94,10 +94,10 @@ impl<'a> TimedCell<'a> {
         })
     }
 
-    /// `crosscheck`'s driver block: batches of the calibrated `n` calls, each one rule 5's
-    /// sample (the same batch, clock and sink), until the block has lasted `seconds` and
-    /// has at least `min_batches`; returns the median ns per call of its batches and how
-    /// many there were.
+    /// `crosscheck`'s driver block: batches of the calibrated `n` calls, each one a sample as
+    /// the interleaved rounds take it (the same batch, clock and sink), until the block has
+    /// lasted `seconds` and has at least `min_batches`; returns the median ns per call of its
+    /// batches and how many there were.
     pub fn block(&mut self, seconds: f64, min_batches: usize) -> Result<(f64, usize), String> {
         let start = Instant::now();
         let mut per_call = Vec::new();
@@ -122,9 +122,9 @@ impl<'a> TimedCell<'a> {
         self.spent_ns as f64 > timing.max_cell_seconds * 1e9
     }
 
-    /// Rules 3 and 4: warm-up, calibration, the steady windows (when the spec sets
-    /// `warmup_max_seconds`), calibration again. The process's first warm-up lasts at least
-    /// `process_warmup_seconds` (rule 3).
+    /// The warm-up and calibration: warm-up, calibration, the steady windows (when the spec
+    /// sets `warmup_max_seconds`), calibration again. The process's first warm-up lasts at
+    /// least `process_warmup_seconds`.
     pub fn prepare(&mut self, timing: &Timing) -> Result<(), String> {
         let mut warmup_seconds = timing.warmup_seconds;
         if !PROCESS_WARMED_UP.swap(true, Ordering::Relaxed) {
@@ -235,13 +235,80 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-/// The length of rule 5b's reference message, the bytes 00..3f.
+/// The length of the drift reference's message, the bytes 00..3f.
 pub const REFERENCE_BYTES: usize = 64;
 
-/// Rule 5b's reference operation as a timed cell: SHA-256 of the 64 bytes with sha2, a batch of
+/// The drift reference's operation as a timed cell: SHA-256 of the 64 bytes with sha2, a batch of
 /// `reference_call` (suite hash's own `digest` call, as a hash cell naming `RustCrypto` makes it).
 /// The rounds sample it as the drift reference; `crosscheck` times it as one more cell.
 pub fn reference_cell<'a>(suite: &str) -> TimedCell<'a> {
+    let message = counting_bytes(REFERENCE_BYTES);
+    reference_timed_cell(suite, move |n| {
+        let mut fold = 0u64;
+        for _ in 0..n {
+            fold = fold.wrapping_add(reference_call(&message));
+        }
+        fold
+    })
+}
+
+/// The page size that the layout of the reference's data and stack is measured against.
+const PAGE_BYTES: usize = 4096;
+/// Where in its page the drift reference of `bench` keeps its message and makes its calls'
+/// frames. A 64-byte SHA-256 here takes 75 ns or, at a few offsets of the message or of the
+/// frame within their pages, 80-85 ns (docs/disturbances-rust.md); ASLR and each job's
+/// allocations pick those offsets anew in every process, so one process in ten read its
+/// reference 11% slower than the others for its whole life (quiet runs of 2026-11-28). At
+/// fixed offsets every process reads the same level, and the reference measures the
+/// machine again, not its layout.
+const REFERENCE_FRAME_OFFSET: usize = 2048;
+
+/// A page holding the drift reference's message at its start.
+#[repr(C, align(4096))]
+struct ReferencePage([u8; PAGE_BYTES]);
+
+/// The drift reference of `bench`: `reference_cell`'s calls with the message at the start of
+/// a page of its own, and every batch run at a stack depth that puts `reference_call`'s frame
+/// at REFERENCE_FRAME_OFFSET within its page (the shift for the batch's depth is found once by
+/// single calls, as `crosscheck` lines its loops up; its runs are then not timed apart).
+pub fn fixed_layout_reference_cell<'a>(suite: &str) -> TimedCell<'a> {
+    let mut page = Box::new(ReferencePage([0; PAGE_BYTES]));
+    page.0[..REFERENCE_BYTES].copy_from_slice(&counting_bytes(REFERENCE_BYTES));
+    let mut shifts: Vec<(usize, usize)> = Vec::new();
+    reference_timed_cell(suite, move |n| {
+        let message = &page.0[..REFERENCE_BYTES];
+        let here = 0u8;
+        let depth = black_box(&here) as *const u8 as usize;
+        let shift = match shifts.iter().find(|(at, _)| *at == depth) {
+            Some(&(_, shift)) => shift,
+            None => {
+                let mut shift = 0;
+                for _ in 0..4 {
+                    alloca::with_alloca(shift, |_| black_box(reference_call(message)));
+                    let off = REFERENCE_STACK
+                        .load(Ordering::Relaxed)
+                        .wrapping_sub(REFERENCE_FRAME_OFFSET)
+                        % PAGE_BYTES;
+                    if off == 0 {
+                        break;
+                    }
+                    shift = (shift + off) % PAGE_BYTES;
+                }
+                shifts.push((depth, shift));
+                shift
+            }
+        };
+        alloca::with_alloca(shift, |_| {
+            let mut fold = 0u64;
+            for _ in 0..n {
+                fold = fold.wrapping_add(reference_call(message));
+            }
+            fold
+        })
+    })
+}
+
+fn reference_timed_cell<'a>(suite: &str, mut batch: impl FnMut(u64) -> u64 + 'a) -> TimedCell<'a> {
     let who = RowIdentity {
         implementation: versions::RUSTCRYPTO.into(),
         implementation_version: versions::SHA2.into(),
@@ -252,14 +319,7 @@ pub fn reference_cell<'a>(suite: &str) -> TimedCell<'a> {
         input: "reference".into(),
         input_bytes: REFERENCE_BYTES as u64,
     };
-    let message = counting_bytes(REFERENCE_BYTES);
-    let batch: Batch<'a> = Box::new(move |n| {
-        let mut fold = 0u64;
-        for _ in 0..n {
-            fold = fold.wrapping_add(reference_call(&message));
-        }
-        Ok(fold)
-    });
+    let batch: Batch<'a> = Box::new(move |n| Ok(batch(n)));
     // Not in the spec's cells: its position is never looked up.
     TimedCell::new(usize::MAX, who, Sha256::output_size() as u64, 1, batch)
 }
@@ -278,12 +338,12 @@ pub fn reference_call(message: &[u8]) -> u64 {
     hashing::digest_call::<Sha256>(message)
 }
 
-/// Rule 5b's drift reference, `reference_cell` sampled once per round. It is not a spec
+/// The drift reference, `reference_cell` sampled once per round. It is not a spec
 /// cell: it has no budget and no steady windows, and never enters `Rounds`.
 struct Reference<'a> {
     cell: TimedCell<'a>,
     /// The spec's timing without a cell's budget, the steady windows or the process's
-    /// warm-up (rule 5b).
+    /// warm-up, as the contract's drift reference has it.
     timing: Timing,
     prepared: bool,
     /// ns per call of each round's sample, for the closing progress line.
@@ -293,11 +353,11 @@ struct Reference<'a> {
 impl<'a> Reference<'a> {
     fn new(suite: &str, timing: &Timing) -> Reference<'a> {
         Reference {
-            cell: reference_cell(suite),
+            cell: fixed_layout_reference_cell(suite),
             timing: Timing {
                 max_cell_seconds: f64::INFINITY,
                 warmup_max_seconds: 0.0,
-                // Not a cell: it warms up for warmup_seconds alone, after the cells (rule 3).
+                // Not a cell: it warms up for warmup_seconds alone, after the cells (the warm-up rule).
                 process_warmup_seconds: 0.0,
                 ..*timing
             },
@@ -339,8 +399,8 @@ fn fail_cell(
     Ok(())
 }
 
-/// Rules 3-6 for `cells`, which have passed their checks, with rule 5a over the spec's
-/// pairs between them; returns the fold of every result.
+/// The timing rules from the warm-up on for `cells`, which have passed their checks, with the
+/// stopping rule over the spec's pairs between them; returns the fold of every result.
 pub fn run_interleaved(mut cells: Vec<TimedCell>, spec: &Spec, out: &mut RawSamples) -> Result<u64, Failure> {
     let timing = &spec.timing;
     // The spec's pairs name spec positions; the rule counts the timed cells. A pair with a
@@ -395,7 +455,7 @@ pub fn run_interleaved(mut cells: Vec<TimedCell>, spec: &Spec, out: &mut RawSamp
     let mut fold = reference.cell.fold;
     if !reference.ns_per_call.is_empty() {
         eprintln!(
-            "{}: median {:.0} ns per call over {} rounds (the drift reference, rule 5b)",
+            "{}: median {:.0} ns per call over {} rounds (the drift reference)",
             reference.cell.label(),
             median(&mut reference.ns_per_call),
             reference.ns_per_call.len()

@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The checks a cell passes before anything is timed (README "Timing rules", rule 2), once per
- * algorithm, key pair and input; for suite jwt on records, the token pool too.
+ * The checks a cell passes before anything is timed (README "Timing rules", "The checks before
+ * timing"), once per algorithm, key pair and input; for suite jwt on records, the token pool too.
  */
 final class Checks {
   private Checks() {}

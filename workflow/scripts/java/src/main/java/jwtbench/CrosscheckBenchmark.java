@@ -25,7 +25,7 @@ import org.openjdk.jmh.runner.IterationType;
  * `crosscheck`'s JMH benchmark, run in JMH's fork, one fork per cell ({@link Crosscheck} sets
  * the options). Its state rebuilds the cell from the spec with the driver's own code (Spec,
  * {@link Bench#prepare}, {@link Bench#check}, the library adapter, {@link Workload}), warms up
- * and calibrates the driver's batch (rules 3-4, {@link TimedSuite.Timer}) before JMH's warm-up
+ * and calibrates the driver's batch as bench does ({@link TimedSuite.Timer}) before JMH's warm-up
  * iterations, and runs the driver's block of alternation k in the per-iteration setup of JMH's
  * measurement iteration k when k is odd, in its per-iteration teardown when k is even: driver,
  * JMH, JMH, driver, driver, JMH, ... in one JVM, one thread, on the same objects.
@@ -42,12 +42,13 @@ public class CrosscheckBenchmark {
   /** The `cell` of the drift reference's operation: its Cell's index, in no spec. */
   static final int REFERENCE = -1;
   /**
-   * After rules 3-4, the driver's batches run on until the JIT has compiled nothing for this
-   * long, for at most four times process_warmup_seconds, before JMH's warm-up: with rules 3-4
-   * alone, ES256's blocks still shared the CPU with compilations five seconds into the fork,
-   * and the driver/JMH ratio of a block ranged from 0.5 to 1.9 (2026-11-26). With 1 s this
-   * took 4.8-9.6 s per cell that day, and java had 6 and 5 of 6 sign and verify cells in the
-   * band in two smoke runs; with 0.5 s (1.7-4.8 s per cell), 3 of 6 in two more.
+   * After the warm-up and calibration, the driver's batches run on until the JIT has compiled
+   * nothing for this long, for at most four times process_warmup_seconds, before JMH's warm-up:
+   * with the warm-up and calibration alone, ES256's blocks still shared the CPU with compilations
+   * five seconds into the fork, and the driver/JMH ratio of a block ranged from 0.5 to 1.9
+   * (2026-11-26). With 1 s this took 4.8-9.6 s per cell that day, and java had 6 and 5 of 6 sign
+   * and verify cells in the band in two smoke runs; with 0.5 s (1.7-4.8 s per cell), 3 of 6 in
+   * two more.
    */
   static final long JIT_QUIET_NS = 1_000_000_000L;
 
@@ -78,7 +79,7 @@ public class CrosscheckBenchmark {
   private int alternation;
   private int measured;
 
-  /** The cell rebuilt and checked, then the driver's warm-up (rule 3) and calibration (rule 4). */
+  /** The cell rebuilt and checked, then the driver's warm-up and calibration. */
   @Setup(Level.Trial)
   public void prepare() {
     Spec loaded = Spec.load(spec);

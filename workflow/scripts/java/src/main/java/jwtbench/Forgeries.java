@@ -7,8 +7,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Forged twins of a token for the checks (README "Timing rules", rule 2), built with the JDK
- * alone, independently of the library under test.
+ * Forged twins of a token for the checks before timing (README "Timing rules", "The checks
+ * before timing"), built with the JDK alone, independently of the library under test.
  */
 final class Forgeries {
   private static final Base64.Encoder B64URL = Base64.getUrlEncoder().withoutPadding();

@@ -10,13 +10,13 @@ import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Keeps the JIT's background compilations out of timed batches (rule 5's samples and rule 5b's
- * reference). A benchmark JVM is pinned to one CPU, so a compilation queued by code that ran
- * before a batch (the harness's bookkeeping between rounds: the stopping rule, the CSV rows, the
- * progress lines; or the previous cell's code) runs on that CPU during the next batch and takes
- * up to half of it: on 2026-11-28 the compiler threads had 1.0 s of CPU 1 inside timed batches
- * in one suite-jwt job, and the drift reference, sampled right after the round's bookkeeping,
- * read up to 2.3 times its median (docs/disturbances-java.md).
+ * Keeps the JIT's background compilations out of timed batches (the interleaved rounds' samples
+ * and the drift reference's). A benchmark JVM is pinned to one CPU, so a compilation queued by
+ * code that ran before a batch (the harness's bookkeeping between rounds: the stopping rule, the
+ * CSV rows, the progress lines; or the previous cell's code) runs on that CPU during the next
+ * batch and takes up to half of it: on 2026-11-28 the compiler threads had 1.0 s of CPU 1 inside
+ * timed batches in one suite-jwt job, and the drift reference, sampled right after the round's
+ * bookkeeping, read up to 2.3 times its median (docs/disturbances-java.md).
  *
  * {@link #awaitIdle} is called before a timed batch, outside it: while a compiler thread is
  * runnable (state R in /proc/self/task/TID/stat: compiling, or woken for a queued task) the

@@ -26,8 +26,8 @@ record Spec(String language, String suite, Timing timing, Transfer transfer, Per
       "harness", List.of(List.of("empty", "trivial"), List.of()));
 
   /**
-   * The suites whose cells are timed in calibrated batches (README "Timing rules" 3-6); suite
-   * keygen's sign and verify cells are.
+   * The suites whose cells are timed in calibrated batches (README "Timing rules", from "The
+   * warm-up" on); suite keygen's sign and verify cells are.
    */
   private static final List<String> BATCHED = List.of("jwt", "hash", "primitive", "keygen", "harness");
 
@@ -35,8 +35,9 @@ record Spec(String language, String suite, Timing timing, Transfer transfer, Per
    * Suites jwt and hash need warmupSeconds, samples and targetSampleSeconds; the others only
    * maxCellSeconds (NaN/0 when absent). warmupMaxSeconds is 0 (no warm-up until steady) when
    * absent; steadyWindow and steadyTolerance are needed only when it is above 0.
-   * processWarmupSeconds (rule 3: the first cell a process warms up) is 0 when absent. `target`
-   * is rule 5a's samples, min_samples, target_ci_pct and confidence (samples 0 when absent).
+   * processWarmupSeconds (the warm-up of the first cell a process warms up) is 0 when absent.
+   * `target` is the stopping rule's samples, min_samples, target_ci_pct and confidence (samples 0
+   * when absent).
    */
   record Timing(double warmupSeconds, double targetSampleSeconds, double maxCellSeconds,
       double warmupMaxSeconds, int steadyWindow, double steadyTolerance, double processWarmupSeconds,
@@ -277,9 +278,9 @@ record Spec(String language, String suite, Timing timing, Transfer transfer, Per
   }
 
   /**
-   * Rule 5a's timing keys: `samples` (1 to {@link StoppingRule#MAX_SAMPLES}; 0 when absent and
-   * not required), `min_samples` (an integer >= 1), `target_ci_pct` (>= 0; 0 turns the rule
-   * off), `confidence` (between 0 and 1), each with its default when absent.
+   * The stopping rule's timing keys: `samples` (1 to {@link StoppingRule#MAX_SAMPLES}; 0 when
+   * absent and not required), `min_samples` (an integer >= 1), `target_ci_pct` (>= 0; 0 turns
+   * the rule off), `confidence` (between 0 and 1), each with its default when absent.
    */
   static StoppingRule.Target target(Reader r, JsonNode timing, boolean required) {
     int samples = r.integer(timing, "samples", "timing.samples", 1, required, 0);
@@ -298,8 +299,8 @@ record Spec(String language, String suite, Timing timing, Transfer transfer, Per
   }
 
   /**
-   * The top-level "pairs" (rule 5a): each [i, j], two different 0-based indexes into the `count`
-   * entries of `what` ("cells"); empty when absent.
+   * The top-level "pairs" (the stopping rule's): each [i, j], two different 0-based indexes into
+   * the `count` entries of `what` ("cells"); empty when absent.
    */
   static List<StoppingRule.Pair> pairs(Reader r, JsonNode root, int count, String what) {
     JsonNode node = root.get("pairs");

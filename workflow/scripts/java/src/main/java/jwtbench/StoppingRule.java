@@ -11,8 +11,8 @@ import java.util.TreeMap;
 import java.util.function.IntConsumer;
 
 /**
- * Timing rule 5a (README "Timing rules"), the precision-targeted stopping rule, the same in
- * every driver; its reference is workflow/scripts/jwtbench/stopping_rule.py. A cell's precision is the
+ * The stopping rule (README "Timing rules", "The stopping rule"), precision-targeted, the same
+ * in every driver; its reference is workflow/scripts/jwtbench/stopping_rule.py. A cell's precision is the
  * half-width of the distribution-free confidence interval of its median (order statistics,
  * ranks from Binomial(n, 1/2)), in percent of the median. After each round, a cell still
  * sampling stops at the sample cap, or at precision once it has min_samples samples, its own
@@ -76,7 +76,7 @@ final class StoppingRule {
     }
 
     /**
-     * The batches a calibrated cell must still fit in max_cell_seconds (rule 4): min_samples
+     * The batches a calibrated cell must still fit in max_cell_seconds: min_samples
      * with the rule on (never more than `samples`), else `samples`.
      */
     int projectedSamples() {

@@ -15,18 +15,19 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * Suites jwt, hash, primitive and keygen's sign/verify (README "Timing rules", steps 3-6):
+ * Suites jwt, hash, primitive and keygen's sign/verify, by the README's "Timing rules" from the
+ * warm-up on:
  * cell by cell, warm-up for warmup_seconds (the process's first cell for at least
  * process_warmup_seconds), calibration of the batch size to target_sample_seconds and, when
  * warmup_max_seconds is above 0, windows of calibrated batches until the runtime is steady,
  * then calibration again; then interleaved rounds, round k taking sample k of every cell
  * still sampling, each row written as soon as it is measured.
- * Which cells go on after a round is rule 5a's {@link StoppingRule.Rounds}; each round opens with
- * a sample of rule 5b's drift {@link Reference}. Every clock reading is System.nanoTime.
+ * Which cells go on after a round is the stopping rule's {@link StoppingRule.Rounds}; each round
+ * opens with a sample of the drift {@link Reference}. Every clock reading is System.nanoTime.
  */
 final class TimedSuite {
   private static final long MAX_BATCH = 1_000_000_000L;
-  /** Rule 3: whether a cell of this process has warmed up (the first takes the process's warm-up). */
+  /** Whether a cell of this process has warmed up (the first one takes the process's warm-up). */
   private static boolean processWarmedUp;
 
   private TimedSuite() {}
@@ -65,7 +66,7 @@ final class TimedSuite {
   static final class Timer {
     final Entry entry;
     final Workload work;
-    /** The batches that must fit in max_cell_seconds after calibration (rule 4). */
+    /** The batches that must fit in max_cell_seconds after calibration. */
     final int projected;
     final long limitNs;
     private final double targetNs;
@@ -110,9 +111,9 @@ final class TimedSuite {
     }
 
     /**
-     * Warm-up (warmup_seconds; the process's first cell, rule 3: at least
+     * Warm-up (warmup_seconds; the process's first cell: at least
      * process_warmup_seconds), calibration, warm-up until steady (if on) and calibration
-     * again. Then: can min_samples batches (`samples` with rule 5a off) still fit in
+     * again. Then: can min_samples batches (`samples` with the stopping rule off) still fit in
      * max_cell_seconds? If not, or if these phases used it up, the cell is a timeout cell.
      */
     void warmUpAndCalibrate(Spec.Timing timing) {
@@ -125,7 +126,7 @@ final class TimedSuite {
     }
 
     /**
-     * Rule 3's warm-up in ns: warmup_seconds, or process_warmup_seconds when that is longer and
+     * The warm-up in ns: warmup_seconds, or process_warmup_seconds when that is longer and
      * this is the first cell the process warms up.
      */
     private static double warmupNs(Spec.Timing timing) {
@@ -138,9 +139,9 @@ final class TimedSuite {
     }
 
     /**
-     * `crosscheck`'s driver block: batches of the calibrated `n` calls, each timed as rule 5's
-     * sample is (and folded into the same sink), until the block has lasted `blockNs` and has
-     * at least `minBatches` batches. The ns/op of each batch, in order.
+     * `crosscheck`'s driver block: batches of the calibrated `n` calls, each timed as a sample of
+     * the interleaved rounds is (and folded into the same sink), until the block has lasted
+     * `blockNs` and has at least `minBatches` batches. The ns/op of each batch, in order.
      */
     double[] block(long blockNs, int minBatches) {
       List<Double> perOp = new ArrayList<>();
@@ -211,7 +212,7 @@ final class TimedSuite {
     }
 
     /**
-     * Rule 4's "until steady": windows of steady_window timed batches of `n` calls (not
+     * Calibration's "until steady": windows of steady_window timed batches of `n` calls (not
      * samples) until a window's median ns/op is within steady_tolerance of the previous
      * window's, or until the warm-up (from its first call) has lasted warmup_max_seconds.
      * Sets {@link #steadiness}; false if max_cell_seconds ran out.
@@ -258,10 +259,11 @@ final class TimedSuite {
 
     /**
      * Batches of `n` calls until the JIT has compiled nothing for `quietNs`, or for at most
-     * `capNs`; the seconds it took. The cross-check's fork calls it after rules 3-4: a method
-     * called once per call of a slow operation reaches C2's thresholds seconds into the run, and
-     * its compilation shares this thread's CPU (on 2026-11-26 ES256's driver blocks got 68-83%
-     * of the CPU while 27-85 ms of compilation ran in them, five seconds into the fork).
+     * `capNs`; the seconds it took. The cross-check's fork calls it after the warm-up and
+     * calibration: a method called once per call of a slow operation reaches C2's thresholds
+     * seconds into the run, and its compilation shares this thread's CPU (on 2026-11-26 ES256's
+     * driver blocks got 68-83% of the CPU while 27-85 ms of compilation ran in them, five seconds
+     * into the fork).
      */
     double untilJitQuiet(long quietNs, long capNs) {
       long begin = System.nanoTime();
@@ -301,7 +303,7 @@ final class TimedSuite {
       return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
-    /** Rule 6's time cap: any cell stops being sampled once its own time passes max_cell_seconds. */
+    /** The time cap: any cell stops being sampled once its own time passes max_cell_seconds. */
     boolean timeCapped() {
       return spentNs >= limitNs;
     }
@@ -341,11 +343,11 @@ final class TimedSuite {
       Progress.line(run.head(cell) + ": batch of " + timer.n + note);
     }
 
-    // Rule 5b: the drift reference, calibrated once every cell is, when a cell will sample.
+    // The drift reference, calibrated once every cell is, when a cell will sample.
     Reference reference = timers.stream().anyMatch(timer -> !timer.timeCapped()) ? Reference.calibrated(run) : null;
 
-    // Rule 5a over the spec's cells, by spec index (the pairs' indexes): a cell not timed here
-    // (unsupported, failed, a per-iteration keygen cell) is not sampling from the start.
+    // The stopping rule over the spec's cells, by spec index (the pairs' indexes): a cell not
+    // timed here (unsupported, failed, a per-iteration keygen cell) is not sampling from the start.
     StoppingRule.Rounds rounds = new StoppingRule.Rounds(run.spec.cells().size(), run.spec.pairs(), timing.target());
     Timer[] bySpecIndex = new Timer[run.spec.cells().size()];
     for (Timer timer : timers) {
@@ -427,14 +429,14 @@ final class TimedSuite {
   }
 
   /**
-   * Rule 5b, the drift reference: SHA-256 of the 64 bytes 00 01 ... 3f by the JDK's JCA
+   * The drift reference: SHA-256 of the 64 bytes 00 01 ... 3f by the JDK's JCA
    * MessageDigest ({@link #sha256}: one MessageDigest and one output array, reused, so no
    * allocation per call), each digest folded into its sink by {@link Hashing.Digest}. Warmed up
    * and calibrated as a cell is (until steady too, when the timing asks for it), once every cell
    * is calibrated; then one batch at the start of each round in which a cell samples, before that
    * cell's sample, after waiting for the JIT to be idle as every sample does ({@link JitQueue}),
-   * written as the round's `reference` row. It is no cell of the spec: rule 5a never sees it, it
-   * holds no cell back and has no max_cell_seconds, and its time is no cell's.
+   * written as the round's `reference` row. It is no cell of the spec: the stopping rule never
+   * sees it, it holds no cell back and has no max_cell_seconds, and its time is no cell's.
    */
   static final class Reference {
     static final String OPERATION = "reference";
@@ -505,7 +507,7 @@ final class TimedSuite {
     /**
      * Warmed up (warmup_seconds, at least one call), calibrated to target_sample_seconds, and,
      * when warmup_max_seconds is above 0, warmed up until steady (with the JIT idle) and
-     * calibrated again, as a cell is (rule 4). Warm-up and calibration alone left its first
+     * calibrated again, as a cell is. Warm-up and calibration alone left its first
      * rounds in its own JIT warm-up: in suite harness (cells of a few ns, 0.1 s of warm-up) its
      * rounds 1-3 read 16.3, 10.8 and 6.9 times its median on 2026-11-28, which the drift figure
      * then counted as the machine's (docs/disturbances-java.md).
