@@ -210,14 +210,19 @@ conformance_rows <- read_result_csv(file.path("verify", "conformance.csv"), inpu
 verify_policy <- read_result_csv(file.path("verify", "verify-policy.csv"), input_columns$verify_policy,
                                  optional = TRUE)
 
+# The seeds' tables: the registry's (provenance.json `registry`, from workflow/seeds.yaml);
+# a bundle of a run before the registry lists them as they were then.
+seed_tables <- sub("^results/", "", unname(unlist(lapply(field(prov, "registry", "seeds"), function(seed) seed$tables))))
+if (!length(seed_tables)) {
+  seed_tables <- c(file.path("seed000", paste0(c("rates", "tokensize", "transfer", "ratios", "verdicts"), ".csv")),
+                   file.path("seed001", paste0(c("rankings", "verdicts"), ".csv")),
+                   file.path("seed002", paste0(c("cases", "sweep", "verdicts"), ".csv")),
+                   file.path("seed003", paste0(c("speed", "verdicts"), ".csv")), file.path("primitive", "overhead.csv"),
+                   file.path("seed004", paste0(c("runs", "decomposed", "verdicts"), ".csv")))
+}
 input_files <- c("summary.csv", "ratios.csv", "drivers.csv", file.path("verify", "matrix.csv"),
                  file.path("verify", "deterministic.csv"), file.path("verify", "conformance.csv"),
-                 file.path("verify", "verify-policy.csv"),
-                 file.path("seed000", paste0(c("rates", "tokensize", "transfer", "ratios", "verdicts"), ".csv")),
-                 file.path("seed001", paste0(c("rankings", "verdicts"), ".csv")),
-                 file.path("seed002", paste0(c("cases", "sweep", "verdicts"), ".csv")),
-                 file.path("seed003", paste0(c("speed", "verdicts"), ".csv")), file.path("primitive", "overhead.csv"),
-                 file.path("seed004", paste0(c("runs", "decomposed", "verdicts"), ".csv")),
+                 file.path("verify", "verify-policy.csv"), seed_tables,
                  "crosscheck.csv", "coldstart.csv", "container_vs_native.csv", "wall_times.csv", "drift.csv",
                  "noise.csv", "provenance.json")
 input_files <- input_files[file.exists(file.path(results_dir, input_files))]

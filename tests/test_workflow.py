@@ -464,6 +464,15 @@ def test_provenance_records_the_run(smoke):
     assert set(provenance["host"]["cpu_flags"]) >= {"sha_ni", "avx2", "aes"}
     assert provenance["run"]["git"]["commit"]
     assert len(provenance["run"]["config_sha256"]) == 64
+    # The registry's record, which the report reads the seeds' tables and homes from.
+    seeds = provenance["registry"]["seeds"]
+    assert set(seeds) == {f"seed00{n}" for n in range(5)}
+    assert seeds["seed002"]["home"] == {
+        "language": "java",
+        "library": "commons-codec",
+        "rows": {"implementation": "commons-codec"},
+    }
+    assert "results/primitive/overhead.csv" in seeds["seed003"]["tables"]
 
 
 def pinned_packages(language):

@@ -4,14 +4,26 @@
 # languages (and datasets, methods, implementations) it held; a link to the seed's section.
 
 # Where each seed measured: the rows of its verdicts.csv that are the seed's own setting.
-# Facts about the seeds (their papers name language, library and method), not results.
-seed_home <- list(
-  seed000 = list(anchor = "seed000", language = "node", dataset = "all"),
-  seed001 = list(anchor = "seed001", language = "java", method = c("seed 001's method", "jwtbench")),
-  seed002 = list(anchor = "seed002", language = "java", implementation = "commons-codec"),
-  seed003 = list(anchor = "seed003", language = "openssl"),
-  seed004 = list(anchor = "seed004", language = "python", implementation = "pycryptodome")
-)
+# Facts about the seeds (their papers name language, library and method), not results: the
+# seeds' registry (workflow/seeds.yaml, `home`), as provenance.json's `registry` carries it;
+# a bundle of a run before the registry has them as they were then.
+seed_homes <- function() {
+  seeds <- field(prov, "registry", "seeds")
+  if (!length(seeds)) {
+    return(list(
+      seed000 = list(anchor = "seed000", language = "node", dataset = "all"),
+      seed001 = list(anchor = "seed001", language = "java", method = c("seed 001's method", "jwtbench")),
+      seed002 = list(anchor = "seed002", language = "java", implementation = "commons-codec"),
+      seed003 = list(anchor = "seed003", language = "openssl"),
+      seed004 = list(anchor = "seed004", language = "python", implementation = "pycryptodome")
+    ))
+  }
+  homes <- lapply(names(seeds), function(name) {
+    home <- seeds[[name]]$home
+    c(list(anchor = name, language = home$language), home$rows %||% list())
+  })
+  setNames(homes, names(seeds))
+}
 
 # The rows of verdicts `v` that are seed `home`'s own setting (its first method present).
 home_rows <- function(v, home) {
@@ -39,6 +51,7 @@ glance_outcome <- function(verdicts) {
 
 verdicts_at_a_glance <- function() {
   rows <- list()
+  seed_home <- seed_homes()
   for (seed in names(seed_home)) {
     path <- file.path(results_dir, seed, "verdicts.csv")
     if (!file.exists(path)) next

@@ -95,6 +95,20 @@ class Registry:
         """The suites the drivers' `bench` times, in the registry's order."""
         return [name for name, suite in self.suites.items() if suite.bench]
 
+    def as_record(self):
+        """What the provenance keeps of the registry, for the report and a bundle's reader:
+        each suite's kind, each seed's title, home and tables."""
+        return {
+            "suites": {
+                name: {"bench": suite.bench, "rounds": suite.rounds, "inputs": list(suite.inputs)}
+                for name, suite in self.suites.items()
+            },
+            "seeds": {
+                name: {"title": seed.title, "home": seed.home, "tables": seed.tables()}
+                for name, seed in self.seeds.items()
+            },
+        }
+
     def schema_of_suites(self):
         """{suite: its config block}: the properties of config key `suites`."""
         return {name: suite.config for name, suite in self.suites.items()}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import snakemake
 
-from jwtbench import config_validation, container_engine, dependency_licences
+from jwtbench import config_validation, container_engine, dependency_licences, registry
 from jwtbench.machine_facts import git_output, host, output_of
 from jwtbench.rules.native_env import IMAGE_ENVS
 
@@ -206,6 +206,9 @@ def run_job(snake):
         },
         "dependencies": packages,
         "dependency_environments": environments,
+        # What the suites and seeds are (workflow/suites.yaml, seeds.yaml): the report reads
+        # the seeds' tables and homes from here.
+        "registry": registry.load().as_record(),
     }
     Path(snake.output[0]).write_text(json.dumps(provenance, indent=2) + "\n")
     with open(snake.log[0], "w") as log:
