@@ -181,6 +181,11 @@ def test_the_licence_texts_each_classify_as_themselves():
     mit = (go / "github.com/golang-jwt/jwt/v5@v5.3.1/LICENSE").read_text()
     bsd3 = (go / "golang.org/x/sys@v0.47.0/LICENSE").read_text()
     assert dependency_licences.classify_licence_text(mit) == "MIT"
+    # MIT-0: MIT's grant without its condition of keeping the notice.
+    notice = "The above copyright notice and this permission notice shall be included"
+    assert notice in mit
+    mit_zero = mit[: mit.index(notice)]
+    assert dependency_licences.classify_licence_text(mit_zero) == "MIT-0"
     assert dependency_licences.classify_licence_text(bsd3) == "BSD-3-Clause"
     bsd2 = bsd3.replace("   * Neither the name of Google LLC nor the names of its\ncontributors", "")
     bsd2 = bsd2.replace("may be used to endorse or promote products derived from\nthis software", "")

@@ -126,6 +126,16 @@ LICENCE_TEXTS = {
             ]
         ],
     },
+    # MIT without its one condition (keep the notice): a licence of its own.
+    "MIT-0": {
+        "any": [
+            [
+                "permission is hereby granted free of charge to any person obtaining a copy",
+                "to permit persons to whom the software is furnished to do so",
+            ]
+        ],
+        "not": ["the above copyright notice and this permission notice shall be included"],
+    },
     "ISC": {
         "any": [
             [
