@@ -15,6 +15,10 @@ from pathlib import Path
 from jwtbench import cell_samples, raw_samples, result_tables, stopping_rule, variants
 from jwtbench import sample_statistics as stats
 
+# What names a cell in the raw samples (the contract's columns up to input_bytes); a
+# summary row starts with them.
+CELL_COLUMNS = raw_samples.COLUMNS[: raw_samples.COLUMNS.index("input_bytes") + 1]
+
 
 def summarise(key, rows, settings):
     first = rows[0]
@@ -23,20 +27,7 @@ def summarise(key, rows, settings):
         raise ValueError(f"cell {key} mixes statuses {sorted(statuses)}")
     timed = [row for row in rows if row["iterations"] > 0]
     values = cell_samples.ns_per_op(timed)
-    summary = {
-        name: first[name]
-        for name in (
-            "language",
-            "implementation",
-            "implementation_version",
-            "suite",
-            "operation",
-            "algorithm",
-            "key_bits",
-            "input",
-            "input_bytes",
-        )
-    }
+    summary = {name: first[name] for name in CELL_COLUMNS}
     summary.update(
         variant=variants.name_of(first["algorithm"], first["key_bits"]),
         output_bytes=int(statistics.median(r["output_bytes"] for r in timed)) if timed else 0,
