@@ -28,9 +28,6 @@ const MIN_BLOCK_BATCHES: usize = 3;
 /// the call is warm by then (its first block warmed it up for `warmup_seconds`), but
 /// criterion needs a warm-up of its own to estimate the call's time for its sampling plan.
 const LATER_WARM_UP_FRACTION: f64 = 0.1;
-/// The page whose offsets the reference's two loops are lined up in (x86-64's and
-/// aarch64 Linux's usual 4 KiB; what matters is the address bits below it).
-const PAGE_BYTES: usize = 4096;
 
 pub fn command(spec_path: &str, out_path: &str) -> Result<(), Failure> {
     let spec = Spec::load(spec_path)?;
@@ -222,16 +219,9 @@ impl Session {
     ) -> Result<usize, String> {
         self.native_block(warm_up_seconds, call)?;
         let native_at = timing::REFERENCE_STACK.load(Ordering::Relaxed);
-        let mut shift = 0;
-        for _ in 0..4 {
-            alloca::with_alloca(shift, |_| driver.block(0.0, 1))?;
-            let above = timing::REFERENCE_STACK.load(Ordering::Relaxed).wrapping_sub(native_at) % PAGE_BYTES;
-            if above == 0 {
-                return Ok(shift);
-            }
-            shift = (shift + above) % PAGE_BYTES;
-        }
-        Err("the driver's calls do not reach criterion's stack offset".into())
+        let probe = |shift| alloca::with_alloca(shift, |_| driver.block(0.0, 1)).map(|_| ());
+        timing::stack_shift_to(native_at, probe)?
+            .ok_or_else(|| "the driver's calls do not reach criterion's stack offset".into())
     }
 
     /// A native block of `call`; an error of the call (e.g. a token that no longer

@@ -243,17 +243,21 @@ pub const REFERENCE_BYTES: usize = 64;
 /// The rounds sample it as the drift reference; `crosscheck` times it as one more cell.
 pub fn reference_cell<'a>(suite: &str) -> TimedCell<'a> {
     let message = counting_bytes(REFERENCE_BYTES);
-    reference_timed_cell(suite, move |n| {
-        let mut fold = 0u64;
-        for _ in 0..n {
-            fold = fold.wrapping_add(reference_call(&message));
-        }
-        fold
-    })
+    reference_timed_cell(suite, move |n| Ok(reference_batch(&message, n)))
 }
 
-/// The page size that the layout of the reference's data and stack is measured against.
-const PAGE_BYTES: usize = 4096;
+/// `n` calls of `reference_call`, folded.
+fn reference_batch(message: &[u8], n: u64) -> u64 {
+    let mut fold = 0u64;
+    for _ in 0..n {
+        fold = fold.wrapping_add(reference_call(message));
+    }
+    fold
+}
+
+/// The page whose offsets the reference's data and frames are placed at (x86-64's and
+/// aarch64 Linux's usual 4 KiB; what matters is the address bits below it).
+pub const PAGE_BYTES: usize = 4096;
 /// Where in its page the drift reference of `bench` keeps its message and makes its calls'
 /// frames. A 64-byte SHA-256 here takes 75 ns or, at a few offsets of the message or of the
 /// frame within their pages, 80-85 ns (docs/disturbances-rust.md); ASLR and each job's
@@ -263,6 +267,30 @@ const PAGE_BYTES: usize = 4096;
 /// machine again, not its layout.
 const REFERENCE_FRAME_OFFSET: usize = 2048;
 
+/// The stack moves in steps of its alignment (x86-64's and aarch64's 16 bytes), so a frame's
+/// place in its page is matched to that step.
+const STACK_ALIGN: usize = 16;
+
+/// The bytes to lower the stack by (alloca) so that `reference_call`'s frame lands at the
+/// offset of the address `target` within its page (to the stack's alignment): `probe(shift)`
+/// makes reference calls with the stack lowered by `shift`, and the shift is corrected from
+/// where they ran (`REFERENCE_STACK`), at most four times. None when they never land there.
+pub fn stack_shift_to(
+    target: usize,
+    mut probe: impl FnMut(usize) -> Result<(), String>,
+) -> Result<Option<usize>, String> {
+    let mut shift = 0;
+    for _ in 0..4 {
+        probe(shift)?;
+        let off = (REFERENCE_STACK.load(Ordering::Relaxed).wrapping_sub(target) % PAGE_BYTES) & !(STACK_ALIGN - 1);
+        if off == 0 {
+            return Ok(Some(shift));
+        }
+        shift = (shift + off) % PAGE_BYTES;
+    }
+    Ok(None)
+}
+
 /// A page holding the drift reference's message at its start.
 #[repr(C, align(4096))]
 struct ReferencePage([u8; PAGE_BYTES]);
@@ -270,7 +298,7 @@ struct ReferencePage([u8; PAGE_BYTES]);
 /// The drift reference of `bench`: `reference_cell`'s calls with the message at the start of
 /// a page of its own, and every batch run at a stack depth that puts `reference_call`'s frame
 /// at REFERENCE_FRAME_OFFSET within its page (the shift for the batch's depth is found once by
-/// single calls, as `crosscheck` lines its loops up; its runs are then not timed apart).
+/// single calls, `stack_shift_to`, as `crosscheck` lines its loops up).
 pub fn fixed_layout_reference_cell<'a>(suite: &str) -> TimedCell<'a> {
     let mut page = Box::new(ReferencePage([0; PAGE_BYTES]));
     page.0[..REFERENCE_BYTES].copy_from_slice(&counting_bytes(REFERENCE_BYTES));
@@ -282,33 +310,21 @@ pub fn fixed_layout_reference_cell<'a>(suite: &str) -> TimedCell<'a> {
         let shift = match shifts.iter().find(|(at, _)| *at == depth) {
             Some(&(_, shift)) => shift,
             None => {
-                let mut shift = 0;
-                for _ in 0..4 {
+                let probe = |shift| {
                     alloca::with_alloca(shift, |_| black_box(reference_call(message)));
-                    let off = REFERENCE_STACK
-                        .load(Ordering::Relaxed)
-                        .wrapping_sub(REFERENCE_FRAME_OFFSET)
-                        % PAGE_BYTES;
-                    if off == 0 {
-                        break;
-                    }
-                    shift = (shift + off) % PAGE_BYTES;
-                }
+                    Ok(())
+                };
+                let shift = stack_shift_to(REFERENCE_FRAME_OFFSET, probe)?
+                    .ok_or("the drift reference's calls do not reach their fixed stack offset")?;
                 shifts.push((depth, shift));
                 shift
             }
         };
-        alloca::with_alloca(shift, |_| {
-            let mut fold = 0u64;
-            for _ in 0..n {
-                fold = fold.wrapping_add(reference_call(message));
-            }
-            fold
-        })
+        Ok(alloca::with_alloca(shift, |_| reference_batch(message, n)))
     })
 }
 
-fn reference_timed_cell<'a>(suite: &str, mut batch: impl FnMut(u64) -> u64 + 'a) -> TimedCell<'a> {
+fn reference_timed_cell<'a>(suite: &str, mut batch: impl FnMut(u64) -> Result<u64, String> + 'a) -> TimedCell<'a> {
     let who = RowIdentity {
         implementation: versions::RUSTCRYPTO.into(),
         implementation_version: versions::SHA2.into(),
@@ -319,7 +335,7 @@ fn reference_timed_cell<'a>(suite: &str, mut batch: impl FnMut(u64) -> u64 + 'a)
         input: "reference".into(),
         input_bytes: REFERENCE_BYTES as u64,
     };
-    let batch: Batch<'a> = Box::new(move |n| Ok(batch(n)));
+    let batch: Batch<'a> = Box::new(move |n| batch(n));
     // Not in the spec's cells: its position is never looked up.
     TimedCell::new(usize::MAX, who, Sha256::output_size() as u64, 1, batch)
 }
