@@ -22,8 +22,12 @@ rule write_bench_spec:
     params:
         suite_config=get_suite_config,
         timing=SPEC_TIMING,
-        input_file=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[0],
-        input_kind=lambda wildcards: bench_input(wildcards.suite, wildcards.input)[1],
+        input_file=lambda wildcards: RUN.bench_input(wildcards.suite, wildcards.input)[
+            0
+        ],
+        input_kind=lambda wildcards: RUN.bench_input(wildcards.suite, wildcards.input)[
+            1
+        ],
         jws=lambda wildcards: DRIVERS[wildcards.driver]["jws"],
     run:
         write_bench_spec.run_job(job(input, output, params, log, wildcards))

@@ -245,12 +245,8 @@ def key_names():
     return sorted(names)
 
 
-def suite_config_of(driver, suite, name):
-    return RUN.suite_config_of(driver, suite, name)
-
-
 def get_suite_config(wildcards):
-    return suite_config_of(wildcards.driver, wildcards.suite, wildcards.input)
+    return RUN.suite_config_of(wildcards.driver, wildcards.suite, wildcards.input)
 
 
 # The timing section of every spec, with the statistics' confidence for the stopping rule's CIs.
@@ -261,15 +257,10 @@ def jwt_input_file():
     return RUN.claims_file
 
 
-def bench_input(suite, name):
-    """(input file, input_kind) of a suite's cells on an input (RunJobs.bench_input)."""
-    return RUN.bench_input(suite, name)
-
-
 def get_spec_inputs(wildcards):
     """The keys, and the results file its cells read (a dataset's, the signing input)."""
     inputs = {"key_manifest": KEY_MANIFEST}
-    data, _ = bench_input(wildcards.suite, wildcards.input)
+    data, _ = RUN.bench_input(wildcards.suite, wildcards.input)
     if data and data.startswith("results/"):
         inputs["data"] = data
     return inputs
