@@ -364,6 +364,9 @@ async function timeAwaitedBatch(batch, n, state) {
 
 const clampBatch = (n) => Math.min(MAX_BATCH, Math.max(1, Math.round(n)));
 
+/** The untimed batch before each sample of the drift reference: a quarter of its own. */
+const settlingBatch = (n) => Math.max(1, Math.ceil(n / 4));
+
 /**
  * A clock from now: `spent()` (a BigInt), `left(spentNs)`, the ns of limitNs (a BigInt) left
  * after spentNs (a Number), and whether limitNs is used up. Without limitNs (the drift
@@ -642,8 +645,12 @@ async function calibrateReference(run) {
   return { ...reference, n };
 }
 
-/** One sample of the reference, written at once as its row `sample` = round. */
+/**
+ * One sample of the reference, written at once as its row `sample` = round, after an
+ * untimed quarter batch that settles it (whatever cell ended the last round).
+ */
 async function sampleReference(reference, round, out) {
+  await timeBatch(reference.batch, settlingBatch(reference.n), reference.state);
   const elapsedNs = await timeBatch(reference.batch, reference.n, reference.state);
   out.writeRow(reference, {
     sample: round, iterations: reference.n, elapsedNs, outputBytes: reference.state.outputBytes, status: 'ok',
