@@ -154,6 +154,7 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
         "library": "openssl",
         "jws": False,
         "suites": ["primitive"],
+        "conducted": [],
         "unsupported": {},
         "unsupported_operations": {},
         "verify": {"validates": [], "lacks": {}},
@@ -166,6 +167,13 @@ def test_driver_manifest_errors_name_the_file(tmp_path):
         java
         and config_validation.driver_manifest(REPO / "workflow" / "scripts", "java/jjwt")["crosscheck_parent"] == java
     )
+    # The conductor times only suites the driver runs and that are sampled in rounds.
+    for conducted in ("[hash]", "[tokensize]", "[keygen]", "jwt"):
+        (tmp_path / "lang" / "driver.yaml").write_text(
+            f"library: lib\njws: false\nsuites: [jwt, tokensize, keygen]\nconducted: {conducted}\n"
+        )
+        with pytest.raises(config_validation.ConfigError, match=r"key 'conducted' must list suites of key 'suites'"):
+            config_validation.driver_manifest(tmp_path, "lang")
     (tmp_path / "lang" / "driver.yaml").write_text("library: lib\njws: false\nsuites: [jwt]\ncrosscheck_parent: ''\n")
     with pytest.raises(config_validation.ConfigError, match=r"key 'crosscheck_parent' must say why"):
         config_validation.driver_manifest(tmp_path, "lang")

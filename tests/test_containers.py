@@ -368,6 +368,18 @@ def fake_driver(tmp_path, script):
     }
 
 
+def run_failing_job(job, tmp_path, status):
+    """Run the benchmark job: its cells are recorded failed, its metadata says the exit status."""
+    run_benchmark.run_job(job)
+    rows = raw_samples.read(tmp_path / job.output.samples)
+    assert [(r["operation"], r["status"], r["sample"]) for r in rows] == [
+        ("sign", "failed", 0),
+        ("verify", "failed", 0),
+    ]
+    metadata = read_json(tmp_path / job.output.metadata)
+    assert metadata["exit_code"] == status and f"exited {status}" in metadata["failure"]
+
+
 def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypatch):
     """The run goes on: every cell becomes `failed`, the partial CSV is kept, the
     metadata says why, and nothing raises. (A lock of its own: the machine's is the smoke
@@ -407,20 +419,27 @@ def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypat
         output=SimpleNamespace(
             samples="results/raw/python/jwt/claims.csv", metadata="results/raw/python/jwt/claims.json"
         ),
-        params=SimpleNamespace(driver=driver, cpus="", lanes=[], plan=None),
+        params=SimpleNamespace(driver=driver, cpus="", lanes=[], plan=None, conducted=False),
         log=[str(tmp_path / "bench.log")],
     )
-    run_benchmark.run_job(job)
-    rows = raw_samples.read(tmp_path / job.output.samples)
-    assert [(r["operation"], r["status"], r["sample"]) for r in rows] == [
-        ("sign", "failed", 0),
-        ("verify", "failed", 0),
-    ]
-    metadata = read_json(tmp_path / job.output.metadata)
-    assert metadata["exit_code"] == 1 and "exited 1" in metadata["failure"]
+    run_failing_job(job, tmp_path, 1)
     kept = list((tmp_path / "results/failed").glob("python-jwt-claims-*.csv"))
     assert len(kept) == 1 and partial in kept[0].read_text()
     assert not list((tmp_path / "results/raw/python/jwt").glob(".jwt-*")), "scratch directory left behind"
+
+    # Conducted: a worker (tests/fake_worker.py) that dies in round 3 fails the job alike,
+    # and what the conductor wrote before (two rounds) is kept.
+    timing = {"warmup_seconds": 0.01, "samples": 10, "target_sample_seconds": 0.01, "max_cell_seconds": 10}
+    for cell in spec["cells"]:
+        cell["fake"] = {"dies_in_round": 3}
+    (tmp_path / "spec.json").write_text(json.dumps({**spec, "timing": timing}))
+    worker = REPO / "tests" / "fake_worker.py"
+    job.params.driver = fake_driver(tmp_path, f'exec "{sys.executable}" "{worker}" "$3"\n')
+    job.params.conducted = True
+    run_failing_job(job, tmp_path, 4)
+    assert "round 3" in (tmp_path / "bench.log").read_text()
+    kept = max((tmp_path / "results/failed").glob("python-jwt-claims-*.csv"), key=lambda path: path.stat().st_mtime)
+    assert sorted(r["sample"] for r in raw_samples.read(kept) if r["operation"] == "sign") == [1, 2]
 
 
 def test_the_podman_settings_are_used_only_when_needed(engine):

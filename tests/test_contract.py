@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 
 import check_stopping
+import jsonschema
 import pytest
 import stopping_series
 import yaml
@@ -277,6 +278,58 @@ def test_tiny_jwt_bench(language, keys, driver_env, tmp_path):
             config_validation.language_of(language),
             want,
         ), row
+
+
+PROTOCOL = yaml.safe_load((REPO / "workflow" / "schemas" / "protocol" / "worker.schema.yaml").read_text())
+CONDUCTED = [driver for driver in DRIVERS if MANIFESTS[driver]["conducted"]]
+
+
+def protocol_check(definition, message):
+    jsonschema.validate(message, {**PROTOCOL, "$ref": f"#/$defs/{definition}"})
+    return message
+
+
+@pytest.mark.parametrize("language", CONDUCTED)
+def test_serve_speaks_the_conductors_protocol(language, keys, driver_env, tmp_path):
+    """A conducted driver's worker, driven by hand: its first line describes every cell, it
+    answers each batch asked for (a cell's, the reference's) with one line, writes nothing
+    else on stdout, and ends with its sink and status 0 when asked."""
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": config_validation.language_of(language),
+        "suite": "jwt",
+        "timing": {"warmup_seconds": 0.01, "samples": 2, "target_sample_seconds": 0.002, "max_cell_seconds": 20},
+        "cells": tiny_jwt_cells(keys),
+    }
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec))
+    worker = subprocess.Popen(
+        [str(SCRIPTS / language / "run"), "serve", "--spec", str(spec_file)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=driver_env,
+    )
+    try:
+        hello = protocol_check("hello", json.loads(worker.stdout.readline()))
+        assert len(hello["cells"]) == len(spec["cells"])
+        for cell, entry in zip(spec["cells"], hello["cells"]):
+            assert entry["status"] == ("unsupported" if cell["algorithm"] in declared(language) else "ok"), entry
+        ok = [index for index, entry in enumerate(hello["cells"]) if entry["status"] == "ok"]
+        request = protocol_check("batches", {"batches": [[ok[0], 3], ["reference", 5], [ok[-1], 1]]})
+        worker.stdin.write(json.dumps(request) + "\n")
+        worker.stdin.flush()
+        for _ in request["batches"]:
+            assert "elapsed_ns" in protocol_check("batch_answer", json.loads(worker.stdout.readline()))
+        worker.stdin.write(json.dumps(protocol_check("end", {"end": True})) + "\n")
+        worker.stdin.flush()
+        protocol_check("end_answer", json.loads(worker.stdout.readline()))
+        assert worker.stdout.read() == ""  # nothing but the protocol's lines
+        assert worker.wait(timeout=60) == 0
+    finally:
+        worker.kill()
+        worker.wait()
 
 
 @pytest.mark.parametrize("language", JWS)
@@ -628,9 +681,16 @@ def test_tiny_bench_of_its_suite(language, driver_env, tmp_path):
 
 
 def bench(language, env, spec, tmp_path):
+    """The spec's rows as the pipeline gets them: from the conductor through the driver's
+    `serve` where driver.yaml says the suite is conducted, else from its `bench`."""
     spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
     spec_file.write_text(json.dumps(spec))
-    result = run_driver(language, env, "bench", "--spec", str(spec_file), "--out", str(out))
+    if spec["suite"] in MANIFESTS[language]["conducted"]:
+        conductor = [sys.executable, "-m", "jwtbench.conductor", "--spec", str(spec_file), "--out", str(out), "--"]
+        worker = [str(SCRIPTS / language / "run"), "serve", "--spec", str(spec_file)]
+        result = subprocess.run(conductor + worker, capture_output=True, text=True, env=env)
+    else:
+        result = run_driver(language, env, "bench", "--spec", str(spec_file), "--out", str(out))
     assert result.returncode == 0, result.stderr[-2000:]
     rows = raw_samples.read(out)  # raises on any contract violation
     assert rows and {r["status"] for r in rows} <= STATUSES

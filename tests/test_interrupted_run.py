@@ -10,6 +10,7 @@ is needed."""
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -125,6 +126,10 @@ def ended(process, timeout=60):
 # -- a real run, killed mid-benchmark -------------------------------------------------
 
 
+# The benchmark's driver at work: its bench, or its serve under the conductor (driver.yaml `conducted`).
+BENCHMARK_PROCESS = re.compile(r" (bench|serve) --spec ")
+
+
 def small_run(workdir, engine):
     """`./jwtbench run` of one benchmark, python's hash cases, with execution.engine `engine`."""
     return [
@@ -166,7 +171,10 @@ def kill_mid_benchmark(workdir, tmp_path, killed, engine="native", engine_client
     try:
         record = the_record(workdir)
         driver = wait_for(
-            lambda: [pid for pid in alive(record) if " bench --spec " in command_line(pid)] or first.poll() is not None,
+            lambda: (
+                [pid for pid in alive(record) if BENCHMARK_PROCESS.search(command_line(pid))]
+                or first.poll() is not None
+            ),
             180,
             "the benchmark's driver",
         )

@@ -58,6 +58,7 @@ rule run_benchmark:
         plan=get_job_plan,
         cpus=config["execution"]["cpus"],
         lanes=config["execution"]["lanes"],
+        conducted=is_conducted,
     run:
         wall_times.timed(
             params.wall_time,
@@ -149,6 +150,7 @@ rule compare_native:
             language: {
                 "native": native_driver_params(language),
                 "container": driver_params(language),
+                "conducted": "jwt" in DRIVERS[language]["conducted"],
             }
             for language in JWS_LANGUAGES
         },

@@ -194,6 +194,12 @@ def get_driver(wildcards):
     return driver_params(wildcards.driver)
 
 
+def is_conducted(wildcards):
+    """Whether the conductor times this benchmark job through the driver's serve (its
+    driver.yaml `conducted`) rather than the driver's own bench."""
+    return wildcards.suite in DRIVERS[wildcards.driver]["conducted"]
+
+
 def get_own_driver(wildcards):
     """{driver: driver params} for the one driver a job checks."""
     return {wildcards.driver: driver_params(wildcards.driver)}

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from jwtbench import driver_runner, raw_samples, registry
+from jwtbench import conductor, driver_runner, raw_samples, registry
 
 
 class ConfigError(Exception):
@@ -240,8 +240,8 @@ def reasons_given(mapping):
 def driver_manifest(scripts_dir, language):
     """What a driver does, from workflow/scripts/<language>/driver.yaml (or, for a further
     library of a language, <language>/<library>/driver.yaml): {"library": name, "jws": bool,
-    "suites": [...], "unsupported": {JWS algorithm: why}, "verify": {...}, "crosscheck_gaps": {cell: why},
-    "crosscheck_parent": why or None}; ConfigError
+    "suites": [...], "conducted": [...], "unsupported": {JWS algorithm: why}, "verify": {...},
+    "crosscheck_gaps": {cell: why}, "crosscheck_parent": why or None}; ConfigError
     naming the file and key when malformed."""
     path = Path(scripts_dir) / language / "driver.yaml"
     if not path.is_file():
@@ -259,6 +259,7 @@ def driver_manifest(scripts_dir, language):
         "library",
         "jws",
         "suites",
+        "conducted",
         "unsupported",
         "unsupported_operations",
         "verify",
@@ -283,6 +284,12 @@ def driver_manifest(scripts_dir, language):
         wrong = [suite for suite in suites if suite not in bench_suites]
         if wrong:
             problems.append(f"key 'suites': unknown {wrong} (known: {', '.join(bench_suites)})")
+    conducted = manifest.get("conducted", [])
+    if not isinstance(conducted, list) or not all(s in (suites or []) and s in conductor.SUITES for s in conducted):
+        problems.append(
+            "key 'conducted' must list suites of key 'suites' that the conductor times"
+            f" ({', '.join(conductor.SUITES)}), through the driver's serve"
+        )
     unsupported = manifest.get("unsupported", {})
     if not reasons_given(unsupported):
         problems.append("key 'unsupported' must map JWS algorithms to the reason each is missing")
@@ -328,6 +335,7 @@ def driver_manifest(scripts_dir, language):
         "library": library,
         "jws": manifest["jws"],
         "suites": list(suites),
+        "conducted": list(conducted),
         "unsupported": dict(unsupported),
         "unsupported_operations": dict(operations),
         "crosscheck_gaps": dict(gaps),

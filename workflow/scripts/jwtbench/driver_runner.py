@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -199,13 +200,14 @@ class DriverRunner:
         return f"native ({self.shim})"
 
     @contextlib.contextmanager
-    def session(self, keys_dir=None, read_only=(), writable=None, cpus=(), entrypoint=None, reuse=False):
+    def session(self, keys_dir=None, read_only=(), writable=None, cpus=(), entrypoint=None, reuse=False, stdin=False):
         """Yield `argv(*driver_args)`: the command line that runs the driver once.
 
         keys_dir, read_only (files or directories) and writable (a directory) are what the
         driver may see in a container; natively it sees the host. `cpus` pins it.
         `entrypoint` runs another program of the image instead of the driver, under the
-        same restrictions (containers only). `reuse` (for the many short calls of the
+        same restrictions (containers only). `stdin`: the driver reads its standard input
+        (a container's is then attached). `reuse` (for the many short calls of the
         checks, never for timing): every call runs in one container, started here with
         the same restrictions and stopped when the session ends, through `exec` (about
         0.2 s a call less than a fresh container on our VMs).
@@ -229,6 +231,8 @@ class DriverRunner:
             options = [*self.engine.lockdown(), *self.engine.user_options(), *mounts]
             if cpus:
                 options += ["--cpuset-cpus", cpu_list(cpus)]
+            if stdin:
+                options += ["--interactive"]
             if reuse:
                 yield stack.enter_context(self.kept_container(options, entrypoint))
                 return
@@ -272,23 +276,32 @@ def shim_in_image(name):
 
 
 @contextlib.contextmanager
-def bench_command(runner, spec_path, key_dir, cpus, out_dir):
+def bench_command(runner, spec_path, key_dir, cpus, out_dir, conducted=False):
     """Yield the command line of one `bench` on a spec, pinned to `cpus`, writing
     out_dir/samples.csv; a container sees the keys, the spec and its input files, and may
-    write only out_dir (a fresh directory)."""
+    write only out_dir (a fresh directory). `conducted`: the conductor (jwtbench/conductor.py,
+    on this process's CPUs, not `cpus`) times the spec through the driver's `serve` instead,
+    and writes the samples itself."""
     spec = json.loads(Path(spec_path).read_text())
     inputs = sorted({cell["input_file"] for cell in spec["cells"] if cell.get("input_file")})
     writable_by_container(out_dir)
-    session = runner.session(key_dir, read_only=[spec_path, *inputs], writable=out_dir, cpus=cpus)
+    spec_path, out = str(Path(spec_path).resolve()), str(Path(out_dir) / "samples.csv")
+    session = runner.session(
+        key_dir, read_only=[spec_path, *inputs], writable=None if conducted else out_dir, cpus=cpus, stdin=conducted
+    )
     with session as argv:
-        yield argv("bench", "--spec", str(Path(spec_path).resolve()), "--out", str(Path(out_dir) / "samples.csv"))
+        if conducted:
+            conductor = [sys.executable, "-m", "jwtbench.conductor", "--spec", spec_path, "--out", out, "--"]
+            yield conductor + argv("serve", "--spec", spec_path)
+        else:
+            yield argv("bench", "--spec", spec_path, "--out", out)
 
 
-def bench_rows(runner, spec_path, key_dir, cpus, scratch, log):
-    """Run `bench` once on a spec (output to `log`); its cells' rows (not the drift
-    reference's), checked against the contract."""
+def bench_rows(runner, spec_path, key_dir, cpus, scratch, log, conducted=False):
+    """Time a spec once, as bench_command does (output to `log`); its cells' rows (not the
+    drift reference's), checked against the contract."""
     out_dir = Path(tempfile.mkdtemp(dir=scratch)).resolve()
-    with bench_command(runner, spec_path, key_dir, cpus, out_dir) as command:
+    with bench_command(runner, spec_path, key_dir, cpus, out_dir, conducted) as command:
         result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
     if result.returncode != 0:
         raise RuntimeError(f"{runner.language} bench ({runner.describe()}) exited {result.returncode}")

@@ -5,7 +5,7 @@ Another JWS library through its adapter when JWTBENCH_LIBRARY names one (librari
 Subcommands (the contract every driver shares, workflow/scripts/README.md):
   versions | sign --alg --key --payload | verify --alg --key --token [--signature-only]
   | verify-batch --cases | sign-batch --cases
-  | bench --spec --out | crosscheck --spec --out | stopping --series
+  | bench --spec --out | serve --spec | crosscheck --spec --out | stopping --series
   | coldstart --hmac --rsa --payload
 Suites: jwt, tokensize, transfer, hash, percall, primitive, harness, keygen (README.md beside this file).
 """
@@ -16,10 +16,12 @@ import csv
 import dataclasses
 import functools
 import hashlib
+import importlib
 import importlib.metadata
 import itertools
 import json
 import math
+import os
 import platform
 import ssl
 import statistics
@@ -59,7 +61,7 @@ from spec import (
     read_file,
 )
 from timeit_harness import TimeitHarness
-from timing import Budget, CellTiming, batch_of, clock, each_timed, stopping_rule, time_each_call
+from timing import Budget, CellTiming, batch_of, clock, each_timed, run_batch, stopping_rule, time_each_call
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED, EXIT_ERROR = 1, 2, 3, 4
 IMPLEMENTATION = adapter.NAME  # the JWS library (pyjwt, or the one JWTBENCH_LIBRARY names)
@@ -493,47 +495,72 @@ def sample_in_rounds(timed, budget, out, spec):
     progress(f"done: {len(cells)} cells, {len(timed)} timed (sink {sink})")
 
 
-def bench_jwt(spec, out):
-    """Check every cell, warm up and calibrate each, then sample in interleaved rounds."""
-    budget = Budget.from_spec(spec["timing"])
+@dataclass
+class Prepared:
+    """One spec cell, prepared and checked (untimed): its batch function when it can be
+    timed, else its status (unsupported, failed) and why."""
+
+    cell: dict
+    input_bytes: int
+    run: object = None  # n -> folded result sizes of n calls
+    output_bytes: int = 0
+    pass_length: int = 1  # calls per pass through its inputs (a records cell's batches are whole passes)
+    status: str = "ok"
+    reason: str = ""
+
+
+def prepare_jwt(spec):
+    """Suite jwt's cells, each prepared and checked in turn (prepare_cases)."""
     cells = spec["cells"]
     inputs = load_all_inputs(spec)
-    timed = []
-    for index, (cell, case) in enumerate(zip(cells, prepare_cases(cells, inputs)), 1):
-        name = label(index, len(cells), cell)
+    for cell, case in zip(cells, prepare_cases(cells, inputs)):
         if isinstance(case, tuple):
-            untimed(out, name, cell, inputs[input_key(cell)].mean_bytes, *case)
+            yield Prepared(cell, inputs[input_key(cell)].mean_bytes, status=case[0], reason=case[1])
             continue
         try:
             calls = case.calls(cell["operation"])
         except UnsupportedOperation as exc:  # a library without decode
-            untimed(out, name, cell, case.inputs.mean_bytes, "unsupported", str(exc))
+            yield Prepared(cell, case.inputs.mean_bytes, status="unsupported", reason=str(exc))
             continue
-        # A records cell's batches are whole passes through its records (claims: one).
-        run = batch_of(calls)
+        mean_bytes = case.inputs.mean_bytes
+        yield Prepared(cell, mean_bytes, batch_of(calls), case.output_bytes, len(case.inputs.claims))
+
+
+def prepare_with(module, spec):
+    """Suites hash (hashing.py), primitive (primitive.py) and harness (harness.py): each cell
+    checked and given its batch by `module.prepare`."""
+    for cell in spec["cells"]:
+        case = checked(cell, functools.partial(module.prepare, cell))
+        if isinstance(case, tuple):
+            yield Prepared(cell, module.expected_bytes(cell), status=case[0], reason=case[1])
+        else:
+            yield Prepared(cell, case.input_bytes, case.batch, case.output_bytes)
+
+
+def bench_jwt(spec, out):
+    """Check every cell, warm up and calibrate each, then sample in interleaved rounds."""
+    bench_in_rounds(prepare_jwt(spec), spec, out)
+
+
+def bench_in_rounds(prepared, spec, out):
+    """Warm up and calibrate each prepared cell as it comes, then sample in interleaved rounds."""
+    budget = Budget.from_spec(spec["timing"])
+    count = len(spec["cells"])
+    timed = []
+    for index, cell in enumerate(prepared, 1):
+        name = label(index, count, cell.cell)
+        if cell.status != "ok":
+            untimed(out, name, cell.cell, cell.input_bytes, cell.status, cell.reason)
+            continue
         timed.append(
-            start_timing(
-                name, cell, run, budget, case.inputs.mean_bytes, case.output_bytes, pass_length=len(case.inputs.claims)
-            )
+            start_timing(name, cell.cell, cell.run, budget, cell.input_bytes, cell.output_bytes, cell.pass_length)
         )
     sample_in_rounds(timed, budget, out, spec)
 
 
 def bench_prepared(module, spec, out):
-    """Suites hash (hashing.py), primitive (primitive.py) and harness (harness.py):
-    `module.prepare` checks each cell and gives its batch; warm it up and calibrate it,
-    then sample in interleaved rounds, as suite jwt."""
-    budget = Budget.from_spec(spec["timing"])
-    cells = spec["cells"]
-    timed = []
-    for index, cell in enumerate(cells, 1):
-        name = label(index, len(cells), cell)
-        case = checked(cell, functools.partial(module.prepare, cell))
-        if isinstance(case, tuple):
-            untimed(out, name, cell, module.expected_bytes(cell), *case)
-            continue
-        timed.append(start_timing(name, cell, case.batch, budget, case.input_bytes, case.output_bytes))
-    sample_in_rounds(timed, budget, out, spec)
+    """Suites hash, primitive and harness: as suite jwt, each cell prepared by its module."""
+    bench_in_rounds(prepare_with(module, spec), spec, out)
 
 
 def bench_hash(spec, out):
@@ -718,6 +745,71 @@ def command_bench(args):
     return 0
 
 
+def served_cells(spec):
+    """The prepared cells of a suite the conductor times (jwtbench/conductor.py)."""
+    suite = spec["suite"]
+    if suite == "jwt":
+        return prepare_jwt(spec)
+    if suite in ("hash", "primitive", "harness"):
+        return prepare_with(hashing if suite == "hash" else importlib.import_module(suite), spec)
+    raise UsageError(f"suite {suite} is not timed through the conductor: use bench")
+
+
+def protocol_entry(prepared, implementation):
+    """A cell's entry in the worker's first line (README, "serve")."""
+    entry = {
+        "status": prepared.status,
+        "implementation": implementation,
+        "implementation_version": VERSIONS[implementation](),
+        "input_bytes": prepared.input_bytes,
+    }
+    if prepared.status == "ok":
+        return {**entry, "output_bytes": prepared.output_bytes, "pass_length": prepared.pass_length}
+    return {**entry, "reason": prepared.reason}
+
+
+def command_serve(args):
+    """The worker of the conductor's protocol (jwtbench-worker/1): prepare and check every
+    cell, say so in one JSON line, then run the batches asked for, one line each."""
+    spec = load_spec(args.spec)
+    # The protocol owns the real stdout; anything else printing goes to stderr.
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    count, entries, runs = len(spec["cells"]), [], {}
+    for index, prepared in enumerate(served_cells(spec)):
+        implementation = prepared.cell.get("implementation") or IMPLEMENTATIONS[spec["suite"]]
+        entries.append(protocol_entry(prepared, implementation))
+        if prepared.status == "ok":
+            runs[index] = prepared.run
+        else:
+            progress(f"{label(index + 1, count, prepared.cell)}: {prepared.status}: {prepared.reason}")
+    _, runs["reference"] = hashing.compiled("digest", "message", [], new=hashlib.sha256, message=REFERENCE_MESSAGE)
+    reference = Prepared(REFERENCE, len(REFERENCE_MESSAGE), output_bytes=hashlib.sha256().digest_size)
+    hello = {"protocol": "jwtbench-worker/1", "cells": entries, "reference": protocol_entry(reference, "hashlib")}
+    answers.write(json.dumps(hello) + "\n")
+    return serve_requests(runs, sys.stdin, answers)
+
+
+def serve_requests(runs, requests, answers):
+    """Each request's batches in order, one answer line as each ends; 0 at the end request."""
+    sink = 0
+    for line in requests:
+        request = json.loads(line)
+        if request.get("end"):
+            answers.write(json.dumps({"sink": sink}) + "\n")
+            return 0
+        for key, n in request["batches"]:
+            try:
+                elapsed, folded = run_batch(runs[key], n)
+            except Exception as exc:  # noqa: BLE001 - the conductor records the cell as failed
+                answers.write(json.dumps({"error": f"{type(exc).__name__}: {one_line(exc)}"}) + "\n")
+                break
+            sink ^= folded
+            answers.write(json.dumps({"elapsed_ns": elapsed}) + "\n")
+    progress("serve: the conductor closed the pipe without an end request")
+    return EXIT_ERROR
+
+
 def command_crosscheck(args):
     """The driver's loop and timeit in alternating blocks on each cell's very call, then on
     the drift reference's (crosscheck.py). A cell is prepared and checked as suite jwt's,
@@ -790,6 +882,8 @@ def parser():
     p = sub.add_parser("bench")
     p.add_argument("--spec", required=True)
     p.add_argument("--out", required=True)
+    p = sub.add_parser("serve", help="the worker of the conductor's protocol (jwtbench/conductor.py), on stdin/stdout")
+    p.add_argument("--spec", required=True)
     p = sub.add_parser("crosscheck", help="the driver's loop and timeit on the same calls, in alternating blocks")
     p.add_argument("--spec", required=True)
     p.add_argument("--out", required=True)
@@ -813,6 +907,7 @@ def main(argv):
             "verify-batch": command_verify_batch,
             "sign-batch": command_sign_batch,
             "bench": command_bench,
+            "serve": command_serve,
             "crosscheck": command_crosscheck,
             "stopping": command_stopping,
             "coldstart": command_coldstart,

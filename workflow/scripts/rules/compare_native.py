@@ -69,7 +69,7 @@ def run_job(snake):
             for repeat in range(1, settings["repeats"] + 1):
                 for mode, runner in (("native", native), ("container", container)):
                     print(f"{language} {mode} run {repeat}/{settings['repeats']}", file=log, flush=True)
-                    samples = driver_runner.bench_rows(runner, spec, key_dir, cpus, scratch, log)
+                    samples = driver_runner.bench_rows(runner, spec, key_dir, cpus, scratch, log, params["conducted"])
                     runs[mode].append(medians_by_cell(samples))
             for name in names:
                 variant = variants.parse(name)

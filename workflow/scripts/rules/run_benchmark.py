@@ -156,7 +156,8 @@ def run_job(snake):
         ):
             # Its share of the benchmark budget, taken when it starts (after its wait for the CPUs).
             budget, timed_spec = budget_spec(job_name, spec, spec_path, snake.params.plan, scratch, log)
-            with driver_runner.bench_command(runner, timed_spec, key_dir, cpus, scratch) as command:
+            conducted = snake.params.conducted
+            with driver_runner.bench_command(runner, timed_spec, key_dir, cpus, scratch, conducted) as command:
                 print(f"running {runner.describe()} pinned to CPUs {sorted(cpus) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
                 bench_budget.begin(job_name)  # for the progress line, before the job's clock starts

@@ -1,0 +1,82 @@
+"""A scripted worker of the conductor's protocol (jwtbench-worker/1), for tests/test_conductor.py.
+
+It times nothing: each batch's elapsed ns comes from the cell's script on a virtual clock,
+so the conductor's decisions can be checked against known noise. A cell's `fake` entry:
+  ns           its ns per call (default 1000)
+  noise        relative spread of each batch, uniform in +-noise (default 0)
+  slow_calls   its calls start `slow_factor` times as slow and reach `ns` after this many
+               (a JIT warming up)
+  slow_factor  (default 3)
+  status       "unsupported" or "failed": reported as such, never run
+  throws_at    its batch number this (1-based, warm-up included) throws
+  dies_at      at its batch number this the worker exits 3 without a word
+  hangs_at     at its batch number this the worker stops answering
+  throws_in_round, dies_in_round: the same at its batch in that round (a request that
+               opens with the reference)
+The spec's `fake_drift` makes the machine slower by this fraction per virtual second;
+`fake_no_reference` leaves the reference out of the first line.
+
+Usage: python tests/fake_worker.py SPEC
+"""
+
+import json
+import random
+import sys
+import time
+
+
+def main(spec_path):
+    spec = json.load(open(spec_path))
+    scripts = [cell.get("fake", {}) for cell in spec["cells"]]
+    scripts_by_key = dict(enumerate(scripts))
+    scripts_by_key["reference"] = {"ns": 500}
+    drift = spec.get("fake_drift", 0.0)
+    rng = random.Random(42)
+    clock_ns = 0
+    calls = {key: 0 for key in scripts_by_key}
+    batches = {key: 0 for key in scripts_by_key}
+    rounds = 0
+
+    def entry(script):
+        facts = {"implementation": "fake", "implementation_version": "1.0", "input_bytes": 10}
+        if script.get("status"):
+            return {**facts, "status": script["status"], "reason": f"scripted {script['status']}"}
+        return {**facts, "status": "ok", "output_bytes": 32, "pass_length": script.get("pass_length", 1)}
+
+    hello = {
+        "protocol": "jwtbench-worker/1",
+        "cells": [entry(script) for script in scripts],
+        "reference": None if spec.get("fake_no_reference") else entry({}),
+    }
+    print(json.dumps(hello), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request.get("end"):
+            print(json.dumps({"sink": 0}), flush=True)
+            return 0
+        is_round = request["batches"][0][0] == "reference" and len(request["batches"]) > 1
+        rounds += is_round
+        for key, n in request["batches"]:
+            script = scripts_by_key[key]
+            batches[key] += 1
+            in_round = rounds if is_round and key != "reference" else None
+            if script.get("dies_at") == batches[key] or script.get("dies_in_round", 0) == in_round:
+                sys.exit(3)
+            if batches[key] == script.get("hangs_at"):
+                time.sleep(3600)  # a worker that hangs: the conductor's deadline must end it
+            if script.get("throws_at") == batches[key] or script.get("throws_in_round", 0) == in_round:
+                print(json.dumps({"error": "scripted failure"}), flush=True)
+                break
+            # warming: each call slower by (slow_factor - 1) x what is left of slow_calls
+            warming = max(0.0, 1 - (calls[key] + n / 2) / script["slow_calls"]) if "slow_calls" in script else 0
+            base = script.get("ns", 1000) * n * (1 + (script.get("slow_factor", 3) - 1) * warming)
+            noise = script.get("noise", 0.0)
+            elapsed = base * (1 + drift * clock_ns / 1e9) * (1 + rng.uniform(-noise, noise))
+            calls[key] += n
+            clock_ns += int(elapsed)
+            print(json.dumps({"elapsed_ns": max(1, int(elapsed))}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

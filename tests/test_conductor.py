@@ -1,0 +1,185 @@
+"""The conductor's decisions (jwtbench/conductor.py), proven once against a scripted worker
+(tests/fake_worker.py) whose batches take known, virtual times: known noise, a pair, a
+drifting machine, a JIT warming up, the time cap, cells that are not timed, and workers that
+throw, die, hang or break the protocol."""
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jwtbench import conductor, raw_samples, stopping_rule
+
+FAKE_WORKER = Path(__file__).with_name("fake_worker.py")
+TIMING = {
+    "warmup_seconds": 0.01,
+    "samples": 60,
+    "min_samples": 10,
+    "target_ci_pct": 1.0,
+    "confidence": 0.95,
+    "target_sample_seconds": 0.01,
+    "max_cell_seconds": 10,
+}
+
+
+def cell(algorithm, **fake):
+    return {"operation": "sign", "algorithm": algorithm, "key_bits": 0, "input": "claims-001", "fake": fake}
+
+
+def conduct(tmp_path, cells, timing=None, pairs=(), deadline=30, **extra):
+    """Run the conductor on a spec of `cells` with the fake worker: (exit status, rows, stderr lines)."""
+    spec = {
+        "format": "jwtbench-spec/1",
+        "language": "python",
+        "suite": "jwt",
+        "timing": {**TIMING, **(timing or {})},
+        "pairs": [list(pair) for pair in pairs],
+        "cells": cells,
+        **extra,
+    }
+    spec_path, out = tmp_path / "spec.json", tmp_path / "raw.csv"
+    spec_path.write_text(json.dumps(spec))
+    lines = []
+    worker = conductor.Worker([sys.executable, str(FAKE_WORKER), str(spec_path)], deadline)
+    try:
+        with open(out, "wb") as handle:
+            conductor.Conductor(spec, worker, handle, lines.append).conduct()
+        status = 0
+    except conductor.WorkerError as error:
+        worker.kill()
+        lines.append(f"error: {error}")
+        status = 4
+    return status, raw_samples.read(out), lines
+
+
+def samples_of(rows, algorithm):
+    return [r for r in rows if r["algorithm"] == algorithm and r["operation"] != "reference"]
+
+
+def test_quiet_cells_stop_at_precision_and_the_csv_replays_to_the_same_decisions(tmp_path):
+    status, rows, lines = conduct(tmp_path, [cell("HS256", noise=0.005), cell("HS384", ns=3000, noise=0.005)])
+    assert status == 0
+    for algorithm, ns in (("HS256", 1000), ("HS384", 3000)):
+        taken = samples_of(rows, algorithm)
+        assert len(taken) == TIMING["min_samples"]  # precise as soon as the rule may stop it
+        assert [r["sample"] for r in taken] == list(range(1, len(taken) + 1))
+        per_op = [r["elapsed_ns"] / r["iterations"] for r in taken]
+        assert all(abs(v / ns - 1) <= 0.006 for v in per_op)
+        assert all(abs(r["elapsed_ns"] / 1e9 - TIMING["target_sample_seconds"]) < 0.001 for r in taken)
+    series = [[r["elapsed_ns"] / r["iterations"] for r in samples_of(rows, a)] for a in ("HS256", "HS384")]
+    target = stopping_rule.Target.from_timing(TIMING)
+    assert stopping_rule.replay(series, [], target) == [(10, stopping_rule.PRECISION)] * 2
+    reference = [r for r in rows if r["operation"] == "reference"]
+    assert [r["sample"] for r in reference] == list(range(1, 11))  # one per round, before its cells
+    assert any("stopped at precision" in line for line in lines)
+
+
+def test_a_pair_keeps_its_precise_cell_sampling_while_the_ratio_is_not(tmp_path):
+    status, rows, _ = conduct(tmp_path, [cell("HS256", noise=0.001), cell("HS384", noise=0.08)], pairs=[(0, 1)])
+    assert status == 0
+    a, b = samples_of(rows, "HS256"), samples_of(rows, "HS384")
+    assert len(b) > TIMING["min_samples"]
+    assert len(a) == len(b)  # A was precise at once, the ratio A/B was not
+
+
+def test_a_drifting_machine_shows_in_the_reference_rows(tmp_path):
+    status, rows, _ = conduct(
+        tmp_path, [cell("HS256", noise=0.05)], timing={"target_ci_pct": 0, "samples": 30}, fake_drift=0.5
+    )
+    assert status == 0
+    reference = [r["elapsed_ns"] / r["iterations"] for r in rows if r["operation"] == "reference"]
+    assert len(reference) == 30
+    assert reference[-1] / reference[0] > 1.1  # the machine slowed by half per virtual second
+
+
+def test_a_warming_cell_is_warmed_up_until_steady_before_its_samples(tmp_path):
+    timing = {"warmup_max_seconds": 2, "steady_window": 5, "steady_tolerance": 0.03}
+    status, rows, lines = conduct(tmp_path, [cell("HS256", slow_calls=300_000, slow_factor=3)], timing=timing)
+    assert status == 0
+    assert any("[1/1] sign HS256 claims-001: steady after" in line for line in lines)
+    assert all(r["elapsed_ns"] / r["iterations"] == pytest.approx(1000, rel=0.01) for r in samples_of(rows, "HS256"))
+
+
+def test_the_time_cap_stops_a_cell_and_a_cell_that_cannot_fit_is_a_timeout(tmp_path):
+    timing = {"samples": 60, "max_cell_seconds": 0.3}
+    slow = cell("RS256", ns=50_000_000)  # one call: 50 ms, five times the target sample
+    status, rows, lines = conduct(tmp_path, [cell("HS256", noise=0.3), slow], timing=timing)
+    assert status == 0
+    a = samples_of(rows, "HS256")
+    assert 20 <= len(a) < 60 and {r["status"] for r in a} == {"ok"}  # 10 ms samples in 0.3 s
+    assert sum(r["elapsed_ns"] for r in a) <= 0.3e9 + 0.011e9
+    s = samples_of(rows, "RS256")
+    assert s and {r["status"] for r in s} == {"timeout"}
+    assert any("[1/2] sign HS256 claims-001: ok:" in line and "stopped at time cap" in line for line in lines)
+
+
+def test_cells_that_are_not_timed_get_one_row_and_no_samples(tmp_path):
+    status, rows, _ = conduct(
+        tmp_path, [cell("HS256", status="unsupported"), cell("HS384", status="failed"), cell("HS512")]
+    )
+    assert status == 0
+    for algorithm, wanted in (("HS256", "unsupported"), ("HS384", "failed")):
+        (row,) = samples_of(rows, algorithm)
+        assert (row["status"], row["sample"], row["iterations"], row["elapsed_ns"]) == (wanted, 0, 0, 0)
+    assert len(samples_of(rows, "HS512")) == TIMING["min_samples"]
+
+
+def test_no_reference_rows_without_a_reference_or_without_a_timed_cell(tmp_path):
+    _, rows, _ = conduct(tmp_path, [cell("HS256")], fake_no_reference=True)
+    assert not [r for r in rows if r["operation"] == "reference"]
+    _, rows, _ = conduct(tmp_path, [cell("HS256", status="unsupported")])
+    assert len(rows) == 1
+
+
+@pytest.mark.parametrize(
+    "script, says",
+    [
+        ({"throws_in_round": 5}, "round 5: cell 1 threw in a batch"),
+        ({"dies_in_round": 5}, "the worker ended (exit status 3)"),
+    ],
+)
+def test_a_worker_that_fails_mid_round_fails_the_run_and_keeps_what_was_measured(tmp_path, script, says):
+    timing = {"target_ci_pct": 0, "samples": 30}
+    status, rows, lines = conduct(tmp_path, [cell("HS256"), cell("HS384", **script)], timing=timing)
+    assert status == 4
+    assert says in lines[-1]
+    a, b = samples_of(rows, "HS256"), samples_of(rows, "HS384")
+    assert (len(a), len(b)) == (5, 4)  # the round's earlier samples are written, the failing one is not
+
+
+def test_a_cell_that_throws_while_warming_up_is_failed_and_the_others_go_on(tmp_path):
+    status, rows, lines = conduct(tmp_path, [cell("HS256", throws_at=2), cell("HS384")])
+    assert status == 0
+    assert [r["status"] for r in samples_of(rows, "HS256")] == ["failed"]
+    assert len(samples_of(rows, "HS384")) == TIMING["min_samples"]
+    assert any("failed while timing" in line for line in lines)
+
+
+def test_a_worker_that_hangs_is_stopped_at_the_deadline(tmp_path):
+    started = time.monotonic()
+    status, rows, lines = conduct(tmp_path, [cell("HS256", hangs_at=20)], deadline=1)
+    assert status == 4
+    assert "did not answer within 1 s" in lines[-1]
+    assert time.monotonic() - started < 20
+
+
+def test_a_worker_that_does_not_speak_the_protocol_is_refused(tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"language": "python", "suite": "jwt", "timing": TIMING, "cells": [cell("HS256")]}))
+    out = tmp_path / "raw.csv"
+    worker = [sys.executable, "-c", "print('hello')"]
+    assert conductor.main(["--spec", str(spec), "--out", str(out), "--deadline-seconds", "5", "--", *worker]) == 4
+
+
+def test_main_writes_the_raw_csv(tmp_path, capsys):
+    spec = tmp_path / "spec.json"
+    spec.write_text(
+        json.dumps({"language": "python", "suite": "jwt", "timing": TIMING, "pairs": [], "cells": [cell("HS256")]})
+    )
+    out = tmp_path / "raw.csv"
+    argv = ["--spec", str(spec), "--out", str(out), "--", sys.executable, str(FAKE_WORKER), str(spec)]
+    assert conductor.main(argv) == 0
+    assert len(samples_of(raw_samples.read(out), "HS256")) == TIMING["min_samples"]
+    assert "done: 1 cells" in capsys.readouterr().err
