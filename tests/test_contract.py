@@ -28,7 +28,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
 
-from jwtbench import config_validation, container_engine, jwk_keys, raw_samples, variants
+from jwtbench import config_validation, container_engine, driver_runner, jwk_keys, raw_samples, variants
 from jwtbench.rules import summarize_crosscheck, verify_tokens
 
 CONFIG_LANGUAGES = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["languages"]
@@ -681,16 +681,17 @@ def test_tiny_bench_of_its_suite(language, driver_env, tmp_path):
 
 
 def bench(language, env, spec, tmp_path):
-    """The spec's rows as the pipeline gets them: from the conductor through the driver's
-    `serve` where driver.yaml says the suite is conducted, else from its `bench`."""
-    spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
+    """The spec's rows as the pipeline gets them (driver_runner.bench_command): from the
+    conductor through the driver's `serve` where driver.yaml says the suite is conducted,
+    else from its `bench`."""
+    spec_file, out_dir = tmp_path / "spec.json", tmp_path / "out"
     spec_file.write_text(json.dumps(spec))
-    if spec["suite"] in MANIFESTS[language]["conducted"]:
-        conductor = [sys.executable, "-m", "jwtbench.conductor", "--spec", str(spec_file), "--out", str(out), "--"]
-        worker = [str(SCRIPTS / language / "run"), "serve", "--spec", str(spec_file)]
-        result = subprocess.run(conductor + worker, capture_output=True, text=True, env=env)
-    else:
-        result = run_driver(language, env, "bench", "--spec", str(spec_file), "--out", str(out))
+    out_dir.mkdir(exist_ok=True)
+    out = out_dir / "samples.csv"
+    runner = driver_runner.DriverRunner(language, str(SCRIPTS / language / "run"), NATIVE)
+    conducted = spec["suite"] in MANIFESTS[language]["conducted"]
+    with driver_runner.bench_command(runner, spec_file, None, (), out_dir, conducted) as command:
+        result = subprocess.run(command, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     rows = raw_samples.read(out)  # raises on any contract violation
     assert rows and {r["status"] for r in rows} <= STATUSES

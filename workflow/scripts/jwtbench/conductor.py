@@ -195,7 +195,6 @@ class Cell:
     n: int = 1
     spent_ns: int = 0
     timed_out: bool = False
-    steadiness: str = ""
     per_call_ns: float = 0.0  # the last batch's ns per call: what the next request should take
     elapsed_ns: list = field(default_factory=list)
 
@@ -319,9 +318,9 @@ class Conductor:
         self.warm_up(cell)
         elapsed = self.calibrate(cell)
         if self.timing.warmup_max_seconds > 0:
-            cell.steadiness = self.until_steady(cell, 0)
+            steadiness = self.until_steady(cell, 0)
             elapsed = self.calibrate(cell)
-            self.progress(f"{self.label(cell)}: {cell.steadiness}")
+            self.progress(f"{self.label(cell)}: {steadiness}")
         per_batch = self.timing.target_sample_seconds * 1e9 if cell.n > 1 else elapsed
         cell.timed_out = cell.spent_ns + self.timing.planned_samples * per_batch > self.limit_ns(cell)
         note = " (timeout: its samples will not fit in max_cell_seconds)" if cell.timed_out else ""
