@@ -317,3 +317,64 @@ def test_smoke_dry_run_has_one_transfer_job_per_process(tmp_path):
         for name in DATASETS
         for number in range(1, processes + 1)
     }
+
+
+def ratio_row(claim, dataset, ratio, low, high, pairing="paired by round"):
+    """A ratio row as seed000.ratios() gives it, for one language (node)."""
+    return {
+        "claim": claim,
+        "language": "node",
+        "dataset": dataset,
+        "ratio": ratio,
+        "ci_low": low,
+        "ci_high": high,
+        "pairing": pairing,
+        "what": "HS512 decode time / RS512 decode time",
+    }
+
+
+def overall(rows):
+    return next(r for r in seed000.verdicts(rows, []) if r["dataset"] == "all")
+
+
+def test_overall_verdict_pools_the_datasets_paired_ratios():
+    """The noisy run of 2026-11-28 (19:44): node's decode ratios per dataset, one of them
+    inconclusive on the band's edge. The three processes together hold, with a CI narrower
+    than each one's, and that CI is what the row carries."""
+    rows = [
+        ratio_row("decode_similar", "amazon-prime-users", 0.9285, 0.8892, 0.9620),
+        ratio_row("decode_similar", "credit-score-users", 0.9576, 0.9174, 0.9927),
+        ratio_row("decode_similar", "netflix-titles", 0.9465, 0.9157, 0.9859),
+    ]
+    verdicts = {r["dataset"]: r for r in seed000.verdicts(rows, [])}
+    assert verdicts["amazon-prime-users"]["verdict"] == "inconclusive"
+    row = verdicts["all"]
+    assert row["verdict"] == "holds" and "pooled" in row["reason"]
+    assert row["ratio"] == pytest.approx((0.9285 * 0.9576 * 0.9465) ** (1 / 3))
+    assert 1 / 1.1 < row["ci_low"] < row["ratio"] < row["ci_high"] < 1.1
+    assert row["ci_high"] - row["ci_low"] < min(r["ci_high"] - r["ci_low"] for r in rows)
+
+
+def test_overall_verdict_is_open_when_datasets_decide_differently():
+    """One dataset holds and another does not: no pooled figure speaks for both."""
+    rows = [
+        ratio_row("decode_similar", "amazon-prime-users", 1.00, 0.98, 1.02),
+        ratio_row("decode_similar", "credit-score-users", 0.80, 0.78, 0.82),
+        ratio_row("decode_similar", "netflix-titles", 0.95, 0.92, 0.98),
+    ]
+    row = overall(rows)
+    assert row["verdict"] == "inconclusive" and row["reason"].startswith("differs between datasets")
+
+
+def test_overall_verdict_of_unpaired_ratios_needs_every_dataset():
+    """Transfer ratios (medians of processes, not paired by round) are not pooled: the
+    overall verdict is the datasets' when they agree, with their range as its interval."""
+    pairing = "medians, no drift measured + medians of 3 processes, CI covering their spread"
+    rows = [
+        ratio_row("transfer_rate", "amazon-prime-users", 1.12, 1.05, 1.19, pairing),
+        ratio_row("transfer_rate", "credit-score-users", 1.03, 0.90, 1.21, pairing),
+    ]
+    row = overall(rows)
+    assert row["verdict"] == "inconclusive" and (row["ci_low"], row["ci_high"]) == (1.03, 1.12)
+    rows[1].update(ratio=1.10, ci_low=1.04, ci_high=1.16)
+    assert overall(rows)["verdict"] == "holds"

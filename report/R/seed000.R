@@ -90,10 +90,14 @@ claim_labels <- c(sign_speed = "HMAC signs up to 10x faster than RSA",
                   token_size = "HMAC tokens are 256 bytes smaller",
                   transfer_rate = "HMAC's transfer rate is higher")
 
-fmt_measured <- function(claim, ratio, low, high) {
+# An overall row's interval: the pooled CI [low, high] of a ratio paired by round (the
+# datasets taken together), else the datasets' range (low-high).
+fmt_measured <- function(claim, ratio, low, high, pairing) {
   ifelse(claim == "token_size",
          paste0(fmt_num(ratio, 4), " bytes (", fmt_num(low, 4), "\u2013", fmt_num(high, 4), ")"),
-         paste0(fmt_ratio(ratio, 3), " (", fmt_num(low, 3), "\u2013", fmt_num(high, 3), ")"))
+         ifelse(pairing == "paired by round",
+                paste0(fmt_ratio(ratio, 3), " [", fmt_num(low, 3), ", ", fmt_num(high, 3), "]"),
+                paste0(fmt_ratio(ratio, 3), " (", fmt_num(low, 3), "\u2013", fmt_num(high, 3), ")")))
 }
 
 # One row per claim and language: the overall verdict, measured values over the datasets.
@@ -105,7 +109,7 @@ seed000_verdict_table <- function(verdicts, claims, langs) {
   setorder(d, claim_order, language)
   d[, .(claim = unname(claim_labels[claim]) %||% claim, "the paper" = published, language = as.character(language),
         verdict = paste0("**", verdict, "**"),
-        "measured (range over datasets)" = fmt_measured(claim, ratio, ci_low, ci_high),
+        "over the datasets" = fmt_measured(claim, ratio, ci_low, ci_high, pairing),
         why = reason)]
 }
 

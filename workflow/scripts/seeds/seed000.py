@@ -16,12 +16,13 @@ Every verdict is computed from the data, by the criteria in CLAIMS below. MB is 
 bytes. Ratios are taken within one language and one run, never across machines.
 """
 
+import math
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
 from jwtbench import cell_samples, raw_samples, result_tables, transfer_processes, variants
-from jwtbench.seeds.verdict_rules import FAILS, HOLDS, OPEN, pairing, round_paired_cells
+from jwtbench.seeds.verdict_rules import FAILS, HOLDS, OPEN, PAIRED, pairing, round_paired_cells
 
 HMAC, RSA = "HS512", "RS512-2048"
 SIGNS_AT_MOST = 10.0  # "HMAC signs up to 10x faster"
@@ -323,6 +324,40 @@ def judge_row(row):
     return verdict, reason
 
 
+def pooled(rows):
+    """(ratio, CI low, CI high) of the datasets' ratios taken together: their geometric
+    mean, its CI combining theirs as independent estimates (each dataset is its own
+    benchmark process), on the log scale: each side's half-width is the root of the sum
+    of the datasets' squared half-widths over their number."""
+    logs = [math.log(r["ratio"]) for r in rows]
+    middle = statistics.fmean(logs)
+    below = math.sqrt(sum((value - math.log(r["ci_low"])) ** 2 for value, r in zip(logs, rows))) / len(rows)
+    above = math.sqrt(sum((math.log(r["ci_high"]) - value) ** 2 for value, r in zip(logs, rows))) / len(rows)
+    return math.exp(middle), math.exp(middle - below), math.exp(middle + above)
+
+
+def overall_ratio(claim, rows):
+    """(verdict, ratio, CI low, CI high, reason) of a ratio claim over every dataset. A
+    ratio paired by round in each dataset's process: the pooled ratio's CI judged
+    (judge_ratio), unless the datasets' own verdicts conflict (holds on one, does not hold
+    on another). Any other (transfer: medians of processes, whose ratios have moved between
+    runs beyond their CIs): the datasets' verdict when they agree, else inconclusive, with
+    the datasets' range as its interval."""
+    spread = f"datasets {min(r['ratio'] for r in rows):.3g}-{max(r['ratio'] for r in rows):.3g}"
+    decided = {r["verdict"] for r in rows} - {OPEN}
+    if any(r["pairing"] != PAIRED for r in rows):
+        found = {r["verdict"] for r in rows}
+        verdict = found.pop() if len(found) == 1 else OPEN
+        reason = rows[0]["reason"] if verdict != OPEN or len(rows) == 1 else "differs between datasets"
+        low, high = min(r["ratio"] for r in rows), max(r["ratio"] for r in rows)
+        return verdict, pooled(rows)[0], low, high, f"{reason}; each dataset judged alone ({spread})"
+    ratio, low, high = pooled(rows)
+    verdict, reason = judge_ratio(claim, low, high)
+    if len(decided) > 1 or (verdict != OPEN and decided - {verdict}):
+        return OPEN, ratio, low, high, f"differs between datasets ({spread})"
+    return verdict, ratio, low, high, f"{reason}, the datasets pooled ({spread})"
+
+
 def verdicts(ratio_rows, size_rows):
     detail = []
     for row in ratio_rows:
@@ -331,25 +366,34 @@ def verdicts(ratio_rows, size_rows):
     detail += size_rows
     overall = []
     for (claim, language), rows in group(detail, "claim", "language").items():
-        found = {r["verdict"] for r in rows}
-        verdict = found.pop() if len(found) == 1 else OPEN
-        low = min(r["ratio"] for r in rows)
-        high = max(r["ratio"] for r in rows)
-        reason = rows[0]["reason"] if verdict != OPEN or len(rows) == 1 else "differs between datasets"
-        if claim == "token_size" and len(rows) > 1:
-            reason = size_reason(rows)
+        if claim == "token_size":
+            found = {r["verdict"] for r in rows}
+            verdict = found.pop() if len(found) == 1 else OPEN
+            ratio, low, high = (
+                statistics.fmean(r["ratio"] for r in rows),
+                min(r["ci_low"] for r in rows),
+                max(r["ci_high"] for r in rows),
+            )
+            reason = size_reason(rows) if len(rows) > 1 else rows[0]["reason"]
+            what = rows[0]["what"] + "; overall: mean over the datasets, their smallest and largest difference"
+        else:
+            verdict, ratio, low, high, reason = overall_ratio(claim, rows)
+            what = (
+                rows[0]["what"]
+                + "; overall: the datasets' geometric mean, with their pooled CI (paired by round) or range"
+            )
         overall.append(
             {
                 "claim": claim,
                 "language": language,
                 "dataset": "all",
                 "verdict": verdict,
-                "ratio": statistics.fmean(r["ratio"] for r in rows),
+                "ratio": ratio,
                 "ci_low": low,
                 "ci_high": high,
                 "pairing": pairing([(*[None] * 5, r["pairing"]) for r in rows if r.get("pairing")]),
                 "reason": reason,
-                "what": rows[0]["what"] + "; overall: mean, with the datasets' range",
+                "what": what,
             }
         )
     return detail + overall
