@@ -38,6 +38,9 @@ const SUITES = {
   keygen: { operations: keygen.OPERATIONS, rounds: true },
   harness: { operations: harness.OPERATIONS, rounds: true },
 };
+// The suites the pipeline's conductor times through `serve` (serve.js; driver.yaml
+// `conducted`): the ones timed in rounds, but keygen, whose per-key cells run in children.
+const CONDUCTED = ['jwt', 'hash', 'primitive', 'harness'];
 const MAX_BATCH = 1e9;
 // Suites that time node:crypto itself, not the JWT library (every library runs them).
 const CRYPTO_SUITES = ['hash', 'primitive', 'keygen'];
@@ -800,7 +803,7 @@ async function runBench(specFile, outFile) {
 const sinkValue = () => sink;
 
 module.exports = {
-  runBench, loadSpec,
+  runBench, loadSpec, CONDUCTED,
   // crosscheck.js times its driver blocks with these, exactly as bench's rounds do.
   prepareAll, nativeKeys, checkCells, timedCall, warmUpAndCalibrate, timeBatch, sinkValue,
 };

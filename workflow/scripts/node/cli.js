@@ -19,6 +19,7 @@ const USAGE = `usage: run versions
        run verify --alg ALG --key FILE --token FILE [--signature-only]
        run verify-batch --cases FILE
        run bench  --spec FILE --out FILE
+       run serve  --spec FILE
        run crosscheck --spec FILE --out FILE
        run stopping --series FILE
        run coldstart --hmac FILE --rsa FILE --payload FILE`;
@@ -31,6 +32,7 @@ const COMMANDS = {
   verify: { flags: ['alg', 'key', 'token'], switches: ['signature-only'], run: verify },
   'verify-batch': { flags: ['cases'], run: verifyBatch },
   bench: { flags: ['spec', 'out'], run: bench },
+  serve: { flags: ['spec'], run: serve },
   crosscheck: { flags: ['spec', 'out'], run: crosscheck },
   stopping: { flags: ['series'], run: stopping },
   coldstart: { flags: ['hmac', 'rsa', 'payload'], run: coldstart },
@@ -350,6 +352,11 @@ function peakRssKb() {
 async function bench({ spec, out: outFile }) {
   await require('./bench').runBench(spec, outFile);
   return EXIT.ok;
+}
+
+/** The conductor's worker (serve.js): exit 0 after the end request, 4 if the pipe closed first. */
+async function serve({ spec }) {
+  return (await require('./serve').runServe(spec)) ? EXIT.ok : EXIT.error;
 }
 
 /** The driver's loop and mitata on the same calls, in alternating blocks (crosscheck.js). */
