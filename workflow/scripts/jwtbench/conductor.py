@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, field
 
 from jwtbench import raw_samples, result_tables, stopping_rule
+from jwtbench.spec_timing import Timing
 
 PROTOCOL = "jwtbench-worker/1"
 # The suites it times: those whose every cell is sampled in rounds (keygen's per-iteration
@@ -149,40 +150,6 @@ class Worker:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-
-
-@dataclass
-class Timing:
-    """The spec's timing block, as the conductor reads it."""
-
-    warmup_seconds: float
-    samples: int
-    target_sample_seconds: float
-    max_cell_seconds: float
-    warmup_max_seconds: float = 0.0
-    steady_window: int = 5
-    steady_tolerance: float = 0.03
-    process_warmup_seconds: float = 0.0
-    target: stopping_rule.Target = None
-
-    @classmethod
-    def from_spec(cls, timing):
-        return cls(
-            float(timing["warmup_seconds"]),
-            int(timing["samples"]),
-            float(timing["target_sample_seconds"]),
-            float(timing["max_cell_seconds"]),
-            float(timing.get("warmup_max_seconds", 0.0)),
-            int(timing.get("steady_window", 5)),
-            float(timing.get("steady_tolerance", 0.03)),
-            float(timing.get("process_warmup_seconds", 0.0)),
-            stopping_rule.Target.from_timing(timing),
-        )
-
-    @property
-    def planned_samples(self):
-        """The samples a cell must fit in its time (README, "Calibration")."""
-        return min(self.target.min_samples, self.samples) if self.target.target_ci_pct > 0 else self.samples
 
 
 @dataclass

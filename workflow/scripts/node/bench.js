@@ -599,12 +599,11 @@ async function checkCell(cell) {
 
 /**
  * Checks once per algorithm, key pair and input (a hash cell: once per cell, each has its
- * own message), before anything is timed; a cell that does not pass gets its untimed row
- * now. Returns [{cell, check}] of the cells that passed.
+ * own message), before anything is timed. Returns [{cell, check}] of every cell, in order.
  */
-async function checkCells(cells, run) {
+async function checkEach(cells) {
   const checked = new Map();
-  const passed = [];
+  const found = [];
   for (const cell of cells) {
     const checkId = EVERY_LIBRARY.includes(cell.suite) ? cell.index
       : JSON.stringify([cell.algorithm, cell.private_key, cell.public_key, cell.input_file]);
@@ -613,6 +612,17 @@ async function checkCells(cells, run) {
     if (check.status === 'ok' && cell.operation === 'decode' && library().decoder === null) {
       check = { status: 'unsupported', reason: `${library().name} has no API that decodes a token without verifying it` };
     }
+    found.push({ cell, check });
+  }
+  return found;
+}
+
+/**
+ * checkEach's cells that passed; a cell that did not gets its untimed row now.
+ */
+async function checkCells(cells, run) {
+  const passed = [];
+  for (const { cell, check } of await checkEach(cells)) {
     if (check.status === 'ok') {
       passed.push({ cell, check });
     } else {
@@ -805,5 +815,5 @@ const sinkValue = () => sink;
 module.exports = {
   runBench, loadSpec, CONDUCTED,
   // crosscheck.js times its driver blocks with these, exactly as bench's rounds do.
-  prepareAll, nativeKeys, checkCells, timedCall, warmUpAndCalibrate, timeBatch, sinkValue,
+  prepareAll, nativeKeys, checkCells, checkEach, timedCall, warmUpAndCalibrate, timeBatch, sinkValue,
 };

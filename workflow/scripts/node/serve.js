@@ -33,26 +33,19 @@ function entryOf(cell, status, extra) {
 }
 
 /**
- * Every spec cell checked (bench.js checkCells, one check per algorithm, key pair and
- * input), in spec order: {entries (the hello's cells), runs ({cell index: {batch, state}})}.
+ * Every spec cell checked (bench.js checkEach), in spec order: {entries (the hello's cells),
+ * runs ({cell index: {batch, state}})}.
  */
 async function prepareServed(spec, specFile) {
   const cells = await bench.nativeKeys(bench.prepareAll(spec, specFile));
-  const refused = new Map();
-  const passed = await bench.checkCells(cells, {
-    // checkCells' note is "<status> (<reason>)"; the hello carries the reason
-    finish: (cell, status, note) => refused.set(cell.index, { status, reason: note.replace(/^[a-z]+ \((.*)\)$/s, '$1') }),
-  });
-  const checked = new Map(passed.map(({ cell, check }) => [cell.index, check]));
   const entries = [];
   const runs = new Map();
-  for (const cell of cells) {
-    if (!checked.has(cell.index)) {
-      const { status, reason } = refused.get(cell.index);
-      entries.push(entryOf(cell, status, { reason }));
+  for (const { cell, check } of await bench.checkEach(cells)) {
+    if (check.status !== 'ok') {
+      entries.push(entryOf(cell, check.status, { reason: check.reason }));
       continue;
     }
-    const { batch, state } = bench.timedCall(cell, checked.get(cell.index));
+    const { batch, state } = bench.timedCall(cell, check);
     runs.set(cell.index, { batch, state });
     entries.push(entryOf(cell, 'ok', {
       output_bytes: state.outputBytes,

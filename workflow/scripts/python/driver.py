@@ -61,7 +61,9 @@ from spec import (
     read_file,
 )
 from timeit_harness import TimeitHarness
-from timing import Budget, CellTiming, batch_of, clock, each_timed, run_batch, stopping_rule, time_each_call
+from timing import CellTiming, Timing, batch_of, clock, each_timed, run_batch, time_each_call
+
+from jwtbench import stopping_rule  # on the path that ./run sets
 
 EXIT_INVALID, EXIT_USAGE, EXIT_UNSUPPORTED, EXIT_ERROR = 1, 2, 3, 4
 IMPLEMENTATION = adapter.NAME  # the JWS library (pyjwt, or the one JWTBENCH_LIBRARY names)
@@ -544,7 +546,7 @@ def bench_jwt(spec, out):
 
 def bench_in_rounds(prepared, spec, out):
     """Warm up and calibrate each prepared cell as it comes, then sample in interleaved rounds."""
-    budget = Budget.from_spec(spec["timing"])
+    budget = Timing.from_spec(spec["timing"])
     count = len(spec["cells"])
     timed = []
     for index, cell in enumerate(prepared, 1):
@@ -815,7 +817,7 @@ def command_crosscheck(args):
     the drift reference's (crosscheck.py). A cell is prepared and checked as suite jwt's,
     its batch warmed up and calibrated as bench's, warm-up until steady too."""
     spec = load_crosscheck_spec(args.spec)
-    budget = Budget.from_spec(spec["timing"])
+    budget = Timing.from_spec(spec["timing"])
     cells = spec["cells"]
     inputs = load_all_inputs(spec)
     count = len(cells) + 1  # and the drift reference

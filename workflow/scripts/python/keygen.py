@@ -31,7 +31,7 @@ from Crypto.Signature import DSS, pkcs1_15
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
-from timing import Budget, clock
+from timing import Timing, clock
 
 PER_ITERATION = ("keygen+sign+verify", "keygen")
 CHECK_MESSAGE = b"0123456789"
@@ -378,7 +378,7 @@ def bench(spec, out, driver):
         why = f" ({result.reason})" if result.status == "timeout" or result.reason else ""
         driver.progress(f"{name}: {result.status}: {summary} in {result.spent_ns / 1e9:.2f} s{why}")
 
-    budget = Budget.from_spec(spec["timing"])
+    budget = Timing.from_spec(spec["timing"])
     timed = []
     for cell in (cell for cell in cells if cell["operation"] not in PER_ITERATION):
         name, lib = names[id(cell)], library(cell)

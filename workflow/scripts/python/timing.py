@@ -11,44 +11,9 @@ import time
 from dataclasses import dataclass, field
 from itertools import islice
 
-from jwtbench import stopping_rule  # on the path that ./run sets
+from jwtbench.spec_timing import Timing
 
 clock = time.perf_counter_ns
-
-
-@dataclass
-class Budget:
-    warmup_seconds: float
-    samples: int
-    target_sample_seconds: float
-    max_cell_seconds: float
-    warmup_max_seconds: float = 0.0  # 0: no steadiness check (calibration's "Until steady")
-    steady_window: int = 5
-    steady_tolerance: float = 0.03
-    target: stopping_rule.Target = None  # the stopping rule: min_samples, target_ci_pct, confidence
-    process_warmup_seconds: float = 0.0  # the warm-up of the first cell a process warms up
-
-    @classmethod
-    def from_spec(cls, timing):
-        return cls(
-            float(timing["warmup_seconds"]),
-            int(timing["samples"]),
-            float(timing["target_sample_seconds"]),
-            float(timing["max_cell_seconds"]),
-            float(timing.get("warmup_max_seconds", cls.warmup_max_seconds)),
-            int(timing.get("steady_window", cls.steady_window)),
-            float(timing.get("steady_tolerance", cls.steady_tolerance)),
-            stopping_rule.Target.from_timing(timing),
-            float(timing.get("process_warmup_seconds", cls.process_warmup_seconds)),
-        )
-
-    @property
-    def planned_samples(self):
-        """The samples a cell must fit in its time: min_samples when the stopping rule may
-        stop it earlier than the cap, else the cap."""
-        if self.target.target_ci_pct > 0:
-            return min(self.target.min_samples, self.samples)
-        return self.samples
 
 
 def batch_of(calls):
@@ -120,7 +85,7 @@ class CellTiming:
     """One cell's calibrated batch and the time it has used so far."""
 
     run: object  # the cell's batch function: n -> folded result sizes of n calls
-    budget: Budget
+    budget: Timing
     pass_length: int = 1  # calls per pass through the cell's inputs (whole_passes)
     batch: int = 1
     spent_ns: int = 0
