@@ -261,22 +261,23 @@ class Conductor:
         cell.n = whole_passes(n, cell.facts.get("pass_length", 1))
         return elapsed
 
-    def until_steady(self, cell, started_ns):
+    def until_steady(self, cell):
         """README, "Calibration", until steady: windows of steady_window batches until a
         window's median ns/op is within steady_tolerance of the last one's, or the warm-up has
-        lasted warmup_max_seconds (or the cell's max_cell_seconds)."""
+        lasted warmup_max_seconds (or the cell's max_cell_seconds), both counted from the
+        cell's first warm-up batch."""
         limit = min(self.timing.warmup_max_seconds * 1e9, self.limit_ns(cell))
         previous = change = None
-        while cell.spent_ns - started_ns < limit:
+        while cell.spent_ns < limit:
             window = self.run(cell, cell.n, self.timing.steady_window)
             median = statistics.median(e / cell.n for e in window)
             if previous is not None:
                 change = abs(median - previous) / previous
                 if change <= self.timing.steady_tolerance:
-                    return f"steady after {(cell.spent_ns - started_ns) / 1e9:.2f} s"
+                    return f"steady after {cell.spent_ns / 1e9:.2f} s"
             previous = median
         last = "none: fewer than two windows" if change is None else f"{change:.1%}"
-        return f"not steady after {(cell.spent_ns - started_ns) / 1e9:.2f} s (last change {last})"
+        return f"not steady after {cell.spent_ns / 1e9:.2f} s (last change {last})"
 
     def prepare_timing(self, cell):
         """Warm-up, calibration and (with warmup_max_seconds) the warm-up until steady and a
@@ -285,7 +286,7 @@ class Conductor:
         self.warm_up(cell)
         elapsed = self.calibrate(cell)
         if self.timing.warmup_max_seconds > 0:
-            steadiness = self.until_steady(cell, 0)
+            steadiness = self.until_steady(cell)
             elapsed = self.calibrate(cell)
             self.progress(f"{self.label(cell)}: {steadiness}")
         per_batch = self.timing.target_sample_seconds * 1e9 if cell.n > 1 else elapsed
