@@ -84,10 +84,11 @@ input_columns <- list(
     character = c("language", "driver", "implementation", "implementation_version", "suite", "operation",
                   "algorithm", "variant", "input", "status", "stop_reason"),
     numeric = c("key_bits", "input_bytes", "output_bytes", "samples", "iterations", "median_ns",
-                "mad_ns", "ci_low_ns", "ci_high_ns", "ci_halfwidth_pct", "cv", "ops_per_s")),
+                "mad_ns", "ci_low_ns", "ci_high_ns", "ci_halfwidth_pct", "cv", "ops_per_s", "workers",
+                "worker_spread")),
   ratios = list(
-    character = c("language", "implementation", "suite", "input", "kind", "numerator", "denominator"),
-    numeric = c("ratio", "ci_low", "ci_high")),
+    character = c("language", "implementation", "suite", "input", "kind", "numerator", "denominator", "method"),
+    numeric = c("ratio", "ci_low", "ci_high", "worker_spread")),
   matrix = list(
     character = c("signer", "verifier", "variant", "check", "expected", "observed"),
     logical = "ok"),

@@ -13,16 +13,35 @@ so the conductor's decisions can be checked against known noise. A cell's `fake`
   hangs_at     at its batch number this the worker stops answering
   throws_in_round, dies_in_round: the same at its batch in that round (a request that
                opens with the reference)
+  worker_status {worker number: "failed"}: reported so by that worker only
+  constant_ns  every batch takes this long whatever its n (a loop a JIT removed)
+  compiling    its first this many batches answer jit_ms 5 and cpu_ns of half their time
+               (a JIT compiling on the benchmark's CPU)
 The spec's `fake_drift` makes the machine slower by this fraction per virtual second;
-`fake_no_reference` leaves the reference out of the first line.
+`fake_no_reference` leaves the reference out of the first line; `fake_worker_speeds`
+[factor of worker 1, of worker 2, ...] makes each worker process's calls that much slower
+(a worker's number is the order in which the processes came to claim one, which need not
+be the conductor's numbering).
 
 Usage: python tests/fake_worker.py SPEC
 """
 
 import json
+import os
 import random
 import sys
 import time
+
+
+def worker_number(spec_path):
+    """1 for the first worker started on this spec, 2 for the next, ... (a file each)."""
+    number = 1
+    while True:
+        try:
+            os.close(os.open(f"{spec_path}.worker{number}", os.O_CREAT | os.O_EXCL))
+            return number
+        except FileExistsError:
+            number += 1
 
 
 def main(spec_path):
@@ -31,6 +50,8 @@ def main(spec_path):
     scripts_by_key = dict(enumerate(scripts))
     scripts_by_key["reference"] = {"ns": 500}
     drift = spec.get("fake_drift", 0.0)
+    number = worker_number(spec_path)
+    speed = spec.get("fake_worker_speeds", [1.0] * number)[number - 1]
     rng = random.Random(42)
     clock_ns = 0
     calls = {key: 0 for key in scripts_by_key}
@@ -39,8 +60,9 @@ def main(spec_path):
 
     def entry(script):
         facts = {"implementation": "fake", "implementation_version": "1.0", "input_bytes": 10}
-        if script.get("status"):
-            return {**facts, "status": script["status"], "reason": f"scripted {script['status']}"}
+        status = script.get("status") or script.get("worker_status", {}).get(str(number))
+        if status:
+            return {**facts, "status": status, "reason": f"scripted {status}"}
         return {**facts, "status": "ok", "output_bytes": 32, "pass_length": script.get("pass_length", 1)}
 
     hello = {
@@ -71,10 +93,17 @@ def main(spec_path):
             warming = max(0.0, 1 - (calls[key] + n / 2) / script["slow_calls"]) if "slow_calls" in script else 0
             base = script.get("ns", 1000) * n * (1 + (script.get("slow_factor", 3) - 1) * warming)
             noise = script.get("noise", 0.0)
-            elapsed = base * (1 + drift * clock_ns / 1e9) * (1 + rng.uniform(-noise, noise))
+            elapsed = speed * base * (1 + drift * clock_ns / 1e9) * (1 + rng.uniform(-noise, noise))
+            if "constant_ns" in script:
+                elapsed = script["constant_ns"]
             calls[key] += n
             clock_ns += int(elapsed)
-            print(json.dumps({"elapsed_ns": max(1, int(elapsed))}), flush=True)
+            answer = {"elapsed_ns": max(1, int(elapsed))}
+            if batches[key] <= script.get("compiling", 0):
+                answer.update(jit_ms=5, cpu_ns=int(elapsed) // 2)
+            elif "compiling" in script:
+                answer.update(jit_ms=0, cpu_ns=int(elapsed))
+            print(json.dumps(answer), flush=True)
     return 0
 
 

@@ -17,7 +17,7 @@ from conftest import REPO, SCRIPTS
 from jwtbench import cell_samples, host_identity, raw_samples
 from jwtbench.rules import aggregate_samples, bundles
 
-HEADER = ",".join(raw_samples.COLUMNS)
+HEADER = ",".join(raw_samples.ONE_PROCESS_COLUMNS)
 FACTS = {
     "cpu_model": "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz",
     "cores": 8,

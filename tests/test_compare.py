@@ -101,7 +101,7 @@ def write_raw(path, factor, seed):
     path.parent.mkdir(parents=True)
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(raw_samples.COLUMNS)
+        writer.writerow(raw_samples.ONE_PROCESS_COLUMNS)
         for operation, algorithm, bits, median in CELLS:
             scale = factor if (operation, algorithm) == SLOWER else 1.0
             for sample in range(1, 31):

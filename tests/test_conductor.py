@@ -4,6 +4,7 @@ drifting machine, a JIT warming up, the time cap, cells that are not timed, and 
 throw, die, hang or break the protocol."""
 
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -42,13 +43,16 @@ def conduct(tmp_path, cells, timing=None, pairs=(), deadline=30, **extra):
     spec_path, out = tmp_path / "spec.json", tmp_path / "raw.csv"
     spec_path.write_text(json.dumps(spec))
     lines = []
-    worker = conductor.Worker([sys.executable, str(FAKE_WORKER), str(spec_path)], deadline)
+    count = spec["timing"].get("workers", 1)
+    argv = [sys.executable, str(FAKE_WORKER), str(spec_path)]
+    workers = [conductor.Worker(argv, deadline, number=number) for number in range(1, count + 1)]
     try:
         with open(out, "wb") as handle:
-            conductor.Conductor(spec, worker, handle, lines.append).conduct()
+            conductor.Conductor(spec, workers, handle, lines.append).conduct()
         status = 0
     except conductor.WorkerError as error:
-        worker.kill()
+        for worker in workers:
+            worker.kill()
         lines.append(f"error: {error}")
         status = 4
     return status, raw_samples.read(out), lines
@@ -171,6 +175,71 @@ def test_a_worker_that_does_not_speak_the_protocol_is_refused(tmp_path):
     out = tmp_path / "raw.csv"
     worker = [sys.executable, "-c", "print('hello')"]
     assert conductor.main(["--spec", str(spec), "--out", str(out), "--deadline-seconds", "5", "--", *worker]) == 4
+
+
+def test_two_workers_take_the_rounds_in_turn_and_their_spread_shows(tmp_path):
+    """timing.workers 2: both workers warm every cell up (the progress says steady on each),
+    round k is worker (k - 1) mod 2's in every row of it, the reference's too, and a worker
+    whose calls run 10% slower shows as the workers' medians 10% apart; the stopping rule
+    sees every round, and with the two speeds the CI never narrows to 1%: the cap."""
+    status, rows, lines = conduct(
+        tmp_path,
+        [cell("HS256", ns=1000), cell("HS384", ns=2000)],
+        timing={"workers": 2, "warmup_max_seconds": 1},
+        fake_worker_speeds=[1.0, 1.1],
+    )
+    assert status == 0
+    for row in rows:
+        assert row["worker"] == (1 if row["sample"] % 2 else 2), row
+    for algorithm in ("HS256", "HS384"):
+        steady = [line for line in lines if algorithm in line and "steady after" in line]
+        assert [line[-10:] for line in steady] == ["(worker 1)", "(worker 2)"], steady
+        samples = samples_of(rows, algorithm)
+        assert len(samples) == TIMING["samples"]
+        by_worker = [statistics.median(r["elapsed_ns"] for r in samples if r["worker"] == n) for n in (1, 2)]
+        assert max(by_worker) / min(by_worker) == pytest.approx(1.1, rel=1e-3)
+    assert sum("workers' medians 10.0% apart" in line for line in lines) == 2
+
+
+def test_a_cell_its_workers_check_differently_is_failed(tmp_path):
+    """A cell one worker checks ok and another refuses is not timed on either: `failed`,
+    the reason naming both statuses; the other cells go on."""
+    flaky = cell("HS384")
+    flaky["fake"] = {"worker_status": {"2": "failed"}}
+    status, rows, lines = conduct(tmp_path, [cell("HS256"), flaky], timing={"workers": 2})
+    assert status == 0
+    (row,) = samples_of(rows, "HS384")
+    assert (row["status"], row["sample"], row["worker"]) == ("failed", 0, 0)
+    said = [line for line in lines if "its workers' checks disagree: " in line]
+    assert len(said) == 1 and said[0].endswith(("ok, failed", "failed, ok")), lines
+    assert {r["worker"] for r in samples_of(rows, "HS256")} == {1, 2}
+
+
+def test_a_batch_that_takes_the_same_time_for_any_n_stops_growing_at_the_cap(tmp_path):
+    """A loop the JIT removed takes the same time however many calls it holds: calibration
+    stops doubling (and rescaling) at MAX_BATCH calls instead of hanging."""
+    status, rows, _ = conduct(tmp_path, [cell("HS256", constant_ns=1000)])
+    assert status == 0
+    assert {r["iterations"] for r in samples_of(rows, "HS256")} == {conductor.MAX_BATCH}
+
+
+def test_a_window_in_which_the_runtime_compiled_is_not_steady(tmp_path):
+    """The warm-up until steady asks for a quiet runtime too: windows whose batches say the
+    JIT compiled (jit_ms) and took half the CPU (cpu_ns) do not count, however alike."""
+    timing = {"warmup_max_seconds": 5, "steady_window": 3}
+    _, _, quiet = conduct(tmp_path, [cell("HS256", compiling=0)], timing=timing)
+    (tmp_path / "busy").mkdir()
+    _, _, busy = conduct(tmp_path / "busy", [cell("HS256", compiling=40)], timing=timing)
+
+    def steady_seconds(lines):
+        (line,) = [line for line in lines if "steady after" in line and "HS256" in line]
+        return float(line.split("steady after ")[1].split(" s")[0])
+
+    assert steady_seconds(busy) > steady_seconds(quiet)
+    assert conductor.runtime_quiet([{"jit_ms": 0, "cpu_ns": 95}], [100])
+    assert not conductor.runtime_quiet([{"jit_ms": 1, "cpu_ns": 100}], [100])
+    assert not conductor.runtime_quiet([{"cpu_ns": 80}], [100])
+    assert conductor.runtime_quiet([{}], [100]), "a worker that says nothing is taken at its word"
 
 
 def test_main_writes_the_raw_csv(tmp_path, capsys):

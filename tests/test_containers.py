@@ -410,7 +410,7 @@ def test_a_driver_that_exits_non_zero_marks_its_cells_failed(tmp_path, monkeypat
     (tmp_path / "versions.json").write_text(json.dumps({"implementation": "pyjwt", "implementation_version": "9"}))
     (tmp_path / "keys").mkdir()
     (tmp_path / "keys/manifest.json").write_text("{}")
-    header = ",".join(raw_samples.COLUMNS)
+    header = ",".join(raw_samples.ONE_PROCESS_COLUMNS)
     partial = "python,pyjwt,9,jwt,sign,HS256,256,claims,12,1,10,1000,100,ok"
     driver = fake_driver(tmp_path, f'out=$5\nprintf "%s\\n%s\\n" "{header}" "{partial}" > "$out"\nexit 1\n')
     job = SimpleNamespace(

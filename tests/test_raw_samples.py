@@ -11,7 +11,7 @@ from conftest import REPO
 from jwtbench import cell_samples, raw_samples
 from jwtbench.rules import aggregate_samples
 
-HEADER = ",".join(raw_samples.COLUMNS)
+HEADER = ",".join(raw_samples.ONE_PROCESS_COLUMNS)
 PREFIX = "node,jsonwebtoken,9.0.3,jwt"
 
 
@@ -267,21 +267,54 @@ def test_the_runs_drift_is_the_median_over_languages():
     assert cell_samples.process_drift(go + rust + node + slow) > 1.25, "a slow spell in every language shows"
 
 
-def test_every_verdict_ci_is_widened_by_the_spread_between_processes(tmp_path):
-    """statistics.process_spread_pct: a CI from one process's rounds covers that process
-    only; verdicts judge it widened by that many percent each way, paired or not."""
+def test_every_verdict_ci_is_widened_by_the_spread_its_workers_show(tmp_path):
+    """A CI from one process's rounds covers that process only. A job of two workers taking
+    the rounds in turn (the worker column) shows how far apart two processes put a figure:
+    here worker 2 reads verify 5% slower against sign than worker 1, so that ratio's CI is
+    widened by 1.05 each way. A job of one worker (a file without the column) takes its
+    language's median cell spread (sign 1.0, verify 1.05: 1.025)."""
     from jwtbench.seeds import verdict_rules
 
-    rows = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,1000,32,ok" for k in range(1, 11)]
-    rows += [f"{PREFIX},sign,HS512,512,claims-001,185,{k},100,{1000 * 100},371,ok" for k in range(1, 11)]
-    rows += [f"{PREFIX},verify,HS512,512,claims-001,185,{k},100,{2000 * 100},371,ok" for k in range(1, 11)]
-    paths = [write(tmp_path / "one.csv", rows)]
+    def row(operation, input_name, k, ns):
+        worker = 1 if k % 2 else 2
+        return f"{PREFIX},{operation},HS512,512,{input_name},185,{k},100,{ns * 100},371,ok,{worker}"
+
+    two = [
+        f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,1000,32,ok,{1 if k % 2 else 2}"
+        for k in range(1, 21)
+    ]
+    two += [row("sign", "claims-001", k, 1000) for k in range(1, 21)]
+    two += [row("verify", "claims-001", k, 2000 if k % 2 else 2100) for k in range(1, 21)]
+    (tmp_path / "two.csv").write_text("\n".join([",".join(raw_samples.COLUMNS), *two]) + "\n")
+    one = [f"node,crypto,20.20.2,jwt,reference,SHA-256,0,reference,64,{k},10,1000,32,ok" for k in range(1, 11)]
+    one += [f"{PREFIX},sign,HS512,512,other,185,{k},100,{1000 * 100},371,ok" for k in range(1, 11)]
+    one += [f"{PREFIX},verify,HS512,512,other,185,{k},100,{3000 * 100},371,ok" for k in range(1, 11)]
+    paths = [tmp_path / "two.csv", write(tmp_path / "one.csv", one)]
 
     def key_of(row):
         return row["operation"], row["input"]
 
     samples, _ = cell_samples.samples_by(paths, key_of)
-    keys = ("verify", "claims-001"), ("sign", "claims-001")
-    assert verdict_rules.round_paired_cells(paths, key_of, samples, SETTINGS, "test").ratio(*keys) == (2, 2, 2)
-    widened = verdict_rules.round_paired_cells(paths, key_of, samples, {**SETTINGS, "process_spread_pct": 3}, "test")
-    assert widened.ratio(*keys) == pytest.approx((2, 2 / 1.03, 2 * 1.03))
+    cells = verdict_rules.round_paired_cells(paths, key_of, samples, SETTINGS, "test")
+    assert cells.cell_spread == {("verify", "claims-001"): pytest.approx(1.05), ("sign", "claims-001"): 1.0}
+    ratio, low, high = cells.ratio(("verify", "claims-001"), ("sign", "claims-001"))
+    assert low == pytest.approx(2.0 / 1.05) and high == pytest.approx(2.1 * 1.05) and 2.0 <= ratio <= 2.1
+    assert cells.ratio(("verify", "other"), ("sign", "other")) == pytest.approx((3, 3 / 1.025, 3 * 1.025))
+    assert cells.spreads == [pytest.approx(1.05), pytest.approx(1.025)]
+
+
+def test_a_file_of_one_process_reads_as_worker_1_and_a_wrong_header_is_refused(tmp_path):
+    """A driver's own bench writes no worker column: its samples are worker 1's, an untimed
+    row no worker's; any other header is refused naming the file."""
+    path = write(
+        tmp_path / "raw.csv",
+        [
+            f"{PREFIX},sign,HS256,256,claims-001,185,1,10,1000,328,ok",
+            f"{PREFIX},sign,ES256,256,claims-001,185,0,0,0,0,failed",
+        ],
+    )
+    assert [row["worker"] for row in raw_samples.read(path)] == [1, 0]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(",".join(raw_samples.COLUMNS[:-2] + ["worker"]) + "\n")
+    with pytest.raises(raw_samples.RawSamplesError, match=r"bad\.csv:1: header"):
+        raw_samples.read(bad)

@@ -192,7 +192,7 @@ def write_transfer(path, mb_per_s, trials=5, noise=0.02, seed=0):
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(raw_samples.COLUMNS)
+        writer.writerow(raw_samples.ONE_PROCESS_COLUMNS)
         for variant, rate in mb_per_s.items():
             parsed = variants.parse(variant)
             for trial in range(1, trials + 1):

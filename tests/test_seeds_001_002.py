@@ -62,7 +62,7 @@ def write_raw(path, cells, samples=30, seed=1, noise=0.005):
     rng = np.random.default_rng(seed)
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(raw_samples.COLUMNS)
+        writer.writerow(raw_samples.ONE_PROCESS_COLUMNS)
         for (
             language,
             implementation,

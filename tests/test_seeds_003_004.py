@@ -147,7 +147,7 @@ def test_seed004_keeps_a_timeout_cell_with_its_time(tmp_path):
     ]
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(raw_samples.COLUMNS)
+        writer.writerow(raw_samples.ONE_PROCESS_COLUMNS)
         writer.writerows(rows)
     outputs = {name: tmp_path / f"{name}.csv" for name in seed004.COLUMNS}
     with open(tmp_path / "log", "w") as log:

@@ -36,23 +36,37 @@ driver_unsupported <- function(variants) {
   pairs[, .(operation = c("sign", "verify")), by = .(driver, variant)][, .(driver, operation, variant)]
 }
 
+# Each cell's spread between its job's worker processes (summary.csv worker_spread, the
+# largest over the smallest worker's median), or where its workers could not be compared
+# (a job of one process) its language's median, else the run's, else 1.
+with_cell_spread <- function(d) {
+  d[, spread := as.numeric(worker_spread)]
+  d[, spread := if (all(is.na(spread))) NA_real_ else fifelse(is.na(spread), median(spread, na.rm = TRUE), spread),
+    by = language]
+  run <- if (all(is.na(d$spread))) 1 else median(d$spread, na.rm = TRUE)
+  d[is.na(spread), spread := run]
+  d[]
+}
+
 # Per (variant, operation): every driver's median and its ratio to the fastest driver's,
 # with a CI. Different drivers ran in different processes, so the ratio is not paired: its
-# CI spans the quotients of the two cells' CI bounds, each widened by `spread` (the
-# statistics.process_spread_pct factor, what one process's CI does not cover).
-library_ratios <- function(cells, spread = 1) {
+# CI spans the quotients of the two cells' CI bounds, each widened by its own measured
+# spread between worker processes (with_cell_spread), what one process's CI does not cover.
+library_ratios <- function(cells) {
   d <- copy(cells)
   if (!"driver" %in% names(d)) d[, `:=`(driver = paste0(language, "/", implementation), library = implementation)]
+  if (!"worker_spread" %in% names(d)) d[, worker_spread := NA_real_]
   d <- d[status == "ok" & !is.na(median_ns) & operation %in% c("sign", "verify", "decode"),
          .(label = driver, language, library, own = !is_further(language, library), variant = as.character(variant),
-           operation = as.character(operation), median_ns, ci_low_ns, ci_high_ns, ci_halfwidth_pct)]
+           operation = as.character(operation), median_ns, ci_low_ns, ci_high_ns, ci_halfwidth_pct, worker_spread)]
   if (!nrow(d)) return(d)
+  with_cell_spread(d)
   d[, driver := label]
   d[, fastest := driver[which.min(median_ns)], by = .(variant, operation)]
   d[, `:=`(
     ratio = median_ns / min(median_ns),
-    ratio_low = ci_low_ns / spread / ci_high_ns[which.min(median_ns)] / spread,
-    ratio_high = ci_high_ns * spread / (ci_low_ns[which.min(median_ns)] / spread)
+    ratio_low = ci_low_ns / spread / (ci_high_ns[which.min(median_ns)] * spread[which.min(median_ns)]),
+    ratio_high = ci_high_ns * spread / (ci_low_ns[which.min(median_ns)] / spread[which.min(median_ns)])
   ), by = .(variant, operation)]
   d[driver == fastest, `:=`(ratio_low = 1, ratio_high = 1)]
   d[]

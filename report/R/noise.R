@@ -3,8 +3,8 @@
 # A run is "quiet" when the drift reference's spread (drift_spread: the median over languages
 # of its 5th-95th percentile range, in percent of the median) stays within +/-5%: the
 # quiet runs of docs/measurements.md spread 4-7%, the noisy hours 19-22%. Within it a
-# cross-process comparison moves by a few percent at most, about the `process_spread_pct`
-# every verdict's CI is already widened by; beyond it by up to the spread itself.
+# cross-process comparison moves by a few percent at most, about the spread between worker
+# processes every verdict's CI is already widened by; beyond it by up to the spread itself.
 QUIET_DRIFT_PCT <- 10
 
 noise_time <- function(x) as.POSIXct(x, format = "%Y-%m-%dT%H:%M:%OS", tz = "UTC")
@@ -161,7 +161,7 @@ machine_line <- function(drift, noise = NULL, quiet_pct = QUIET_DRIFT_PCT) {
     seen, "; see [the machine's drift](#drift)): ",
     if (quiet) {
       paste0("its speed stayed within \u00b1", fmt_num(quiet_pct / 2, 2), "% through the run, so the verdicts ",
-             "need no allowance for it beyond the one their CIs already carry (`statistics.process_spread_pct`).")
+             "need no allowance for it beyond the one their CIs already carry (the spread between worker processes).")
     } else {
       paste0("its speed moved by more than \u00b1", fmt_num(quiet_pct / 2, 2), "%. Ratios of cells timed in the same ",
              "rounds divide that out and their verdicts stand; a comparison across processes (one language ",

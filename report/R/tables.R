@@ -240,3 +240,21 @@ drift_by_language <- function(drift) {
       "spread" = fmt_pct(100 * (q[2] - q[1]), 1))
   }, keyby = .(language, reference = paste(implementation, implementation_version))]
 }
+
+# The spread between worker processes per language, measured in this run: each job of a
+# conducted suite runs as timing.workers processes taking the rounds in turn, and each
+# ratio paired by round (ratios.csv worker_spread) and each cell (summary.csv) has the
+# largest over the smallest of its workers' medians. Every verdict's CI is widened by it.
+worker_spread_by_language <- function(ratios, cells) {
+  paired <- ratios[method == "paired by round" & !is.na(worker_spread)]
+  measured <- cells[!is.na(worker_spread)]
+  languages <- sort(unique(c(paired$language, measured$language)))
+  if (!length(languages)) return(data.table())
+  pct <- function(x, q) if (length(x)) fmt_pct(100 * (quantile(x, q, type = 7) - 1), 1) else "\u2013"
+  rbindlist(lapply(languages, function(lang) {
+    r <- paired[language == lang, worker_spread]
+    m <- measured[language == lang, worker_spread]
+    data.table(language = lang, `ratios` = length(r), `ratios: median` = pct(r, 0.5), `ratios: 95%` = pct(r, 0.95),
+               `cells` = length(m), `cells: median` = pct(m, 0.5), `cells: 95%` = pct(m, 0.95))
+  }))
+}

@@ -174,10 +174,13 @@ def round_cell_seconds(timing):
     warm-up, calibration (two batches) and, with a warm-up until steady, two windows of
     batches; then min_samples (least) or samples (most) batches of target_sample_seconds.
     The most is what the samples cost, never beyond max_cell_seconds; a warm-up that never
-    gets steady can add up to warmup_max_seconds to it."""
+    gets steady can add up to warmup_max_seconds to it. Each of the job's workers warms the
+    cell up (timing.workers; the first also calibrates it)."""
     batch = timing["target_sample_seconds"]
-    fixed = timing["warmup_seconds"] + 2 * batch
-    least = fixed + (2 * timing.get("steady_window", 5) * batch if timing.get("warmup_max_seconds", 0) else 0)
+    warmup = timing["warmup_seconds"] + (
+        2 * timing.get("steady_window", 5) * batch if timing.get("warmup_max_seconds", 0) else 0
+    )
+    least = timing.get("workers", 1) * warmup + 2 * batch
     planned = min(timing.get("min_samples", timing["samples"]), timing["samples"])
     if not timing.get("target_ci_pct", 0):
         planned = timing["samples"]

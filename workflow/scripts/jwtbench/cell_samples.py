@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from jwtbench import config_validation, raw_samples, registry
+from jwtbench import sample_statistics as stats
 
 UNTIMED_SUITES = ("tokensize",)
 
@@ -189,11 +190,16 @@ def reference_warmup(reference):
     return warming
 
 
+# Cells sampled in rounds: {key: {round: ns/op}}, {key: its raw file}, {key: {round: its
+# worker}} and {key: its language}.
+RoundSeries = collections.namedtuple("RoundSeries", "rounds process workers language")
+
+
 def rounds_by(paths, key_of):
-    """({key: {round: ns/op}}, {key: its raw file}) of the ok cells, keyed as samples_by,
-     of every process that sampled in rounds: one whose file has the drift reference
-    , so that cells of one file sampled in the same round can be paired."""
-    rounds, process = {}, {}
+    """RoundSeries of the ok cells, keyed as samples_by, of every process that sampled in
+    rounds: one whose file has the drift reference, so that cells of one file sampled in
+    the same round can be paired (and a round's worker is the same for every cell of it)."""
+    found = RoundSeries({}, {}, {}, {})
     for path in map(str, paths):
         rows = raw_samples.read(path)
         if not any(row["operation"] == raw_samples.REFERENCE for row in rows):
@@ -202,9 +208,29 @@ def rounds_by(paths, key_of):
             if row["status"] != "ok" or not row["iterations"] or not in_rounds({"suite": row["suite"]}, row):
                 continue
             key = key_of(row)
-            if key is not None and process.setdefault(key, path) == path:
-                rounds.setdefault(key, {})[row["sample"]] = row["elapsed_ns"] / row["iterations"]
-    return rounds, process
+            if key is not None and found.process.setdefault(key, path) == path:
+                found.rounds.setdefault(key, {})[row["sample"]] = row["elapsed_ns"] / row["iterations"]
+                found.workers.setdefault(key, {})[row["sample"]] = row["worker"]
+                found.language[key] = row["language"]
+    return found
+
+
+def cell_spreads(series):
+    """{key: its worker spread} (sample_statistics.worker_spread) of the cells of a
+    RoundSeries whose rounds two workers took."""
+    found = {}
+    for key, values in series.rounds.items():
+        spread = stats.worker_spread(values, series.workers[key])
+        if spread is not None:
+            found[key] = spread
+    return found
+
+
+def language_spreads(spreads, language):
+    """{language: the median of its cells' worker spreads}, from cell_spreads and {key: its
+    language}; a language none of whose jobs had two workers is absent."""
+    found = by_language((language[key], spread) for key, spread in spreads.items())
+    return {name: float(statistics.median(values)) for name, values in found.items()}
 
 
 def process_speeds(rows):

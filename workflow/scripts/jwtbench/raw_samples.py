@@ -13,6 +13,9 @@ SCHEMA = result_tables.schema("raw_samples.schema.yaml")
 COLUMNS = SCHEMA["x-columns"]
 PROPERTIES = SCHEMA["properties"]
 PROPERTIES["suite"]["enum"] = registry.load().bench_suites  # the registry's suites (workflow/suites.yaml)
+# A file a driver's own `bench` writes (one process) has every column but the worker's.
+WORKER = "worker"
+ONE_PROCESS_COLUMNS = [name for name in COLUMNS if name != WORKER]
 INTEGER_COLUMNS = [name for name in COLUMNS if PROPERTIES[name]["type"] == "integer"]
 UNTIMED = ("unsupported", "failed")
 
@@ -48,7 +51,8 @@ def check_row(row):
 
 
 def read(path):
-    """The typed rows of a raw CSV; RawSamplesError naming file:line on any violation."""
+    """The typed rows of a raw CSV; RawSamplesError naming file:line on any violation. A
+    file without the worker column (a driver's own bench: one process) reads as worker 1."""
     path = Path(path)
     with open(path, newline="") as handle:
         reader = csv.reader(handle)
@@ -56,13 +60,16 @@ def read(path):
             header = next(reader)
         except StopIteration:
             raise RawSamplesError(f"{path}: empty file (no header)") from None
-        if header != COLUMNS:
+        one_process = header == ONE_PROCESS_COLUMNS
+        if header != COLUMNS and not one_process:
             raise RawSamplesError(f"{path}:1: header {','.join(header)!r} is not the contract's {','.join(COLUMNS)!r}")
         rows = []
         for line, values in enumerate(reader, start=2):
-            if len(values) != len(COLUMNS):
-                raise RawSamplesError(f"{path}:{line}: {len(values)} fields, expected {len(COLUMNS)}")
-            row = dict(zip(COLUMNS, values))
+            if len(values) != len(header):
+                raise RawSamplesError(f"{path}:{line}: {len(values)} fields, expected {len(header)}")
+            row = dict(zip(header, values))
+            if one_process:
+                row[WORKER] = "1" if row["sample"] not in ("", "0") else "0"
             problems = check_row(row)
             if problems:
                 raise RawSamplesError(f"{path}:{line}: " + "; ".join(problems))

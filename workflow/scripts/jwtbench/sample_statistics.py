@@ -92,6 +92,38 @@ def paired_ratio_ci(numerator, denominator, confidence):
     return paired_ci([numerator, denominator], lambda top, bottom: top / bottom, confidence)[:3]
 
 
+# Between workers (the conductor's processes of one job, taking the rounds in turn): a figure
+# measured per round has one median per worker, and the largest over the smallest is how far
+# apart two processes put it: what one process's CI does not cover (code layout, a JIT's
+# choices, the collector). A worker needs this many of the figure's rounds to count.
+WORKER_LEAST_ROUNDS = 3
+
+
+def worker_spread(values, workers):
+    """The largest over the smallest of the workers' medians of `values` ({round: figure}),
+    `workers` ({round: its worker}); None unless two workers have WORKER_LEAST_ROUNDS each."""
+    by_worker = {}
+    for number, value in values.items():
+        by_worker.setdefault(workers.get(number, 1), []).append(value)
+    medians = [float(np.median(v)) for v in by_worker.values() if len(v) >= WORKER_LEAST_ROUNDS]
+    if len(medians) < 2 or min(medians) <= 0:
+        return None
+    return max(medians) / min(medians)
+
+
+def paired_worker_spread(series, function, workers):
+    """worker_spread of function(*values of one round) over the rounds every one of
+    `series` has (as paired_ci takes them)."""
+    rounds = set.intersection(*(set(cell) for cell in series))
+    return worker_spread({r: function(*(cell[r] for cell in series)) for r in rounds}, workers)
+
+
+def combined_spread(spreads):
+    """The spread of a figure from several independent ones (a ratio of two processes'
+    medians): their logs added in quadrature."""
+    return float(np.exp(np.sqrt(sum(np.log(s) ** 2 for s in spreads))))
+
+
 # The bimodality rule: a cell's samples fall in two groups when, split at the widest gap
 # between neighbours (on a log scale), the smaller group still holds BIMODAL_SHARE of them,
 # the groups' medians lie BIMODAL_APART or more apart, and the empty gap between the groups

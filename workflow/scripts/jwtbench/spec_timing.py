@@ -16,6 +16,7 @@ class Timing:
     steady_window: int = 5
     steady_tolerance: float = 0.03
     process_warmup_seconds: float = 0.0  # the warm-up of the first cell a process warms up
+    workers: int = 1  # the conductor's worker processes per job, taking the rounds in turn
     target: stopping_rule.Target = None  # the stopping rule: min_samples, target_ci_pct, confidence
 
     @classmethod
@@ -29,6 +30,7 @@ class Timing:
             int(timing.get("steady_window", cls.steady_window)),
             float(timing.get("steady_tolerance", cls.steady_tolerance)),
             float(timing.get("process_warmup_seconds", cls.process_warmup_seconds)),
+            int(timing.get("workers", cls.workers)),
             stopping_rule.Target.from_timing(timing),
         )
 

@@ -34,6 +34,8 @@ def summarise(key, rows, settings):
         status=first["status"],
         samples=len(values),
         iterations=int(statistics.median(r["iterations"] for r in timed)) if timed else 0,
+        workers=len({r["worker"] for r in timed}),
+        worker_spread=None,
     )
     if values:
         summary.update(stats.describe(values, settings["confidence"]))
@@ -102,11 +104,13 @@ STOP_REASONS = {
 }
 
 
-def ratios(summaries, samples, rounds, settings):
+def ratios(summaries, samples, rounds, workers, settings):
     """verify/sign per variant, and each operation's variant over HS512 (seed 001's baseline).
     Cells sampled in the same rounds of one process are paired by round (the median of the
     per-round ratios, its distribution-free CI); others (suite percall's cell-after-cell
-    calls) get the ratio of medians with a bootstrap CI, each cell resampled apart."""
+    calls) get the ratio of medians with a bootstrap CI, each cell resampled apart. A ratio
+    paired by round has the spread of its workers' medians (`workers`: {key: {round: its
+    worker}})."""
     index = {
         (s["language"], s["implementation"], s["suite"], s["input"], s["operation"], s["variant"]): key
         for key, s in summaries.items()
@@ -124,9 +128,12 @@ def ratios(summaries, samples, rounds, settings):
         language, implementation, suite, input_name = cell
         top_key = index[(*cell, *top)]
         bottom_key = index[(*cell, *bottom)]
+        spread = None
         if top_key in rounds and bottom_key in rounds:
             method = "paired by round"
-            ratio, low, high = stats.paired_ratio_ci(rounds[top_key], rounds[bottom_key], settings["confidence"])
+            series = [rounds[top_key], rounds[bottom_key]]
+            ratio, low, high = stats.paired_ratio_ci(*series, settings["confidence"])
+            spread = stats.paired_worker_spread(series, lambda top, bottom: top / bottom, workers[top_key])
         else:
             method = "bootstrap"
             rng = stats.generator(settings["seed"], kind, *top_key, *bottom_key)
@@ -150,6 +157,7 @@ def ratios(summaries, samples, rounds, settings):
                 "ci_low": low,
                 "ci_high": high,
                 "method": method,
+                "worker_spread": spread,
             }
         )
     return rows
@@ -168,7 +176,7 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
         reasons.update(found)
         for line in disagree:
             print(f"warning: {raw_path}: {line} (the driver and the stopping rule disagree)", file=log)
-    summaries, samples, rounds = {}, {}, {}
+    summaries, samples, rounds, workers = {}, {}, {}, {}
     for key, rows in cells.items():
         summaries[key], samples[key] = summarise(key, rows, settings)
         row = rows[0]
@@ -184,8 +192,10 @@ def main(raw_paths, settings, summary_path, ratios_path, log, spec_paths=(), dri
                 rounds[key] = {
                     row["sample"]: row["elapsed_ns"] / row["iterations"] for row in rows if row["iterations"]
                 }
+                workers[key] = {row["sample"]: row["worker"] for row in rows if row["iterations"]}
+                summaries[key]["worker_spread"] = stats.worker_spread(rounds[key], workers[key])
     result_tables.write_csv(summary_path, result_tables.columns("summary.schema.yaml"), summaries.values())
-    ratio_rows = ratios(summaries, samples, rounds, settings)
+    ratio_rows = ratios(summaries, samples, rounds, workers, settings)
     result_tables.write_csv(ratios_path, result_tables.columns("ratios.schema.yaml"), ratio_rows)
     stopped = collections.Counter(summary["stop_reason"] for summary in summaries.values() if summary["samples"])
     print(

@@ -38,9 +38,10 @@ def seconds(suite, cell, suite_config, timing, jws, known=None):
 
 
 def process_warmup(suite, timing, jws, known=None):
-    """The warm-up a bench process spends before its first cell (suites sampled in rounds)."""
+    """The warm-up a job's bench processes (timing.workers of them) spend before their first
+    cell (suites sampled in rounds)."""
     rounds = (known or registry.load()).suites[suite].rounds
-    return timing.get("process_warmup_seconds", 0) if rounds and jws else 0
+    return timing.get("workers", 1) * timing.get("process_warmup_seconds", 0) if rounds and jws else 0
 
 
 def job_seconds(driver, suite, input_name, suite_config, timing, jws, known=None):

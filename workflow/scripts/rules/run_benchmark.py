@@ -78,6 +78,7 @@ def failed_rows(spec, versions):
                     "elapsed_ns": 0,
                     "output_bytes": 0,
                     "status": "failed",
+                    "worker": 0,
                 }
             )
     return rows
@@ -173,8 +174,7 @@ def run_job(snake):
                     raise RuntimeError(f"{driver} bench exited {result.returncode} (see {snake.log[0]})")
                 rows = raw_samples.read(driver_out)
                 check_against_spec(rows, spec, driver_out)
-                shutil.move(driver_out, samples)
-                driver_runner.reclaim(samples)
+                write_rows(samples, rows)  # with the worker column a driver's own bench leaves out
             except (RuntimeError, OSError, raw_samples.RawSamplesError) as error:
                 kept = keep_partial(driver_out, job_name)
                 failure = f"{error}" + (f"; what was measured is kept in {kept}" if kept else "")

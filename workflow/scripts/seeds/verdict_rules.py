@@ -18,6 +18,7 @@ one of them does not, and is otherwise inconclusive.
 """
 
 import collections
+import statistics
 
 import numpy as np
 
@@ -177,30 +178,42 @@ PAIRED = "paired by round"
 class RoundPairedCells(BootstrapCells):
     """Figures derived from several cells (a ratio, a difference over a third cell, a mean
     of ratios), each with its CI and how it was taken: per round where every cell was
-    sampled in the same rounds of one process (the stopping rule's pairs), so the machine's
+    sampled in the same rounds of one job (the stopping rule's pairs), so the machine's
     drift divides out; otherwise from the cells' medians with a bootstrap CI widened by
     `process_drift`, the factor by which the machine's speed differed between processes
-    (1: not measured, not widened). Either CI is then widened by the settings'
-    `process_spread_pct` each way: a second process's figure lies that far off (two runs
-    agree on a paired ratio to a few percent, not to its CI). `methods` counts the figures
-    taken each way, by the name each way has in the verdict tables' `pairing` column."""
+    (1: not measured, not widened). Either CI is then widened each way by the spread
+    between the job's worker processes, measured in this run: a ratio paired by round by
+    the largest over the smallest of its workers' medians of it, one from medians by its
+    cells' spreads in quadrature (sample_statistics.worker_spread). A figure whose workers
+    could not be compared (a job of one process) takes its language's median spread, or
+    the run's. `methods` counts the figures taken each way, by the name each way has in the
+    verdict tables' `pairing` column; `spreads` keeps each derived figure's spread."""
 
     # The fewest shared rounds a per-round CI needs (its order-statistic CI needs six values).
     FEWEST_ROUNDS = 6
 
-    def __init__(self, samples, settings, label, rounds, process, process_drift=1.0):
+    def __init__(self, samples, settings, label, series, process_drift=1.0):
         super().__init__(samples, settings, label)
-        self.rounds, self.process, self.process_drift = rounds, process, process_drift
-        # statistics.process_spread_pct: what one process's CI does not cover (another
-        # process's code layout, JIT and collector), added to every figure's CI each way.
-        self.spread = 1 + settings.get("process_spread_pct", 0) / 100
+        self.series, self.process_drift = series, process_drift
+        self.rounds, self.process = series.rounds, series.process
+        self.cell_spread = cell_samples.cell_spreads(series)
+        self.language_spread = cell_samples.language_spreads(self.cell_spread, series.language)
+        measured = list(self.language_spread.values())
+        self.run_spread = statistics.median(measured) if measured else 1.0
         self.unpaired = (
             f"medians, CI widened x{process_drift:.3f} for drift" if process_drift > 1 else "medians, no drift measured"
         )
         self.methods = collections.Counter()
+        self.spreads = []
+
+    def spread_of(self, key):
+        """A cell's measured worker spread, else its language's, else the run's."""
+        if key in self.cell_spread:
+            return self.cell_spread[key]
+        return self.language_spread.get(self.series.language.get(key), self.run_spread)
 
     def one_process(self, keys):
-        """Whether every one of `keys` was sampled in rounds, all by one process."""
+        """Whether every one of `keys` was sampled in rounds, all by one job."""
         return all(key in self.rounds for key in keys) and len({self.process[key] for key in keys}) == 1
 
     def derived(self, keys, function):
@@ -210,11 +223,16 @@ class RoundPairedCells(BootstrapCells):
             middle, low, high, rounds = stats.paired_ci(series, function, self.settings["confidence"])
             if rounds >= self.FEWEST_ROUNDS and low is not None:
                 self.methods[PAIRED] += 1
-                return middle, low / self.spread, high * self.spread, PAIRED
+                spread = stats.paired_worker_spread(series, function, self.series.workers[keys[0]])
+                spread = spread or max(self.spread_of(key) for key in keys)
+                self.spreads.append(spread)
+                return middle, low / spread, high * spread, PAIRED
         self.methods[self.unpaired] += 1
         value = function(*(self.median(key) for key in keys))
         low, high = self.interval(function(*(self.medians(key) for key in keys)))
-        widen = self.process_drift * self.spread
+        spread = stats.combined_spread([self.spread_of(key) for key in keys])
+        self.spreads.append(spread)
+        widen = self.process_drift * spread
         return value, low / widen, high * widen, self.unpaired
 
     def ratio(self, top, bottom):
@@ -232,7 +250,8 @@ class RoundPairedCells(BootstrapCells):
 
 def round_paired_cells(paths, key_of, samples, settings, label, cells_class=RoundPairedCells):
     """A cells_class over `samples` (keyed by key_of over the raw files `paths`), with the
-    rounds of those files and the drift between their processes (aggregate_samples)."""
-    rounds, process = cell_samples.rounds_by(paths, key_of)
+    rounds of those files, their workers, and the drift between their processes
+    (aggregate_samples)."""
+    series = cell_samples.rounds_by(paths, key_of)
     drift = cell_samples.process_drift(cell_samples.drift(paths))
-    return cells_class(samples, settings, label, rounds, process, drift)
+    return cells_class(samples, settings, label, series, drift)

@@ -26,14 +26,14 @@ func benchCommand(args []string) (err error) {
 		return err
 	}
 	suitesRun := map[string]func(*benchSpec, *rowWriter) error{
-		"jwt":       benchJWT,
+		"jwt":       benched(prepareJWT),
 		"percall":   benchPercall,
 		"tokensize": benchTokensize,
 		"transfer":  benchTransfer,
-		"hash":      benchHash,
-		"primitive": benchPrimitive,
+		"hash":      benched(prepareHash),
+		"primitive": benched(preparePrimitive),
 		"keygen":    benchKeygen,
-		"harness":   benchHarness,
+		"harness":   benched(prepareHarness),
 	}
 	if err := suitesRun[spec.Suite](spec, out); err != nil {
 		out.close()
@@ -128,6 +128,7 @@ type preparedJWT struct {
 	input  *claimsInput
 	tokens []string // one per record (one for claims)
 	label  cellLabel
+	reason string // why the cell is not timed (prepare's status unsupported or failed)
 }
 
 // prepare parses a cell's input and keys and runs the checks before timing; it returns the
@@ -146,6 +147,7 @@ func (in *jwtInputs) prepare(spec *benchSpec, cell *cellSpec) (*preparedJWT, str
 	switch {
 	case isUnsupported(err):
 		progress("%s: unsupported: %v", describe(p.label), err)
+		p.reason = err.Error()
 		return p, "unsupported", nil
 	case err != nil:
 		return nil, "", err
@@ -161,6 +163,7 @@ func (in *jwtInputs) prepare(spec *benchSpec, cell *cellSpec) (*preparedJWT, str
 	}
 	if checkErr != nil {
 		progress("%s: check failed: %v", describe(p.label), checkErr)
+		p.reason = checkErr.Error()
 		return p, "failed", nil
 	}
 	p.tokens = in.pools[checkKey]
@@ -236,22 +239,21 @@ func (p *preparedJWT) batch(operation string) batchFunc {
 	}
 }
 
-func benchJWT(spec *benchSpec, out *rowWriter) error {
+// prepareJWT prepares and checks suite jwt's cells; a records cell's pass is its records.
+func prepareJWT(spec *benchSpec) (checkedCells, error) {
 	inputs := newJWTInputs()
-	var timed []*timedCell
+	var cells checkedCells
 	for index, cell := range spec.Cells {
 		prepared, status, err := inputs.prepare(spec, cell)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if status != "" {
-			if err := out.untimed(prepared.label, status); err != nil {
-				return err
-			}
+			cells = append(cells, checkedCell{&timedCell{index: index, label: prepared.label}, status, prepared.reason})
 			continue
 		}
 		timer := &calibratedCell{run: prepared.batch(cell.Operation), passLength: int64(len(prepared.tokens))}
-		timed = append(timed, &timedCell{index, prepared.label, prepared.meanTokenBytes(), timer})
+		cells = append(cells, checkedCell{timedCell: &timedCell{index, prepared.label, prepared.meanTokenBytes(), timer}})
 	}
-	return runInterleaved(timed, spec, out)
+	return cells, nil
 }

@@ -90,19 +90,18 @@ func expectedLength(parts []string) int {
 	return total
 }
 
-func benchHash(spec *benchSpec, out *rowWriter) error {
-	cells := &checkedCells{out: out}
+// prepareHash prepares and checks suite hash's cells.
+func prepareHash(spec *benchSpec) (checkedCells, error) {
+	var cells checkedCells
 	for index, cell := range spec.Cells {
 		label := cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: "hash", operation: cell.Operation,
 			algorithm: cell.Algorithm, input: cell.Input, keyBits: *cell.KeyBits,
 		}
 		run, outputBytes, err := hashCell(cell, &label)
-		if err := cells.add(index, label, run, outputBytes, err); err != nil {
-			return err
-		}
+		cells.add(index, label, run, outputBytes, err)
 	}
-	return runInterleaved(cells.timed, spec, out)
+	return cells, nil
 }
 
 // hashCell builds a cell's batch after its checks (known answer, message length, and

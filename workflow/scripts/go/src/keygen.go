@@ -64,7 +64,7 @@ func benchKeygen(spec *benchSpec, out *rowWriter) error {
 			return err
 		}
 	}
-	cells := &checkedCells{out: out}
+	var cells checkedCells
 	for _, s := range later {
 		scheme := signatureSchemes[s.cell.Algorithm]
 		private, public, err := loadPEMPair(s.cell.PrivateKey, s.cell.PublicKey)
@@ -72,11 +72,9 @@ func benchKeygen(spec *benchSpec, out *rowWriter) error {
 			return err
 		}
 		run, outputBytes, err := signatureBatch(s.cell.Operation, scheme, private, public, keygenMessage(*s.cell.MessageBytes))
-		if err := cells.add(s.index, s.label, run, outputBytes, err); err != nil {
-			return err
-		}
+		cells.add(s.index, s.label, run, outputBytes, err)
 	}
-	return runInterleaved(cells.timed, spec, out)
+	return cells.bench(spec, out)
 }
 
 // checkPEMPair: the run's key pair is of the cell's family and size, and signs and verifies.

@@ -44,6 +44,7 @@ const usage = `usage: jwtbench-go versions
        jwtbench-go verify-batch --cases FILE
        jwtbench-go sign-batch --cases FILE
        jwtbench-go bench --spec FILE --out FILE
+       jwtbench-go serve --spec FILE
        jwtbench-go crosscheck --spec FILE --out FILE
        jwtbench-go stopping --series FILE
        jwtbench-go coldstart --hmac FILE --rsa FILE --payload FILE`
@@ -55,6 +56,7 @@ var commands = map[string]func(args []string) error{
 	"verify-batch":      verifyBatchCommand,
 	"sign-batch":        signBatchCommand,
 	"bench":             benchCommand,
+	"serve":             serveCommand,
 	"stopping":          stoppingCommand,
 	"coldstart":         coldstartCommand,
 	"crosscheck":        crosscheckCommand,

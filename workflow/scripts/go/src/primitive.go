@@ -15,8 +15,9 @@ import (
 // Suite primitive: seed 003's openssl speed operations on the standard library, each
 // cell's batch a loop with its call inline.
 
-func benchPrimitive(spec *benchSpec, out *rowWriter) error {
-	cells := &checkedCells{out: out}
+// preparePrimitive prepares and checks suite primitive's cells.
+func preparePrimitive(spec *benchSpec) (checkedCells, error) {
+	var cells checkedCells
 	for index, cell := range spec.Cells {
 		label := cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: "primitive", operation: cell.Operation,
@@ -24,13 +25,13 @@ func benchPrimitive(spec *benchSpec, out *rowWriter) error {
 		}
 		message, err := primitiveMessage(cell)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		label.inputBytes = len(message)
 		run, outputBytes, err := primitiveCell(cell, message)
 		var usageErr *usageError
 		if asUsage(err, &usageErr) {
-			return err
+			return nil, err
 		}
 		if err == nil {
 			// batch(1) must consume what the checked call returned.
@@ -39,11 +40,9 @@ func benchPrimitive(spec *benchSpec, out *rowWriter) error {
 				err = fmt.Errorf("one call consumed %d bytes, the checked call %d", got, outputBytes)
 			}
 		}
-		if err := cells.add(index, label, run, outputBytes, err); err != nil {
-			return err
-		}
+		cells.add(index, label, run, outputBytes, err)
 	}
-	return runInterleaved(cells.timed, spec, out)
+	return cells, nil
 }
 
 func primitiveMessage(cell *cellSpec) ([]byte, error) {

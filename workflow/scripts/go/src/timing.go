@@ -210,9 +210,6 @@ func runInterleaved(cells []*timedCell, spec *benchSpec, out *rowWriter) error {
 	b := budgetOf(spec.Timing)
 	for _, cell := range cells {
 		cell.timer.budget = b
-		if cell.timer.passLength == 0 {
-			cell.timer.passLength = 1
-		}
 		cell.timer.warmUpAndCalibrate()
 		note := ""
 		if cell.timer.steadiness != "" {
@@ -299,17 +296,23 @@ type driftReference struct {
 // them short.
 func newDriftReference(suite string, b budget) *driftReference {
 	b.maxCell = math.MaxInt64
+	r := referenceOf(suite)
+	r.timer.budget = b
+	start := time.Now()
+	r.timer.calibrate(start, r.timer.warmUp(start, b.warmup)) // no cell: never the process's warm-up
+	return r
+}
+
+// referenceOf is the drift reference's label and batch, before any warm-up.
+func referenceOf(suite string) *driftReference {
 	digest, message := referenceCall()
-	r := &driftReference{
+	return &driftReference{
 		label: cellLabel{
 			implementation: stdlibCrypto, version: goVersionNumber(), suite: suite, operation: "reference",
 			algorithm: "SHA-256", input: "reference", inputBytes: len(message),
 		},
-		timer: &calibratedCell{run: digestBatch(digest, message), budget: b, passLength: 1},
+		timer: &calibratedCell{run: digestBatch(digest, message), passLength: 1},
 	}
-	start := time.Now()
-	r.timer.calibrate(start, r.timer.warmUp(start, b.warmup)) // no cell: never the process's warm-up
-	return r
 }
 
 // referenceCall is what the drift reference's batch calls: SHA-256 and its 64-byte message.
@@ -349,19 +352,49 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, format+"\n", args...)
 }
 
-// checkedCells gathers a suite's cells for runInterleaved: a cell whose check failed gets
-// its one failed row now, the others are timed later.
-type checkedCells struct {
-	out   *rowWriter
-	timed []*timedCell
+// checkedCell is one spec cell prepared and checked: timed (status "") or not timed
+// (status unsupported or failed, and why).
+type checkedCell struct {
+	*timedCell     // its index and label; its batch and output size when timed
+	status, reason string
 }
 
-// add takes the cell at position index of the spec's cells.
-func (c *checkedCells) add(index int, label cellLabel, run batchFunc, outputBytes int, checkErr error) error {
+// checkedCells gathers a suite's cells, prepared and checked, in spec order: what bench
+// times (runInterleaved) or writes one untimed row for, and what serve describes.
+type checkedCells []checkedCell
+
+// add takes the cell at position index of the spec's cells; one whose check failed is not timed.
+func (c *checkedCells) add(index int, label cellLabel, run batchFunc, outputBytes int, checkErr error) {
 	if checkErr != nil {
 		progress("%s: check failed: %v", describe(label), checkErr)
-		return c.out.untimed(label, "failed")
+		*c = append(*c, checkedCell{&timedCell{index: index, label: label}, "failed", checkErr.Error()})
+		return
 	}
-	c.timed = append(c.timed, &timedCell{index, label, outputBytes, &calibratedCell{run: run}})
-	return nil
+	*c = append(*c, checkedCell{timedCell: &timedCell{index, label, outputBytes, &calibratedCell{run: run, passLength: 1}}})
+}
+
+// bench writes each untimed cell's row, then times the others (runInterleaved).
+func (c checkedCells) bench(spec *benchSpec, out *rowWriter) error {
+	var timed []*timedCell
+	for _, cell := range c {
+		if cell.status != "" {
+			if err := out.untimed(cell.label, cell.status); err != nil {
+				return err
+			}
+			continue
+		}
+		timed = append(timed, cell.timedCell)
+	}
+	return runInterleaved(timed, spec, out)
+}
+
+// benched is bench of a suite whose cells prepare checks (the suites serve serves too).
+func benched(prepare func(*benchSpec) (checkedCells, error)) func(*benchSpec, *rowWriter) error {
+	return func(spec *benchSpec, out *rowWriter) error {
+		cells, err := prepare(spec)
+		if err != nil {
+			return err
+		}
+		return cells.bench(spec, out)
+	}
 }

@@ -10,7 +10,7 @@ use crate::libraries::SignJws;
 use crate::raw_samples::{RawSamples, Status};
 use crate::spec::{Cell, Spec, counting_bytes};
 use crate::suite_jwt;
-use crate::timing::{self, TimedCell};
+use crate::timing::{self, PreparedCell, TimedCell};
 
 /// The length of the two buffers `trivial` compares.
 const BUFFER_BYTES: usize = 32;
@@ -75,24 +75,27 @@ fn call(cell: &Cell) -> Result<Result<Box<dyn SignJws>, String>, Failure> {
     }
 }
 
-pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
-    let mut timed = Vec::new();
+/// Every cell of the spec as `bench` and `serve` time it: prepared and checked, in spec order.
+pub fn cells<'a>(spec: &Spec) -> Result<Vec<PreparedCell<'a>>, Failure> {
+    let mut prepared = Vec::new();
     for (index, cell) in spec.cells.iter().enumerate() {
         // The library's name and version, as its sign cells' rows: the loop is theirs.
         let who = suite_jwt::identity(spec, cell, 0);
-        match call(cell)? {
+        prepared.push(match call(cell)? {
             Ok(signing) => {
                 let output_bytes = signing.sign(&Value::Null).map_or(0, |token| token.len() as u64);
                 // One claims value (the call ignores it), as a sign cell on a claims file has.
                 let claims = vec![Value::Null];
                 let count = claims.len();
                 let batch = suite_jwt::batch(count, move |i| signing.sign(&claims[i]).map(|token| token.len() as u64));
-                timed.push(TimedCell::new(index, who, output_bytes, 1, batch));
+                PreparedCell::Timed(TimedCell::new(index, who, output_bytes, 1, batch))
             }
-            Err(reason) => out.untimed(&who, Status::Failed, &reason)?,
-        }
+            Err(reason) => PreparedCell::NotTimed(who, Status::Failed, reason),
+        });
     }
-    let fold = timing::run_interleaved(timed, spec, out)?;
-    timing::report_fold(fold);
-    Ok(())
+    Ok(prepared)
+}
+
+pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
+    timing::bench(cells(spec)?, spec, out)
 }

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::failure::Failure;
 use crate::raw_samples::{RawSamples, RowIdentity, Status};
 use crate::spec::{Cell, Spec, counting_bytes, hex_encode};
-use crate::timing::{self, Batch, TimedCell};
+use crate::timing::{self, Batch, PreparedCell, TimedCell};
 use crate::versions;
 
 enum Part {
@@ -245,22 +245,25 @@ fn prepare<'a>(cell: &Cell) -> Result<Result<Prepared<'a>, String>, Failure> {
     }
 }
 
-pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
-    let mut timed = Vec::new();
+/// Every cell of the spec as `bench` and `serve` time it: prepared and checked, in spec order.
+pub fn cells<'a>(spec: &Spec) -> Result<Vec<PreparedCell<'a>>, Failure> {
+    let mut prepared = Vec::new();
     for (index, cell) in spec.cells.iter().enumerate() {
-        match prepare(cell)? {
+        prepared.push(match prepare(cell)? {
             Ok(p) => {
                 let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, p.version, p.input_bytes);
-                timed.push(TimedCell::new(index, who, p.output_bytes, 1, p.batch));
+                PreparedCell::Timed(TimedCell::new(index, who, p.output_bytes, 1, p.batch))
             }
             Err(reason) => {
                 let version = hasher(&cell.algorithm).map_or(versions::UUID, |h| h.0);
                 let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, version, 0);
-                out.untimed(&who, Status::Failed, &reason)?;
+                PreparedCell::NotTimed(who, Status::Failed, reason)
             }
-        }
+        });
     }
-    let fold = timing::run_interleaved(timed, spec, out)?;
-    timing::report_fold(fold);
-    Ok(())
+    Ok(prepared)
+}
+
+pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
+    timing::bench(cells(spec)?, spec, out)
 }

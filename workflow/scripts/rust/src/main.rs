@@ -1,7 +1,8 @@
 //! jwtbench's Rust driver: the `jsonwebtoken` crate on its RustCrypto backend, behind the
 //! driver contract of workflow/scripts/README.md (versions, sign, sign-batch, verify,
-//! verify-batch, bench, crosscheck, coldstart, stopping); with JWTBENCH_LIBRARY=jwt-simple or
-//! josekit, the same harness times that library instead (src/libraries/).
+//! verify-batch, bench, serve, crosscheck, coldstart, stopping); with
+//! JWTBENCH_LIBRARY=jwt-simple or josekit, the same harness times that library instead
+//! (src/libraries/).
 
 mod args;
 mod batch;
@@ -18,6 +19,7 @@ mod libraries;
 mod percall;
 mod primitive;
 mod raw_samples;
+mod serve;
 mod sign_batch;
 mod spec;
 mod stopping;
@@ -35,7 +37,7 @@ use failure::Failure;
 
 const USAGE: &str = "usage: run versions | sign --alg ALG --key FILE --payload FILE | sign-batch --cases FILE | \
 verify --alg ALG --key FILE --token FILE [--signature-only] | verify-batch --cases FILE | \
-bench --spec FILE --out FILE | crosscheck --spec FILE --out FILE | \
+bench --spec FILE --out FILE | serve --spec FILE | crosscheck --spec FILE --out FILE | \
 coldstart --hmac FILE --rsa FILE --payload FILE | stopping --series FILE";
 
 fn main() -> ExitCode {
@@ -111,6 +113,10 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
         "bench" => {
             let flags = args::Flags::parse(rest, &["--spec", "--out"])?;
             bench(flags.get("--spec")?, flags.get("--out")?)
+        }
+        "serve" => {
+            let flags = args::Flags::parse(rest, &["--spec"])?;
+            serve::command(flags.get("--spec")?)
         }
         "crosscheck" => {
             let flags = args::Flags::parse(rest, &["--spec", "--out"])?;

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256, Sha512};
 use crate::failure::{Failure, read_file};
 use crate::raw_samples::{RawSamples, RowIdentity, Status};
 use crate::spec::{Cell, Spec, counting_bytes, hex_encode};
-use crate::timing::{self, Batch, TimedCell};
+use crate::timing::{self, Batch, PreparedCell, TimedCell};
 use crate::versions;
 
 pub mod signatures {
@@ -309,23 +309,26 @@ fn prepare<'a>(cell: &Cell, message: Vec<u8>) -> Result<Result<Prepared<'a>, Str
     }
 }
 
-pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
-    let mut timed = Vec::new();
+/// Every cell of the spec as `bench` and `serve` time it: prepared and checked, in spec order.
+pub fn cells<'a>(spec: &Spec) -> Result<Vec<PreparedCell<'a>>, Failure> {
+    let mut prepared = Vec::new();
     for (index, cell) in spec.cells.iter().enumerate() {
         let message = message_of(cell)?;
         let input_bytes = message.len() as u64;
-        match prepare(cell, message)? {
+        prepared.push(match prepare(cell, message)? {
             Ok(p) => {
                 let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, p.version, input_bytes);
-                timed.push(TimedCell::new(index, who, p.output_bytes, 1, p.batch));
+                PreparedCell::Timed(TimedCell::new(index, who, p.output_bytes, 1, p.batch))
             }
             Err(reason) => {
                 let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, version_of(cell), input_bytes);
-                out.untimed(&who, Status::Failed, &reason)?;
+                PreparedCell::NotTimed(who, Status::Failed, reason)
             }
-        }
+        });
     }
-    let fold = timing::run_interleaved(timed, spec, out)?;
-    timing::report_fold(fold);
-    Ok(())
+    Ok(prepared)
+}
+
+pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
+    timing::bench(cells(spec)?, spec, out)
 }

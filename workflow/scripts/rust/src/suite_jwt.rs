@@ -12,7 +12,7 @@ use crate::jws::{self, Signer};
 use crate::libraries;
 use crate::raw_samples::{RawSamples, RowIdentity, Status};
 use crate::spec::{Cell, Spec};
-use crate::timing::{self, Batch, TimedCell};
+use crate::timing::{self, Batch, PreparedCell, TimedCell};
 
 /// A cell's claims: the claims file (one object) or a dataset's records (one per line).
 pub struct Inputs {
@@ -210,27 +210,27 @@ pub fn batch<'a>(count: usize, call: impl Fn(usize) -> Result<u64, String> + 'a)
     })
 }
 
-pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
+/// Every cell of the spec as `bench` and `serve` time it: prepared and checked, in spec order.
+pub fn cells<'a>(spec: &Spec) -> Result<Vec<PreparedCell<'a>>, Failure> {
     let mut cases = Cases::default();
-    let mut timed = Vec::new();
+    let mut prepared = Vec::new();
     for (index, cell) in spec.cells.iter().enumerate() {
         // A library without a documented decode has no decode cells (status unsupported).
         if let ("decode", Err(why)) = (cell.operation.as_str(), libraries::current().decoder()) {
-            out.untimed(
-                &identity(spec, cell, untimed_input_bytes(cell)),
-                Status::Unsupported,
-                why,
-            )?;
+            let who = identity(spec, cell, untimed_input_bytes(cell));
+            prepared.push(PreparedCell::NotTimed(who, Status::Unsupported, why.into()));
             continue;
         }
-        match cases.get(cell)? {
+        prepared.push(match cases.get(cell)? {
             Err((status, reason)) => {
-                out.untimed(&identity(spec, cell, untimed_input_bytes(cell)), status, &reason)?;
+                PreparedCell::NotTimed(identity(spec, cell, untimed_input_bytes(cell)), status, reason)
             }
-            Ok(case) => timed.push(timed_cell(spec, index, cell, case)),
-        }
+            Ok(case) => PreparedCell::Timed(timed_cell(spec, index, cell, case)),
+        });
     }
-    let fold = timing::run_interleaved(timed, spec, out)?;
-    timing::report_fold(fold);
-    Ok(())
+    Ok(prepared)
+}
+
+pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
+    timing::bench(cells(spec)?, spec, out)
 }

@@ -4,7 +4,8 @@
 //! or its time cap stops it; each round opens with a sample of the drift reference. A batch
 //! folds every result into a value, and the driver prints the fold at the end (through
 //! std::hint::black_box), so the optimiser cannot drop the work. `crosscheck` (crosscheck.rs)
-//! times its driver blocks with the same cell: `prepare`, then `block`.
+//! times its driver blocks with the same cell: `prepare`, then `block`; `serve` (serve.rs)
+//! times the batches the conductor asks for with it: `time`.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -69,6 +70,16 @@ impl<'a> TimedCell<'a> {
         &self.who
     }
 
+    /// The rows' `output_bytes`.
+    pub fn output_bytes(&self) -> u64 {
+        self.output_bytes
+    }
+
+    /// Calls per pass through the cell's inputs (its records; else 1).
+    pub fn pass_length(&self) -> u64 {
+        self.pass_length
+    }
+
     /// Every result of the cell's batches, folded (the sink).
     pub fn fold(&self) -> u64 {
         self.fold
@@ -108,8 +119,11 @@ impl<'a> TimedCell<'a> {
         Ok((median(&mut per_call), per_call.len()))
     }
 
-    /// One timed batch of `n` calls: its duration, counted against the cell's budget.
-    fn time(&mut self, n: u64) -> Result<u64, String> {
+    /// One timed batch of `n` calls: its duration, counted against the cell's budget. Never
+    /// inlined: `bench`'s warm-up, calibration and samples, `crosscheck`'s blocks and the
+    /// batches `serve` runs for the conductor are this one copy of the timed code.
+    #[inline(never)]
+    pub fn time(&mut self, n: u64) -> Result<u64, String> {
         let start = Instant::now();
         let folded = (self.batch)(black_box(n))?;
         let elapsed = start.elapsed().as_nanos() as u64;
@@ -220,6 +234,29 @@ impl<'a> TimedCell<'a> {
             previous = Some(current);
         }
     }
+}
+
+/// A spec cell of a suite timed in rounds (jwt, hash, primitive, harness), prepared and
+/// checked: `bench` times it in its rounds, `serve` in the batches the conductor asks for.
+pub enum PreparedCell<'a> {
+    Timed(TimedCell<'a>),
+    /// Not timed (failed or unsupported): its one row, and why.
+    NotTimed(RowIdentity, Status, String),
+}
+
+/// `bench` on a suite's prepared cells: the untimed cells' rows, then the timing rules from
+/// the warm-up on for the others (`run_interleaved`), then the fold.
+pub fn bench(cells: Vec<PreparedCell>, spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
+    let mut timed = Vec::new();
+    for cell in cells {
+        match cell {
+            PreparedCell::Timed(cell) => timed.push(cell),
+            PreparedCell::NotTimed(who, status, reason) => out.untimed(&who, status, &reason)?,
+        }
+    }
+    let fold = run_interleaved(timed, spec, out)?;
+    report_fold(fold);
+    Ok(())
 }
 
 pub fn median(values: &mut [f64]) -> f64 {

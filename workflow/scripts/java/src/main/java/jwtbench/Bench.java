@@ -27,14 +27,19 @@ final class Bench {
   /** A cell that passed its checks: the library bound to its keys, its token(s). */
   record Ready(Spec.Cell cell, Input input, Checks.Passed checks) {}
 
+  /** A cell that did not pass its checks: status unsupported or failed, why, its input_bytes. */
+  record NotPassed(String status, String reason, long inputBytes) {}
+
   /**
-   * What the suites share: the spec, the CSV, a progress prefix per cell and the count of
-   * cells by status.
+   * What the suites share: the spec, the CSV, a progress prefix per cell, the count of
+   * cells by status and the cells that did not pass their checks.
    */
   static final class Run {
     final Spec spec;
+    /** The raw-sample CSV; null for `serve`, whose rows the conductor writes. */
     final RawSamples out;
     private final Map<String, Integer> counts = new LinkedHashMap<>();
+    private final Map<Integer, NotPassed> notPassed = new HashMap<>();
 
     Run(Spec spec, RawSamples out) {
       this.spec = spec;
@@ -50,11 +55,25 @@ final class Bench {
 
     /** Counts the cell's status and logs the note; writes its untimed row(s) if `untimed`. */
     void finish(Spec.Cell cell, long inputBytes, String status, String note, boolean untimed) {
-      if (untimed) {
+      if (untimed && out != null) {
         out.untimed(cell, inputBytes, status, 0);
       }
       counts.merge(status, 1, Integer::sum);
       Progress.line(head(cell) + ": " + note);
+    }
+
+    /**
+     * A cell that did not pass its checks (status unsupported or failed, before anything is
+     * timed): its untimed row, its note "status (reason)", and kept for {@link #notPassed(int)}.
+     */
+    void notPassed(Spec.Cell cell, long inputBytes, String status, String reason) {
+      notPassed.put(cell.index(), new NotPassed(status, reason, inputBytes));
+      finish(cell, inputBytes, status, status + " (" + reason + ")", true);
+    }
+
+    /** How the cell of spec index `index` did not pass its checks; null if it passed or is not checked yet. */
+    NotPassed notPassed(int index) {
+      return notPassed.get(index);
     }
 
     String summary() {
@@ -73,24 +92,36 @@ final class Bench {
     long sink;
     try (RawSamples out = new RawSamples(outFile, spec.language())) {
       Run run = new Run(spec, out);
-      List<Ready> ready = own ? List.of() : check(prepared, run);
       sink = switch (spec.suite()) {
-        case "jwt" -> TimedSuite.run(TimedSuite.jwt(ready), run);
-        case "hash" -> TimedSuite.run(Hashing.check(spec, run), run);
-        case "tokensize" -> TokensizeSuite.run(ready, run);
-        case "transfer" -> TransferSuite.run(ready, run);
-        case "percall" -> PercallSuite.run(ready, run);
-        case "primitive" -> TimedSuite.run(Primitives.check(spec, run, specFile), run);
+        case "jwt", "hash", "primitive", "harness" -> TimedSuite.run(timed(spec, specFile, prepared, run), run);
+        case "tokensize" -> TokensizeSuite.run(check(prepared, run), run);
+        case "transfer" -> TransferSuite.run(check(prepared, run), run);
+        case "percall" -> PercallSuite.run(check(prepared, run), run);
         case "keygen" -> KeygenSuite.run(spec, run, specFile);
-        case "harness" -> TimedSuite.run(Harness.check(spec, run), run);
         default -> throw new IllegalStateException("suite " + spec.suite());
       };
       Progress.line("done: " + spec.cells().size() + " cells (" + run.summary() + "); sink " + sink);
     }
   }
 
+  /**
+   * Suites jwt, hash, primitive and harness, every cell of which is timed in calibrated
+   * batches: the cells checked (suite jwt's `prepared` by {@link #check(List, Run)}, the others
+   * by their suite's own check), those that did not pass given to `run` ({@link Run#notPassed}),
+   * those that did as {@link TimedSuite} entries in spec order. Bench's and {@link Serve}'s.
+   */
+  static List<TimedSuite.Entry> timed(Spec spec, String specFile, List<Prepared> prepared, Run run) {
+    return switch (spec.suite()) {
+      case "jwt" -> TimedSuite.jwt(check(prepared, run));
+      case "hash" -> Hashing.check(spec, run);
+      case "primitive" -> Primitives.check(spec, run, specFile);
+      case "harness" -> Harness.check(spec, run);
+      default -> throw new IllegalStateException("suite " + spec.suite() + " is not jwt, hash, primitive or harness");
+    };
+  }
+
   /** Every file read and every key parsed once, before anything is checked or timed. */
-  private static List<Prepared> prepare(Spec spec, String specFile) {
+  static List<Prepared> prepare(Spec spec, String specFile) {
     return prepare(spec.cells(), specFile);
   }
 
@@ -149,7 +180,7 @@ final class Bench {
       if (outcome instanceof Checks.Passed passed) {
         ready.add(new Ready(cell, p.input(), passed));
       } else if (outcome instanceof Checks.NotPassed not) {
-        run.finish(cell, p.input().inputBytes, not.status(), not.status() + " (" + not.reason() + ")", true);
+        run.notPassed(cell, p.input().inputBytes, not.status(), not.reason());
       }
     }
     return ready;

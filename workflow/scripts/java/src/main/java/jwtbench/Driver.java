@@ -14,13 +14,13 @@ import java.util.Map;
  * <pre>
  *   versions | sign --alg --key --payload | sign-batch --cases
  *   | verify --alg --key --token [--signature-only] | verify-batch --cases
- *   | bench --spec --out | crosscheck --spec --out
+ *   | bench --spec --out | serve --spec | crosscheck --spec --out
  *   | coldstart --hmac --rsa --payload | stopping --series
  * </pre>
  *
  * Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
- * 4 the library failed on a token (verify: anything it threw that is not its verdict); 70
- * anything else unexpected (one line on stderr, no stack trace: nothing printed may hold key
+ * 4 the library failed on a token (verify: anything it threw that is not its verdict), or serve's
+ * stdin ended without the end request; 70 anything else unexpected (one line on stderr, no stack trace: nothing printed may hold key
  * material).
  */
 public final class Driver {
@@ -45,6 +45,7 @@ public final class Driver {
       "       run verify --alg ALG --key FILE --token FILE [--signature-only]",
       "       run verify-batch --cases FILE",
       "       run bench  --spec FILE --out FILE",
+      "       run serve  --spec FILE",
       "       run crosscheck --spec FILE --out FILE",
       "       run coldstart --hmac FILE --rsa FILE --payload FILE",
       "       run stopping --series FILE");
@@ -56,6 +57,7 @@ public final class Driver {
       "verify", List.of("alg", "key", "token"),
       "verify-batch", List.of("cases"),
       "bench", List.of("spec", "out"),
+      "serve", List.of("spec"),
       "crosscheck", List.of("spec", "out"),
       "coldstart", List.of("hmac", "rsa", "payload"),
       "stopping", List.of("series"));
@@ -111,6 +113,7 @@ public final class Driver {
         Bench.run(flags.get("spec"), flags.get("out"));
         yield EXIT_OK;
       }
+      case "serve" -> Serve.run(flags.get("spec"));
       case "crosscheck" -> {
         Crosscheck.run(flags.get("spec"), flags.get("out"));
         yield EXIT_OK;

@@ -319,10 +319,10 @@ final class Hashing {
       try {
         entries.add(prepare(cell, message));
       } catch (CheckFailed e) {
-        run.finish(cell, expectedBytes, "failed", "failed (" + e.getMessage() + ")", true);
+        run.notPassed(cell, expectedBytes, "failed", e.getMessage());
       } catch (RuntimeException e) {
         String status = lacksAlgorithm(e) ? "unsupported" : "failed";
-        run.finish(cell, expectedBytes, status, status + " (" + e + ")", true);
+        run.notPassed(cell, expectedBytes, status, e.toString());
       }
     }
     return entries;

@@ -356,10 +356,10 @@ final class Primitives {
         Supplier<Workload> made = () -> work;
         entries.add(new TimedSuite.Entry(cell, p.message().length, made));
       } catch (CheckFailed e) {
-        run.finish(cell, p.message().length, "failed", "failed (" + e.getMessage() + ")", true);
+        run.notPassed(cell, p.message().length, "failed", e.getMessage());
       } catch (GeneralSecurityException | RuntimeException e) {
         String status = lacksAlgorithm(e) ? "unsupported" : "failed";
-        run.finish(cell, p.message().length, status, status + " (" + e + ")", true);
+        run.notPassed(cell, p.message().length, status, e.toString());
       }
     }
     return entries;

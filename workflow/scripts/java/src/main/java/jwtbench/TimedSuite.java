@@ -26,7 +26,11 @@ import java.util.function.UnaryOperator;
  * opens with a sample of the drift {@link Reference}. Every clock reading is System.nanoTime.
  */
 final class TimedSuite {
-  private static final long MAX_BATCH = 1_000_000_000L;
+  /**
+   * The largest batch timed: a loop the JIT removed (suite harness's `empty`, README "Suite
+   * harness") takes the same time for any n, and a calibration would double n for ever.
+   */
+  static final long MAX_BATCH = 1_000_000_000L;
   /** Whether a cell of this process has warmed up (the first one takes the process's warm-up). */
   private static boolean processWarmedUp;
 
@@ -286,7 +290,7 @@ final class TimedSuite {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /** This thread's CPU time so far (ns), or -1 when the VM does not measure it. */
-    private static long threadCpuNs() {
+    static long threadCpuNs() {
       return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
@@ -298,7 +302,7 @@ final class TimedSuite {
     }
 
     /** The JIT's total compilation time so far (ms), or -1 when the VM does not say. */
-    private static long jitMillis() {
+    static long jitMillis() {
       CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
       return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
@@ -514,12 +518,20 @@ final class TimedSuite {
      */
     static Reference calibrated(Bench.Run run) {
       Spec.Timing timing = run.spec.timing();
-      Entry entry = entry(run.spec.suite(), message(), sha256());
-      Timer timer = new Timer(entry, entry.workload().get(), timing, Long.MAX_VALUE);
+      Timer timer = timer(run.spec);
       timer.warmUpAndCalibrate(timing);
       Progress.line("drift reference (" + ALGORITHM + " " + Hashing.JCA + " of " + MESSAGE_BYTES + " bytes): "
           + (timer.steadiness == null ? "" : timer.steadiness + "; ") + "batch of " + timer.n);
       return new Reference(timer, run);
+    }
+
+    /**
+     * Its timer, neither warmed up nor calibrated: the batch loop of {@link #entry}, with no
+     * max_cell_seconds (bench's rounds and {@link Serve}'s batches of "reference").
+     */
+    static Timer timer(Spec spec) {
+      Entry entry = entry(spec.suite(), message(), sha256());
+      return new Timer(entry, entry.workload().get(), spec.timing(), Long.MAX_VALUE);
     }
 
     /** Its sample of round k unless it has taken it: one batch, its row written at once. */
