@@ -404,10 +404,13 @@ def test_a_drift_reference_sample_opens_every_round(language, keys, driver_env, 
 def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, driver_env, tmp_path):
     """The warm-up: the first cell warms up for process_warmup_seconds, the others for
     warmup_seconds; each cell's `steady after S s` line on stderr counts from its warm-up's
-    start (a loose tolerance makes every cell steady after its first two windows)."""
+    start (a loose tolerance makes every cell steady after its first two windows). The
+    process warm-up is long beside a later cell's warm-up until steady, which a loaded
+    machine stretches (java asks for an idle JIT and its CPU: 0.82 s beside a parallel
+    build, 2026-11-29)."""
     timing = {
         "warmup_seconds": 0.01,
-        "process_warmup_seconds": 0.8,
+        "process_warmup_seconds": 1.5,
         "samples": 2,
         "target_ci_pct": 0,
         "target_sample_seconds": 0.002,
@@ -448,7 +451,7 @@ def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, d
     cell_lines = "\n".join(line for line in result.stderr.splitlines() if not line.startswith("drift reference"))
     steady = [float(s) for s in re.findall(r"steady after ([0-9.]+) ?s", cell_lines)]
     assert len(steady) == len(cells), result.stderr[-2000:]
-    assert steady[0] >= 0.8 and max(steady[1:]) < 0.8, steady
+    assert steady[0] >= 1.5 and max(steady[1:]) < 1.5, steady
 
 
 @pytest.mark.parametrize("language", JWS)
