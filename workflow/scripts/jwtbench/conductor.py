@@ -208,7 +208,7 @@ def whole_passes(n, count):
 class Conductor:
     def __init__(self, spec, workers, out, progress=None):
         self.spec = spec
-        self.workers = list(workers) if isinstance(workers, (list, tuple)) else [workers]
+        self.workers = list(workers)
         self.timing = Timing.from_spec(spec["timing"])
         self.out = out  # binary: each row is written and flushed as result_tables writes a line
         self.progress = progress or (lambda text: print(text, file=sys.stderr, flush=True))
@@ -377,7 +377,7 @@ class Conductor:
         return first
 
     def conduct(self):
-        """Every cell's rows, then the workers' end; returns their folded sinks."""
+        """Every cell's rows, then the workers' end; returns their folded sinks, one each."""
         hello = self.hellos()
         entries = hello["cells"]
         timed = []
@@ -400,8 +400,7 @@ class Conductor:
             self.prepare_timing(reference)  # as a cell's, until steady too: java's read 5-16x at first
         rounds = self.sample_in_rounds(timed, reference)
         self.report(timed, rounds, reference)
-        sinks = [worker.end() for worker in self.workers]
-        return sinks[0] if len(sinks) == 1 else sinks
+        return [worker.end() for worker in self.workers]
 
     def sample_in_rounds(self, timed, reference):
         """README, "Interleaved rounds" and "The stopping rule": round k first stops the cells
@@ -492,13 +491,13 @@ def main(argv=None):
     workers = [Worker(args.worker, args.deadline_seconds, number=number) for number in range(1, count + 1)]
     try:
         with open(args.out, "wb") as out:
-            sink = Conductor(spec, workers, out).conduct()
+            sinks = Conductor(spec, workers, out).conduct()
     except WorkerError as error:
         print(f"error: {args.spec}: {error}", file=sys.stderr)
         for worker in workers:
             worker.kill()
         return 4
-    print(f"done: {len(spec['cells'])} cells (sink {sink})", file=sys.stderr)
+    print(f"done: {len(spec['cells'])} cells (sinks {sinks})", file=sys.stderr)
     return 0
 
 

@@ -187,7 +187,7 @@ class RoundPairedCells(BootstrapCells):
     cells' spreads in quadrature (sample_statistics.worker_spread). A figure whose workers
     could not be compared (a job of one process) takes its language's median spread, or
     the run's. `methods` counts the figures taken each way, by the name each way has in the
-    verdict tables' `pairing` column; `spreads` keeps each derived figure's spread."""
+    verdict tables' `pairing` column."""
 
     # The fewest shared rounds a per-round CI needs (its order-statistic CI needs six values).
     FEWEST_ROUNDS = 6
@@ -204,7 +204,6 @@ class RoundPairedCells(BootstrapCells):
             f"medians, CI widened x{process_drift:.3f} for drift" if process_drift > 1 else "medians, no drift measured"
         )
         self.methods = collections.Counter()
-        self.spreads = []
 
     def spread_of(self, key):
         """A cell's measured worker spread, else its language's, else the run's."""
@@ -225,13 +224,11 @@ class RoundPairedCells(BootstrapCells):
                 self.methods[PAIRED] += 1
                 spread = stats.paired_worker_spread(series, function, self.series.workers[keys[0]])
                 spread = spread or max(self.spread_of(key) for key in keys)
-                self.spreads.append(spread)
                 return middle, low / spread, high * spread, PAIRED
         self.methods[self.unpaired] += 1
         value = function(*(self.median(key) for key in keys))
         low, high = self.interval(function(*(self.medians(key) for key in keys)))
         spread = stats.combined_spread([self.spread_of(key) for key in keys])
-        self.spreads.append(spread)
         widen = self.process_drift * spread
         return value, low / widen, high * widen, self.unpaired
 

@@ -35,9 +35,8 @@ import java.util.Map;
  * steady are requests of one cell (or of the reference) alone and run without the wait, as
  * bench's do.
  *
- * <p>A batch that throws, or one of more than {@link TimedSuite#MAX_BATCH} calls (bench's own
- * cap: a loop C2 removed, as it may remove suite harness's `empty`, takes the same time for any
- * n, so a calibration that doubles n never ends), is answered {"error": ...} and ends its request.
+ * <p>A batch that throws is answered {"error": ...} and ends its request. The conductor caps a
+ * batch's calls itself (a loop C2 removed takes the same time for any n).
  *
  * <p>stdout carries the protocol's lines alone, each written and flushed at once
  * ({@link Progress#stdout}); System.out goes to stderr, where a library's printing belongs.
@@ -170,11 +169,6 @@ final class Serve {
       boolean round = batches.stream().anyMatch(b -> b.timer() == reference)
           && batches.stream().anyMatch(b -> b.timer() != reference);
       for (Batch batch : batches) {
-        if (batch.n() > TimedSuite.MAX_BATCH) {
-          refuse(where, batch, "a batch of " + batch.n() + " calls is above bench's largest, "
-              + TimedSuite.MAX_BATCH + " (a loop the JIT removed takes the same time for any n)");
-          break;
-        }
         if (round) {
           JitQueue.awaitIdle();
         }

@@ -30,7 +30,7 @@ final class TimedSuite {
    * The largest batch timed: a loop the JIT removed (suite harness's `empty`, README "Suite
    * harness") takes the same time for any n, and a calibration would double n for ever.
    */
-  static final long MAX_BATCH = 1_000_000_000L;
+  private static final long MAX_BATCH = 1_000_000_000L;
   /** Whether a cell of this process has warmed up (the first one takes the process's warm-up). */
   private static boolean processWarmedUp;
 
