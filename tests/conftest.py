@@ -127,6 +127,18 @@ def run_driver(language, env, *args):
     return subprocess.run([str(SCRIPTS / language / "run"), *args], capture_output=True, text=True, env=env)
 
 
+def run_conducted(driver, env, spec, out, *cpus):
+    """Time `spec` as the pipeline does, natively: the conductor (jwtbench/conductor.py) over
+    the driver's `serve`, the raw-sample CSV (the cross-check's blocks for a cross-check spec)
+    to `out`; `cpus`: the worker pinned to them (taskset). CompletedProcess."""
+    worker = [str(SCRIPTS / driver / "run"), "serve", "--spec", str(spec)]
+    if cpus:
+        worker = ["taskset", "--cpu-list", ",".join(map(str, cpus)), *worker]
+    command = [sys.executable, "-m", "jwtbench.conductor", "--spec", str(spec), "--out", str(out), "--", *worker]
+    env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(SCRIPTS), env.get("PYTHONPATH")]))}
+    return subprocess.run(command, capture_output=True, text=True, env=env)
+
+
 def run_batch(language, env, command, entries, tmp_path):
     """{case id: its line} of one `sign-batch` or `verify-batch` over `entries` (the cases
     as the contract writes them): the process exits 0 with one JSON line per case, in order,

@@ -17,6 +17,10 @@ so the conductor's decisions can be checked against known noise. A cell's `fake`
   constant_ns  every batch takes this long whatever its n (a loop a JIT removed)
   compiling    its first this many batches answer jit_ms 5 and cpu_ns of half their time
                (a JIT compiling on the benchmark's CPU)
+  sizes        each batch answers input_bytes 10 + its number and output_bytes 100 + its
+               number (tokensize's records)
+  parts        each batch answers parts sign (a third of it) and verify (a quarter; transfer)
+  native_factor the native harness's figure over the calls' ns (default 1; a cross-check spec)
 The spec's `fake_drift` makes the machine slower by this fraction per virtual second;
 `fake_no_reference` leaves the reference out of the first line; `fake_worker_speeds`
 [factor of worker 1, of worker 2, ...] makes each worker process's calls that much slower
@@ -70,12 +74,21 @@ def main(spec_path):
         "cells": [entry(script) for script in scripts],
         "reference": None if spec.get("fake_no_reference") else entry({}),
     }
+    if "crosscheck" in spec:
+        hello["harness"] = {"name": "fakebench", "version": "0.1"}
     print(json.dumps(hello), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
         if request.get("end"):
             print(json.dumps({"sink": 0}), flush=True)
             return 0
+        if "native" in request:
+            key, seconds = request["native"]
+            script = scripts_by_key[key]
+            clock_ns += int(seconds * 1e9)
+            figure = speed * script.get("ns", 1000) * script.get("native_factor", 1.0)
+            print(json.dumps({"ns_per_op": figure, "samples": 7}), flush=True)
+            continue
         is_round = request["batches"][0][0] == "reference" and len(request["batches"]) > 1
         rounds += is_round
         for key, n in request["batches"]:
@@ -99,6 +112,10 @@ def main(spec_path):
             calls[key] += n
             clock_ns += int(elapsed)
             answer = {"elapsed_ns": max(1, int(elapsed))}
+            if script.get("sizes"):
+                answer.update(input_bytes=10 + batches[key], output_bytes=100 + batches[key])
+            if script.get("parts"):
+                answer["parts"] = {"sign": answer["elapsed_ns"] // 3, "verify": answer["elapsed_ns"] // 4}
             if batches[key] <= script.get("compiling", 0):
                 answer.update(jit_ms=5, cpu_ns=int(elapsed) // 2)
             elif "compiling" in script:

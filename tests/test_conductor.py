@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+import stopping_series
 
 from jwtbench import conductor, raw_samples, stopping_rule
+from jwtbench.rules import summarize_crosscheck
 
 FAKE_WORKER = Path(__file__).with_name("fake_worker.py")
 TIMING = {
@@ -43,7 +45,7 @@ def conduct(tmp_path, cells, timing=None, pairs=(), deadline=30, **extra):
     spec_path, out = tmp_path / "spec.json", tmp_path / "raw.csv"
     spec_path.write_text(json.dumps(spec))
     lines = []
-    count = spec["timing"].get("workers", 1)
+    count = conductor.worker_count(spec)
     argv = [sys.executable, str(FAKE_WORKER), str(spec_path)]
     workers = [conductor.Worker(argv, deadline, number=number) for number in range(1, count + 1)]
     try:
@@ -52,7 +54,7 @@ def conduct(tmp_path, cells, timing=None, pairs=(), deadline=30, **extra):
         status = 0
     except conductor.WorkerError as error:
         for worker in workers:
-            worker.kill()
+            worker.kill()  # a worker restarted in a dead one's place ended with the run
         lines.append(f"error: {error}")
         status = 4
     return status, raw_samples.read(out), lines
@@ -252,3 +254,173 @@ def test_main_writes_the_raw_csv(tmp_path, capsys):
     assert conductor.main(argv) == 0
     assert len(samples_of(raw_samples.read(out), "HS256")) == TIMING["min_samples"]
     assert "done: 1 cells" in capsys.readouterr().err
+
+
+# ------------------------------------------------ the suites timed a call at a time
+
+
+def test_percall_times_each_call_on_its_own_after_its_warm_up_calls(tmp_path):
+    """Suite percall: per cell, warmup_calls untimed, then `calls` rows of one call each, in
+    spec order; no reference, no rounds, one worker even with timing.workers 2."""
+    cells = [cell("HS256", ns=1000), cell("RS256", ns=5000)]
+    status, rows, _ = conduct(
+        tmp_path, cells, timing={"workers": 2}, suite="percall", percall={"warmup_calls": 5, "calls": 30}
+    )
+    assert status == 0
+    assert not [r for r in rows if r["operation"] == "reference"]
+    for algorithm, ns in (("HS256", 1000), ("RS256", 5000)):
+        samples = samples_of(rows, algorithm)
+        assert [r["sample"] for r in samples] == list(range(1, 31))
+        assert {(r["iterations"], r["elapsed_ns"], r["status"], r["worker"]) for r in samples} == {(1, ns, "ok", 1)}
+    assert not (tmp_path / "spec.json.worker2").exists(), "a second worker was started"
+
+
+def test_tokensize_rows_carry_each_record_s_own_sizes(tmp_path):
+    """Suite tokensize: each record (pass_length of them) signed once, the row's sample its
+    line and its bytes the call's own."""
+    status, rows, _ = conduct(tmp_path, [cell("HS512", pass_length=12, sizes=True)], suite="tokensize")
+    assert status == 0
+    samples = samples_of(rows, "HS512")
+    assert [(r["sample"], r["input_bytes"], r["output_bytes"]) for r in samples] == [
+        (k, 10 + k, 100 + k) for k in range(1, 13)
+    ]
+
+
+def test_transfer_writes_a_trial_s_whole_time_and_its_parts(tmp_path):
+    """Suite transfer: warm-up trials untimed, then three rows per timed trial: the trial
+    (request-response) and the client's sign and the server's verify it reported."""
+    trial = {**cell("RS512", ns=9000, parts=True), "operation": "request-response"}
+    status, rows, _ = conduct(tmp_path, [trial], suite="transfer", transfer={"trials": 4, "warmup_trials": 2})
+    assert status == 0
+    by_operation = {op: [r for r in rows if r["operation"] == op] for op in ("request-response", "sign", "verify")}
+    assert [r["sample"] for r in by_operation["request-response"]] == [1, 2, 3, 4]
+    assert {r["elapsed_ns"] for r in by_operation["request-response"]} == {9000}
+    assert {r["elapsed_ns"] for r in by_operation["sign"]} == {3000}
+    assert {r["elapsed_ns"] for r in by_operation["verify"]} == {2250}
+
+
+def test_a_transfer_cell_that_is_not_timed_has_a_row_per_operation(tmp_path):
+    trial = {**cell("RS512", status="failed"), "operation": "request-response"}
+    status, rows, _ = conduct(tmp_path, [trial], suite="transfer", transfer={"trials": 4, "warmup_trials": 2})
+    assert status == 0
+    assert sorted((r["operation"], r["status"]) for r in rows) == [
+        ("request-response", "failed"),
+        ("sign", "failed"),
+        ("verify", "failed"),
+    ]
+
+
+def keygen_cell(operation, **fake):
+    return {**cell("RSA-SHA256", **fake), "operation": operation, "family": "RSA", "key_bits": 2048}
+
+
+KEYGEN = {"iterations": 3, "target_cell_seconds": 0.00001, "max_iterations": 50, "max_cell_seconds": 2}
+
+
+def test_keygen_iterates_then_samples_sign_and_verify_in_rounds(tmp_path):
+    """Suite keygen: the per-iteration cells first, each iteration a call of its own (at least
+    `iterations`, more while under target_cell_seconds), then sign and verify in rounds
+    with the drift reference."""
+    cells = [keygen_cell("keygen+sign+verify", ns=2000), keygen_cell("sign", ns=700)]
+    status, rows, _ = conduct(tmp_path, cells, suite="keygen", keygen=KEYGEN)
+    assert status == 0
+    iterations = [r for r in rows if r["operation"] == "keygen+sign+verify"]
+    # 3 iterations of 2 us are under the 10 us target: two more
+    assert [(r["sample"], r["iterations"], r["elapsed_ns"]) for r in iterations] == [(k, 1, 2000) for k in range(1, 6)]
+    assert len([r for r in rows if r["operation"] == "sign"]) == TIMING["min_samples"]
+    assert len([r for r in rows if r["operation"] == "reference"]) == TIMING["min_samples"]
+
+
+def test_a_key_generation_past_its_budget_is_stopped_and_the_worker_restarted(tmp_path):
+    """max_cell_seconds holds while an iteration runs: the conductor stops the worker that
+    has not answered, writes the iterations before it as `timeout`, starts a new worker and
+    goes on with the next cell."""
+    started = time.monotonic()
+    cells = [keygen_cell("keygen", ns=1000, hangs_at=3), keygen_cell("sign", ns=700)]
+    status, rows, lines = conduct(
+        tmp_path, cells, suite="keygen", keygen={**KEYGEN, "iterations": 10, "max_cell_seconds": 1.5}
+    )
+    assert status == 0, lines
+    assert time.monotonic() - started < 30
+    assert [(r["sample"], r["status"]) for r in rows if r["operation"] == "keygen"] == [(1, "timeout"), (2, "timeout")]
+    assert any("its worker is restarted" in line for line in lines)
+    assert (tmp_path / "spec.json.worker2").exists()
+    assert {r["status"] for r in rows if r["operation"] == "sign"} == {"ok"}
+
+
+def test_a_key_generation_that_never_ends_is_one_timeout_row_with_its_time(tmp_path):
+    status, rows, _ = conduct(
+        tmp_path, [keygen_cell("keygen", hangs_at=1)], suite="keygen", keygen={**KEYGEN, "max_cell_seconds": 1}
+    )
+    assert status == 0
+    ((row),) = rows
+    assert (row["sample"], row["iterations"], row["status"]) == (0, 0, "timeout")
+    assert row["elapsed_ns"] >= 1e9
+
+
+# ------------------------------------------------------------------------ the cross-check
+
+
+def test_the_cross_check_alternates_driver_and_native_blocks(tmp_path):
+    """A cross-check spec: per cell and then the reference, `alternations` driver blocks
+    (batches of the calibrated n, at least 3, their median ns/op) and native blocks (the
+    worker's harness's figure), the driver's first in odd alternations; an untimed cell is one
+    row with its status."""
+    spec = {
+        "language": "python",
+        "suite": "jwt",
+        "timing": TIMING,
+        "pairs": [],
+        "cells": [cell("HS256", ns=1000, native_factor=1.02), cell("EdDSA", status="unsupported")],
+        "crosscheck": {"alternations": 4, "block_seconds": 0.05},
+    }
+    spec_path, out = tmp_path / "spec.json", tmp_path / "blocks.csv"
+    spec_path.write_text(json.dumps(spec))
+    argv = ["--spec", str(spec_path), "--out", str(out), "--", sys.executable, str(FAKE_WORKER), str(spec_path)]
+    assert conductor.main(argv) == 0
+    rows = summarize_crosscheck.read_blocks(out)
+    summarize_crosscheck.check_blocks(rows, spec, out)
+    hs256 = [r for r in rows if r["algorithm"] == "HS256"]
+    order = [("driver", "native"), ("native", "driver")]
+    assert [(r["alternation"], r["timer"]) for r in hs256] == [(k, t) for k in (1, 2, 3, 4) for t in order[(k - 1) % 2]]
+    for row in hs256:
+        expected = (1000.0, "jwtbench", "") if row["timer"] == "driver" else (1020.0, "fakebench", "0.1")
+        assert (row["ns_per_op"], row["harness"], row["harness_version"]) == expected
+        assert int(row["samples"]) >= 3 if row["timer"] == "driver" else int(row["samples"]) == 7
+    (eddsa,) = [r for r in rows if r["algorithm"] == "EdDSA"]
+    assert (eddsa["alternation"], eddsa["status"], eddsa["ns_per_op"]) == (0, "unsupported", None)
+    assert len([r for r in rows if r["operation"] == "reference"]) == 8
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("{not json", "Expecting property name"),
+        (json.dumps({"suite": "jwt", "timing": TIMING, "cells": []}), "key 'language' missing"),
+        (json.dumps({"language": "go", "suite": "keygen", "timing": TIMING, "cells": []}), "key 'keygen' missing"),
+    ],
+)
+def test_a_bad_spec_exits_2_naming_the_file_and_what_is_wrong(tmp_path, capsys, text, says):
+    spec = tmp_path / "spec.json"
+    spec.write_text(text)
+    argv = ["--spec", str(spec), "--out", str(tmp_path / "raw.csv"), "--", sys.executable, str(FAKE_WORKER), str(spec)]
+    assert conductor.main(argv) == 2
+    err = capsys.readouterr().err
+    assert str(spec) in err and says in err, err
+
+
+@pytest.mark.parametrize("name,case", stopping_series.cases(), ids=[name for name, _ in stopping_series.cases()])
+def test_stopping_rule_reference_known_answers(name, case):
+    """The reference itself on cases whose answer is known without it: constant values stop
+    at min_samples; with the rule off every cell runs to the cap; a series shorter than
+    the cap that never gets precise runs out."""
+    target = stopping_rule.Target.from_timing(case["timing"])
+    taken = stopping_rule.replay(case["series"], case["pairs"], target)
+    got = {"samples": [n for n, _ in taken], "reasons": [reason for _, reason in taken]}
+    if name == "constant":
+        assert got == {"samples": [20], "reasons": ["precision"]}
+    if name == "rule-off":
+        assert got == {"samples": [100], "reasons": ["sample_cap"]}
+    if name == "short-series":
+        assert got["reasons"] == ["exhausted", "exhausted"] and got["samples"][1] == 4
+    assert all(n <= case["timing"]["samples"] for n in got["samples"])

@@ -18,12 +18,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-import check_stopping
 import jsonschema
 import pytest
-import stopping_series
 import yaml
-from conftest import FIXTURE, REPO, SCRIPTS, run_batch, run_driver
+from conftest import FIXTURE, REPO, SCRIPTS, run_batch, run_conducted, run_driver
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
@@ -445,7 +443,7 @@ def test_the_first_cell_of_a_process_takes_the_process_warm_up(language, keys, d
             }
         )
     )
-    result = run_driver(language, driver_env, "bench", "--spec", str(spec_file), "--out", str(out))
+    result = run_conducted(language, driver_env, spec_file, str(out))
     assert result.returncode == 0, result.stderr[-2000:]
     # The cells' lines (java's drift reference says when it was steady too).
     cell_lines = "\n".join(line for line in result.stderr.splitlines() if not line.startswith("drift reference"))
@@ -518,7 +516,7 @@ def test_crosscheck_alternates_the_driver_with_its_languages_harness(language, k
     }
     spec_file, out = tmp_path / "spec.json", tmp_path / "blocks.csv"
     spec_file.write_text(json.dumps(spec))
-    result = run_driver(language, driver_env, "crosscheck", "--spec", str(spec_file), "--out", str(out))
+    result = run_conducted(language, driver_env, spec_file, out)
     assert result.returncode == 0, result.stderr[-2000:]
     rows = summarize_crosscheck.read_blocks(out)  # raises on a wrong header or a malformed row
     summarize_crosscheck.check_blocks(rows, spec, out)
@@ -570,13 +568,7 @@ def test_java_crosscheck_keeps_jmhs_parent_off_the_benchmark_cpus(language, keys
     }
     spec_file, out = tmp_path / "spec.json", tmp_path / "blocks.csv"
     spec_file.write_text(json.dumps(spec))
-    pinned = ["taskset", "--cpu-list", f"{conductor},{benchmark}", str(SCRIPTS / language / "run")]
-    result = subprocess.run(
-        [*pinned, "crosscheck", "--spec", str(spec_file), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        env=driver_env,
-    )
+    result = run_conducted(language, driver_env, spec_file, out, conductor, benchmark)
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"JMH's parent on CPUs {conductor}, its forks on CPUs {benchmark}" in result.stderr, result.stderr
     forks = re.findall(r"the fork on CPUs ([0-9,-]+)\)", result.stderr)
@@ -584,8 +576,8 @@ def test_java_crosscheck_keeps_jmhs_parent_off_the_benchmark_cpus(language, keys
     summarize_crosscheck.check_blocks(summarize_crosscheck.read_blocks(out), spec, out)
     spec["crosscheck"]["cpus"]["conductor"] = [conductor, benchmark]
     spec_file.write_text(json.dumps(spec))
-    result = run_driver(language, driver_env, "crosscheck", "--spec", str(spec_file), "--out", str(out))
-    assert result.returncode == 2 and "must not share a CPU" in result.stderr, result.stderr
+    result = run_conducted(language, driver_env, spec_file, out)
+    assert result.returncode != 0 and "must not share a CPU" in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("language", JAVA_JWS[:1])
@@ -609,51 +601,11 @@ def test_java_drift_reference_is_warmed_up_until_steady_before_round_one(languag
             {"format": "jwtbench-spec/1", "language": "java", "suite": "harness", "timing": timing, "cells": cells}
         )
     )
-    result = run_driver(language, driver_env, "bench", "--spec", str(spec_file), "--out", str(out))
+    result = run_conducted(language, driver_env, spec_file, str(out))
     assert result.returncode == 0, result.stderr[-2000:]
     line = next(line for line in result.stderr.splitlines() if line.startswith("drift reference (SHA-256"))
     assert re.search(r": (not )?steady after [0-9.]+ ?s", line), line
     assert sorted(r["sample"] for r in raw_samples.read(out) if r["operation"] == "reference") == [1, 2, 3]
-
-
-@pytest.mark.parametrize("name,case", stopping_series.cases(), ids=[name for name, _ in stopping_series.cases()])
-def test_stopping_rule_reference_known_answers(name, case):
-    """The reference itself on cases whose answer is known without it: constant values stop
-    at min_samples; with the rule off every cell runs to the cap; a series shorter than
-    the cap that never gets precise runs out."""
-    got = check_stopping.expected(case)
-    if name == "constant":
-        assert got == {"samples": [20], "reasons": ["precision"]}
-    if name == "rule-off":
-        assert got == {"samples": [100], "reasons": ["sample_cap"]}
-    if name == "short-series":
-        assert got["reasons"] == ["exhausted", "exhausted"] and got["samples"][1] == 4
-    assert all(n <= case["timing"]["samples"] for n in got["samples"])
-
-
-@pytest.mark.parametrize("language", JWS)
-def test_stopping_rule_matches_the_reference(language, driver_env, tmp_path):
-    """The stopping rule in every driver: synthetic cells with known noise (and pairs that
-    hold cells back) stop at the round the reference (stopping_rule.py) says, for the
-    reason it says, through the driver's own rounds object (`stopping --series`)."""
-    differences = []
-    for name, case in stopping_series.cases():
-        path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps(case))
-        done = run_driver(language, driver_env, "stopping", "--series", str(path))
-        assert done.returncode == 0, f"{name}: {done.stderr[-2000:]}"
-        got, want = json.loads(done.stdout), check_stopping.expected(case)
-        if got != want:
-            differences.append(f"{name}: want {want}, got {got}")
-    assert not differences, "\n".join(differences)
-
-
-@pytest.mark.parametrize("language", JWS)
-def test_stopping_refuses_a_malformed_series(language, driver_env, tmp_path):
-    path = tmp_path / "bad.json"
-    path.write_text('{"timing": {"samples": 10}, "series": "not a list"}')
-    done = run_driver(language, driver_env, "stopping", "--series", str(path))
-    assert done.returncode == 2 and "bad.json" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("language", NOT_JWS)

@@ -5,7 +5,7 @@ import json
 from collections import Counter, defaultdict
 
 import pytest
-from conftest import JWS_LANGUAGES, run_driver
+from conftest import JWS_LANGUAGES, run_conducted
 
 from jwtbench import raw_samples, synthetic_datasets, variants
 from jwtbench.rules import prepare_dataset, write_bench_spec
@@ -36,7 +36,7 @@ def bench(language, env, keys, tmp_path, suite, suite_config, input_file, input_
     spec = tmp_path / "spec.json"
     write_bench_spec.main(language, suite, suite_config, TIMING, str(keys), str(input_file), spec, NAME, input_kind)
     out = tmp_path / "out.csv"
-    result = run_driver(language, env, "bench", "--spec", str(spec), "--out", str(out))
+    result = run_conducted(language, env, spec, str(out))
     assert result.returncode == 0, result.stderr[-3000:]
     return raw_samples.cells_only(raw_samples.read(out)), result.stderr
 
@@ -108,7 +108,7 @@ def test_transfer_spec_without_its_settings_is_a_usage_error(language, data, key
     document = json.loads(spec.read_text())
     del document["transfer"]
     spec.write_text(json.dumps(document))
-    result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(tmp_path / "o.csv"))
+    result = run_conducted(language, driver_env, spec, str(tmp_path / "o.csv"))
     assert result.returncode == 2 and "transfer" in result.stderr
 
 
@@ -128,5 +128,5 @@ def test_records_input_that_is_not_json_lines_is_a_usage_error(language, keys, d
         NAME,
         "records",
     )
-    result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(tmp_path / "o.csv"))
+    result = run_conducted(language, driver_env, spec, str(tmp_path / "o.csv"))
     assert result.returncode == 2 and str(bad) in result.stderr

@@ -6,7 +6,7 @@ import hmac
 import json
 
 import pytest
-from conftest import FIXTURE, JWS_DRIVERS, SCRIPTS, run_batch, run_driver
+from conftest import FIXTURE, JWS_DRIVERS, SCRIPTS, run_batch, run_conducted, run_driver
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -184,7 +184,7 @@ def test_bad_input_exits_2_naming_it(language, driver_env, tmp_path):
     assert run_driver(language, driver_env, "frobnicate").returncode == 2
     bad_spec = tmp_path / "spec.json"
     bad_spec.write_text("{not json")
-    result = run_driver(language, driver_env, "bench", "--spec", str(bad_spec), "--out", str(tmp_path / "o.csv"))
+    result = run_driver(language, driver_env, "serve", "--spec", str(bad_spec))
     assert result.returncode == 2 and "spec.json" in result.stderr
 
 
@@ -236,7 +236,7 @@ def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_p
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(tiny_spec(language, keys, cells, samples=4)))
     out = tmp_path / "raw.csv"
-    result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(out))
+    result = run_conducted(language, driver_env, spec, str(out))
     assert result.returncode == 0, result.stderr
     rows = raw_samples.cells_only(raw_samples.read(out))  # raises on any contract violation
     versions = json.loads(run_driver(language, driver_env, "versions").stdout)
@@ -271,7 +271,7 @@ def test_bench_times_out_a_slow_cell(language, keys, driver_env, tmp_path):
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(spec_data))
     out = tmp_path / "raw.csv"
-    result = run_driver(language, driver_env, "bench", "--spec", str(spec), "--out", str(out))
+    result = run_conducted(language, driver_env, spec, str(out))
     assert result.returncode == 0, result.stderr
     rows = raw_samples.cells_only(raw_samples.read(out))
     assert {r["status"] for r in rows} == {"timeout"}

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import FIXTURE, JWS_LANGUAGES, REPO, run_driver
+from conftest import FIXTURE, JWS_LANGUAGES, REPO, run_conducted
 
 from jwtbench import config_validation, raw_samples, variants
 from jwtbench.rules import write_bench_spec
@@ -52,7 +52,7 @@ def hash_spec(language, input_name, config=HASH_CONFIG):
 def bench(language, env, spec, tmp_path):
     spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
     spec_file.write_text(json.dumps(spec))
-    result = run_driver(language, env, "bench", "--spec", str(spec_file), "--out", str(out))
+    result = run_conducted(language, env, spec_file, str(out))
     assert result.returncode == 0, result.stderr
     return raw_samples.cells_only(raw_samples.read(out))  # raises on any contract violation
 

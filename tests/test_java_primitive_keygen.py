@@ -8,7 +8,7 @@ import time
 import uuid
 
 import pytest
-from conftest import REPO, Background, run_driver
+from conftest import REPO, Background, run_conducted
 
 from jwtbench import raw_samples
 
@@ -38,7 +38,7 @@ def read_rows(path):
 def bench(env, spec, tmp_path):
     spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
     spec_file.write_text(json.dumps(spec))
-    result = run_driver("java", env, "bench", "--spec", str(spec_file), "--out", str(out))
+    result = run_conducted("java", env, spec_file, str(out))
     assert result.returncode == 0, result.stderr
     return read_rows(out), result.stderr
 
@@ -177,7 +177,7 @@ def test_an_unknown_implementation_is_an_input_error(keys, driver_env, tmp_path)
     spec["cells"][0]["implementation"] = "bouncycastle"
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec))
-    result = run_driver("java", driver_env, "bench", "--spec", str(spec_file), "--out", str(tmp_path / "raw.csv"))
+    result = run_conducted("java", driver_env, spec_file, str(tmp_path / "raw.csv"))
     assert result.returncode == 2 and "implementation" in result.stderr
 
 

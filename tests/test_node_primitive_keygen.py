@@ -8,7 +8,7 @@ import json
 import time
 
 import pytest
-from conftest import REPO, run_driver
+from conftest import REPO, run_conducted, run_driver
 
 from jwtbench import raw_samples
 from jwtbench.rules import generate_keys
@@ -46,7 +46,7 @@ def bench(env, spec, tmp_path):
     spec_file, out = tmp_path / "spec.json", tmp_path / "raw.csv"
     spec_file.write_text(json.dumps(spec))
     started = time.monotonic()
-    result = run_driver(LANGUAGE, env, "bench", "--spec", str(spec_file), "--out", str(out))
+    result = run_conducted(LANGUAGE, env, spec_file, str(out))
     seconds = time.monotonic() - started
     assert result.returncode == 0, result.stderr
     return read_rows(out), seconds, result.stderr
@@ -280,6 +280,6 @@ def test_a_keygen_spec_needs_its_keygen_block(driver_env, node_keys, tmp_path):
     del spec["keygen"]
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec))
-    result = run_driver(LANGUAGE, driver_env, "bench", "--spec", str(spec_file), "--out", str(tmp_path / "raw.csv"))
+    result = run_conducted(LANGUAGE, driver_env, spec_file, str(tmp_path / "raw.csv"))
     assert result.returncode == 2
     assert '"keygen" must be an object' in result.stderr

@@ -6,7 +6,7 @@ import json
 import time
 
 import pytest
-from conftest import REPO, run_driver
+from conftest import REPO, run_conducted, run_driver
 
 from jwtbench import raw_samples
 
@@ -42,7 +42,7 @@ def read_rows(path):
 def bench(env, spec, tmp_path, name="spec"):
     spec_file, out = tmp_path / f"{name}.json", tmp_path / f"{name}.csv"
     spec_file.write_text(json.dumps(spec))
-    result = run_driver("python", env, "bench", "--spec", str(spec_file), "--out", str(out))
+    result = run_conducted("python", env, spec_file, str(out))
     assert result.returncode == 0, result.stderr
     return out, result
 
@@ -170,7 +170,7 @@ def test_a_malformed_primitive_cell_is_an_input_error(keys, driver_env, tmp_path
     del spec["cells"][2]["known_answer"]["key_hex"]
     spec_file = tmp_path / "bad.json"
     spec_file.write_text(json.dumps(spec))
-    result = run_driver("python", driver_env, "bench", "--spec", str(spec_file), "--out", str(tmp_path / "x.csv"))
+    result = run_conducted("python", driver_env, spec_file, str(tmp_path / "x.csv"))
     assert result.returncode == 2 and "key_hex" in result.stderr
 
 

@@ -37,6 +37,7 @@ import json
 import math
 import os
 import selectors
+import shlex
 import statistics
 import subprocess
 import sys
@@ -48,9 +49,19 @@ from jwtbench.sample_statistics import worker_spread
 from jwtbench.spec_timing import Timing
 
 PROTOCOL = "jwtbench-worker/1"
-# The suites it times: those whose every cell is sampled in rounds (keygen's per-iteration
-# cells and the suites timed call by call are still each driver's `bench`).
-SUITES = ("jwt", "hash", "primitive", "harness")
+# A worker command's placeholder for a name unique to each start of a worker (a container's).
+WORKER_NAME = "{worker}"
+# What a batch answer may say beside elapsed_ns: its runtime (jit_ms, cpu_ns), the sizes of a
+# batch of one call (input_bytes, output_bytes) and the times of its parts (transfer's sign
+# and the server's verify).
+ANSWER_FACTS = ("jit_ms", "cpu_ns", "input_bytes", "output_bytes", "parts")
+# Suites whose cells are sampled in rounds by one or more workers; keygen's per-iteration
+# cells and the suites timed call by call (percall, tokensize, transfer) are timed one call
+# at a time by one worker (single_calls).
+ROUNDS = ("jwt", "hash", "primitive", "harness")
+PER_ITERATION = ("keygen+sign+verify", "keygen")
+# Every suite it times (a driver's `conducted`).
+SUITES = (*ROUNDS, "keygen", "percall", "tokensize", "transfer")
 REFERENCE = "reference"
 # The drift reference's row fields (README, "The drift reference").
 REFERENCE_CELL = {"operation": "reference", "algorithm": "SHA-256", "key_bits": 0, "input": "reference"}
@@ -75,6 +86,12 @@ CALIBRATED = (0.8, 1.25)
 # compilation still running on the benchmark's one CPU slows two windows alike.
 CPU_SHARE_STEADY = 0.9
 TIME_CAP = "time_cap"
+# A transfer trial's rows: the whole trial (the cell's operation) and its parts.
+TRANSFER_OPERATIONS = ("request-response", "sign", "verify")
+# Cells timed a call at a time are asked for about this long a request (a batch per call).
+REQUEST_SECONDS = 0.1
+# The cross-check's CSV of blocks (README, "The cross-check").
+BLOCK_COLUMNS = result_tables.columns("crosscheck_blocks.schema.yaml")
 STOPPED_BY = {stopping_rule.PRECISION: "precision", stopping_rule.SAMPLE_CAP: "sample cap", TIME_CAP: "time cap"}
 
 
@@ -102,17 +119,38 @@ class BatchFailed(WorkerError):
     """A batch threw; the worker goes on."""
 
 
+class WorkerHung(WorkerError):
+    """The worker did not answer within its deadline; it was stopped."""
+
+
 class Worker:
     """A worker process on the other end of the protocol's pipes; `number`: its place among
     the job's workers (1, 2, ...), the raw rows' `worker`."""
 
-    def __init__(self, argv, deadline_seconds=60.0, stderr=None, number=1):
+    def __init__(self, argv, deadline_seconds=60.0, stderr=None, number=1, stop=None, start=0):
+        """`argv` and `stop` (the command that stops a worker its own signals cannot reach,
+        as a container's) may hold WORKER_NAME, replaced by a name unique to this start;
+        `start` counts the job's earlier starts of this worker."""
+        self.argv, self.stop, self.stderr, self.start = argv, stop, stderr, start
         self.number = number
         self.deadline_seconds = deadline_seconds
-        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0)
+        name = f"{os.getpid()}-{number}-{start}"
+        self.process = subprocess.Popen(
+            [arg.replace(WORKER_NAME, name) for arg in argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            bufsize=0,
+        )
+        self.stop_argv = [arg.replace(WORKER_NAME, name) for arg in stop] if stop else None
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.process.stdout, selectors.EVENT_READ)
         self.pending = b""  # what the worker wrote past its last whole line
+        self.runtime = []  # per batch of the last request, what the worker said (ANSWER_FACTS)
+
+    def restarted(self):
+        """A new process of the same worker, in its place (after kill)."""
+        return Worker(self.argv, self.deadline_seconds, self.stderr, self.number, self.stop, self.start + 1)
 
     def _line(self, seconds, waiting_for):
         """The worker's next line as JSON, within `seconds` (read from the pipe's descriptor:
@@ -122,7 +160,7 @@ class Worker:
             left = deadline - time.monotonic()
             if left <= 0 or not self.selector.select(timeout=left):
                 self.kill()
-                raise WorkerError(f"the worker did not answer within {seconds:.0f} s ({waiting_for}); it was stopped")
+                raise WorkerHung(f"the worker did not answer within {seconds:.0f} s ({waiting_for}); it was stopped")
             chunk = os.read(self.process.stdout.fileno(), 1 << 16)
             if not chunk:
                 code = self.process.wait()
@@ -142,18 +180,22 @@ class Worker:
             raise WorkerError(f"the worker's first line is not protocol {PROTOCOL}: {str(message)[:200]}")
         return message
 
-    def batches(self, batches, expected_ns):
-        """Elapsed ns of each of `batches` [(cell, n)], run in order; BatchFailed if one threw."""
+    def batches(self, batches, expected_ns, seconds=None):
+        """Elapsed ns of each of `batches` [(cell, n)], run in order; BatchFailed if one threw.
+        Each answer's other facts (ANSWER_FACTS) are in self.runtime, batch by batch. The
+        worker hangs past `seconds` (default: DEADLINE_FACTOR times expected_ns, at least
+        deadline_seconds)."""
         request = [[cell, int(n)] for cell, n in batches]
         self._send({"batches": request})
-        seconds = max(self.deadline_seconds, DEADLINE_FACTOR * expected_ns / 1e9)
+        if seconds is None:
+            seconds = max(self.deadline_seconds, DEADLINE_FACTOR * expected_ns / 1e9)
         done = []
-        self.runtime = []  # per batch, what the worker said of its runtime (jit_ms, cpu_ns)
+        self.runtime = []
         for cell, n in request:
             try:
                 answer = self._line(seconds, f"a batch of {n} calls of cell {cell}")
             except WorkerError as error:
-                raise WorkerError(str(error), done) from None
+                raise type(error)(str(error), done) from None
             if "error" in answer:
                 raise BatchFailed(f"cell {cell} threw in a batch of {n}: {answer['error']}", done)
             elapsed = answer.get("elapsed_ns")
@@ -161,8 +203,20 @@ class Worker:
                 self.kill()
                 raise WorkerError(f"the worker answered {answer!r} for a batch of cell {cell}, not elapsed_ns >= 1")
             done.append(elapsed)
-            self.runtime.append({key: answer[key] for key in ("jit_ms", "cpu_ns") if key in answer})
+            self.runtime.append({key: answer[key] for key in ANSWER_FACTS if key in answer})
         return done
+
+    def native(self, cell, seconds):
+        """The native harness's figure for `cell` over about `seconds`: (samples, ns_per_op)."""
+        self._send({"native": [cell, seconds]})
+        answer = self._line(max(self.deadline_seconds, DEADLINE_FACTOR * seconds), f"a native block of cell {cell}")
+        if "error" in answer:
+            raise BatchFailed(f"cell {cell}'s native block threw: {answer['error']}")
+        figure, samples = answer.get("ns_per_op"), answer.get("samples")
+        if not isinstance(figure, (int, float)) or figure <= 0 or not isinstance(samples, int) or samples < 1:
+            self.kill()
+            raise WorkerError(f"the worker answered {answer!r} for a native block of cell {cell}")
+        return samples, float(figure)
 
     def end(self):
         """Ask the worker to finish; its folded sink."""
@@ -181,9 +235,13 @@ class Worker:
             raise WorkerError(f"the worker ended (exit status {code}) before a request") from None
 
     def kill(self):
+        """Stop the worker: its stop command first (a container, which its client's signals
+        do not reach), then the process itself."""
         if self.process.poll() is None:
+            if self.stop_argv:
+                subprocess.run(self.stop_argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
             self.process.kill()
-            self.process.wait()
+        self.process.wait()
 
 
 @dataclass
@@ -213,12 +271,15 @@ class Conductor:
         self.out = out  # binary: each row is written and flushed as result_tables writes a line
         self.progress = progress or (lambda text: print(text, file=sys.stderr, flush=True))
         self.warmed_up = set()  # the workers whose process warm-up is done
-        self.out.write(result_tables.csv_line(raw_samples.COLUMNS))
+        self.crosscheck = self.spec.get("crosscheck")
+        self.out.write(result_tables.csv_line(BLOCK_COLUMNS if self.crosscheck else raw_samples.COLUMNS))
 
     # --- rows ---------------------------------------------------------------------------
 
-    def row(self, cell, status, sample=0, iterations=0, elapsed_ns=0, output_bytes=None, worker=0):
-        facts = cell.facts
+    def row(self, cell, status, sample=0, iterations=0, elapsed_ns=0, worker=0, **given):
+        """One raw row of `cell`; `given` overrides the cell's operation, input_bytes and
+        output_bytes (a call's own sizes, a part of a transfer trial)."""
+        facts = {**cell.fields, **cell.facts, **given}
         self.out.write(
             result_tables.csv_line(
                 [
@@ -226,21 +287,29 @@ class Conductor:
                     facts["implementation"],
                     facts["implementation_version"],
                     self.spec["suite"],
-                    cell.fields["operation"],
-                    cell.fields["algorithm"],
-                    cell.fields["key_bits"],
-                    cell.fields["input"],
+                    facts["operation"],
+                    facts["algorithm"],
+                    facts["key_bits"],
+                    facts["input"],
                     facts.get("input_bytes", 0),
                     sample,
                     iterations,
                     elapsed_ns,
-                    facts.get("output_bytes", 0) if output_bytes is None else output_bytes,
+                    facts.get("output_bytes", 0) if status in ("ok", "timeout") else 0,
                     status,
                     worker,
                 ]
             )
         )
         self.out.flush()
+
+    def untimed(self, cell, status, elapsed_ns=0):
+        """A cell with no sample: one row (transfer: one per operation of a trial)."""
+        for operation in self.operations(cell):
+            self.row(cell, status, elapsed_ns=elapsed_ns, operation=operation)
+
+    def operations(self, cell):
+        return TRANSFER_OPERATIONS if self.spec["suite"] == "transfer" else (cell.fields["operation"],)
 
     def label(self, cell):
         if cell.key == REFERENCE:
@@ -377,21 +446,34 @@ class Conductor:
         return first
 
     def conduct(self):
-        """Every cell's rows, then the workers' end; returns their folded sinks, one each."""
+        """Every cell's rows, then the workers' end; returns their folded sinks, one each.
+        The cells timed a call at a time come first (keygen's per-iteration cells before its
+        sign and verify, README "Suite keygen"), then the cells sampled in rounds."""
         hello = self.hellos()
-        entries = hello["cells"]
-        timed = []
-        for index, (fields, facts) in enumerate(zip(self.spec["cells"], entries)):
+        if self.crosscheck:
+            self.cross_check(hello)
+            return [worker.end() for worker in self.workers]
+        in_rounds = []
+        for index, (fields, facts) in enumerate(zip(self.spec["cells"], hello["cells"])):
             cell = Cell(index, fields, facts)
             if facts["status"] != "ok":
                 self.progress(f"{self.label(cell)}: {facts['status']}: {facts.get('reason', '')}")
-                self.row(cell, facts["status"], output_bytes=0)
-                continue
+                self.untimed(cell, facts["status"])
+            elif self.sampled_in_rounds(cell):
+                in_rounds.append(cell)
+            else:
+                try:
+                    SINGLE_CALLS[self.spec["suite"]](self, cell)
+                except BatchFailed as failed:
+                    self.progress(f"{self.label(cell)}: failed while timing ({failed})")
+                    self.untimed(cell, "failed")
+        timed = []
+        for cell in in_rounds:
             try:
                 self.prepare_timing(cell)
             except BatchFailed as failed:
                 self.progress(f"{self.label(cell)}: failed while timing ({failed})")
-                self.row(cell, "failed", output_bytes=0)
+                self.untimed(cell, "failed")
                 continue
             timed.append(cell)
         reference = None
@@ -401,6 +483,180 @@ class Conductor:
         rounds = self.sample_in_rounds(timed, reference)
         self.report(timed, rounds, reference)
         return [worker.end() for worker in self.workers]
+
+    def sampled_in_rounds(self, cell):
+        suite = self.spec["suite"]
+        return suite in ROUNDS or (suite == "keygen" and cell.fields["operation"] not in PER_ITERATION)
+
+    # --- cells timed a call at a time (README, suites percall, tokensize, transfer, keygen) --
+
+    def one_call_each(self, cell, count, until):
+        """Up to `count` calls of `cell` on the first worker, each a batch of one call, in
+        requests of about REQUEST_SECONDS; no request starts once time.monotonic() passes
+        `until`. Returns [(elapsed_ns, facts)] and whether the time ran out first."""
+        done, per_call_ns = [], None
+        while len(done) < count:
+            left = until - time.monotonic()
+            if left <= 0:
+                return done, True
+            worker = self.workers[0]
+            size = 1 if per_call_ns is None else int(REQUEST_SECONDS * 1e9 / per_call_ns)
+            size = max(1, min(count - len(done), size))
+            seconds = max(worker.deadline_seconds, left + worker.deadline_seconds)
+            elapsed = worker.batches([(cell.key, 1)] * size, 0, seconds)
+            done += zip(elapsed, worker.runtime)
+            per_call_ns = statistics.median(elapsed)
+        return done, False
+
+    def percall(self, cell):
+        """README, "Suite percall": warmup_calls untimed, then each call timed on its own."""
+        settings, start = self.spec["percall"], time.monotonic()
+        until = start + self.timing.max_cell_seconds
+        _, out_of_time = self.one_call_each(cell, settings["warmup_calls"], until)
+        calls, out_of_time = ([], True) if out_of_time else self.one_call_each(cell, settings["calls"], until)
+        self.call_rows(cell, calls, out_of_time, time.monotonic() - start)
+
+    def tokensize(self, cell):
+        """README, "Suite tokensize": every record signed once, in file order, each call timed
+        on its own; the row's sample is the record's line."""
+        start = time.monotonic()
+        calls, out_of_time = self.one_call_each(cell, cell.facts["pass_length"], start + self.timing.max_cell_seconds)
+        self.call_rows(cell, calls, out_of_time, time.monotonic() - start)
+
+    def call_rows(self, cell, calls, out_of_time, spent_seconds, ok_when_out_of_time=False):
+        """The rows of a cell timed call by call, written when it ends: status timeout when
+        its time ran out (unless ok_when_out_of_time), one untimed row if it has no call."""
+        status = "timeout" if out_of_time and not ok_when_out_of_time else "ok"
+        if not calls:
+            self.untimed(cell, status, elapsed_ns=int(spent_seconds * 1e9))
+        for sample, (elapsed, facts) in enumerate(calls, start=1):
+            sizes = {key: facts[key] for key in ("input_bytes", "output_bytes") if key in facts}
+            self.row(cell, status, sample, 1, elapsed, self.workers[0].number, **sizes)
+        median = f"median {statistics.median(e for e, _ in calls):,.0f} ns" if calls else "no call"
+        self.progress(f"{self.label(cell)}: {status}: {len(calls)} calls, {median}")
+
+    def transfer(self, cell):
+        """README, "Suite transfer": warmup_trials untimed, then `trials` timed, each trial's
+        rows its whole time and its parts (the client's sign, the server's verify)."""
+        settings, start = self.spec["transfer"], time.monotonic()
+        until = start + self.timing.max_cell_seconds
+        _, out_of_time = self.one_call_each(cell, settings["warmup_trials"], until)
+        trials, out_of_time = ([], True) if out_of_time else self.one_call_each(cell, settings["trials"], until)
+        status = "timeout" if out_of_time else "ok"
+        if not trials:
+            self.untimed(cell, status, elapsed_ns=int((time.monotonic() - start) * 1e9))
+        for sample, (elapsed, facts) in enumerate(trials, start=1):
+            parts = {cell.fields["operation"]: elapsed, **facts.get("parts", {})}
+            if set(parts) != set(TRANSFER_OPERATIONS):
+                raise WorkerError(f"a transfer trial's answer has parts {sorted(parts)}, not sign and verify")
+            for operation in TRANSFER_OPERATIONS:
+                size = {"output_bytes": facts["output_bytes"]} if "output_bytes" in facts else {}
+                self.row(cell, status, sample, 1, parts[operation], operation=operation, **size)
+        self.progress(f"{self.label(cell)}: {status}: {len(trials)} trials")
+
+    def keygen(self, cell):
+        """README, "Suite keygen", a per-iteration cell: one iteration per request, at least
+        `iterations` and more while their time is under target_cell_seconds, up to
+        max_iterations; max_cell_seconds holds while an iteration runs (the worker is then
+        stopped and a new one started for what follows)."""
+        settings = self.spec["keygen"]
+        start = time.monotonic()
+        until = start + settings["max_cell_seconds"]
+        done, out_of_time = [], False
+        while len(done) < settings["max_iterations"]:
+            if len(done) >= settings["iterations"] and sum(e for e, _ in done) >= settings["target_cell_seconds"] * 1e9:
+                break
+            worker, left = self.workers[0], until - time.monotonic()
+            if left <= 0:
+                out_of_time = True
+                break
+            try:
+                (elapsed,) = worker.batches([(cell.key, 1)], 0, left)
+            except WorkerHung:
+                out_of_time = True
+                self.progress(f"{self.label(cell)}: an iteration ran past max_cell_seconds; its worker is restarted")
+                self.restart(worker)
+                break
+            done.append((elapsed, worker.runtime[0]))
+        enough = len(done) >= settings["iterations"]
+        self.call_rows(cell, done, out_of_time, time.monotonic() - start, ok_when_out_of_time=enough)
+
+    def restart(self, worker):
+        """A new process in the place of a stopped worker, its cells prepared and checked again."""
+        worker.kill()
+        new = worker.restarted()
+        self.workers[self.workers.index(worker)] = new
+        self.warmed_up.discard(new.number)
+        hello = new.hello(max(new.deadline_seconds, PREPARE_SECONDS))
+        if len(hello.get("cells", [])) != len(self.spec["cells"]):
+            raise WorkerError(f"worker {new.number}, restarted, described other cells than the spec's")
+
+    # --- the cross-check (README, "The cross-check") ------------------------------------------
+
+    def cross_check(self, hello):
+        """Each cell, then the drift reference: warmed up and calibrated as for rounds, the
+        native harness warmed up, then `alternations` pairs of a driver block (batches of the
+        calibrated n for block_seconds, at least 3; its figure the median ns/op) and a native
+        block (the harness's own figure), the driver's first in odd alternations."""
+        harness = hello.get("harness") or {}
+        worker = self.workers[0]
+        cells = [Cell(index, *entry) for index, entry in enumerate(zip(self.spec["cells"], hello["cells"]))]
+        if hello.get("reference"):
+            cells.append(Cell(REFERENCE, REFERENCE_CELL, {**hello["reference"], "input_bytes": 64}))
+        for cell in cells:
+            if cell.facts["status"] != "ok":
+                self.progress(f"{self.label(cell)}: {cell.facts['status']}: {cell.facts.get('reason', '')}")
+                self.block_row(cell, 0, "driver", {}, "", "", cell.facts["status"])
+                continue
+            try:
+                self.prepare_timing(cell)
+                worker.native(cell.key, self.timing.warmup_seconds)  # the harness's own warm-up
+                ratios = []
+                for k in range(1, self.crosscheck["alternations"] + 1):
+                    figures = {}
+                    for timer in ("driver", "native") if k % 2 else ("native", "driver"):
+                        if timer == "driver":
+                            figures[timer] = self.driver_block(cell, worker)
+                            self.block_row(cell, k, timer, {"name": "jwtbench", "version": ""}, *figures[timer], "ok")
+                        else:
+                            figures[timer] = worker.native(cell.key, self.crosscheck["block_seconds"])
+                            self.block_row(cell, k, timer, harness, *figures[timer], "ok")
+                    ratios.append(figures["driver"][1] / figures["native"][1])
+                self.progress(f"{self.label(cell)}: driver over native, median {statistics.median(ratios):.3f}")
+            except BatchFailed as failed:
+                self.progress(f"{self.label(cell)}: failed while timing ({failed})")
+                self.block_row(cell, 0, "driver", {}, "", "", "failed")
+
+    def driver_block(self, cell, worker):
+        """Batches of the cell's n until the block has lasted block_seconds and has at least
+        3: (their number, their median ns per call)."""
+        target_ns, elapsed = self.crosscheck["block_seconds"] * 1e9, []
+        while len(elapsed) < 3 or sum(elapsed) < target_ns:
+            left = math.ceil((target_ns - sum(elapsed)) / max(1.0, cell.per_call_ns * cell.n))
+            elapsed += self.run(cell, cell.n, worker, max(3 - len(elapsed), left, 1))
+        return len(elapsed), statistics.median(e / cell.n for e in elapsed)
+
+    def block_row(self, cell, alternation, timer, harness, samples, ns_per_op, status):
+        facts, fields = cell.facts, cell.fields
+        line = [
+            self.spec["language"],
+            facts["implementation"],
+            facts["implementation_version"],
+            fields["operation"],
+            fields["algorithm"],
+            fields["key_bits"],
+            fields["input"],
+            facts.get("input_bytes", 0),
+            alternation,
+            timer,
+            harness.get("name", "jwtbench"),
+            harness.get("version", ""),
+            samples,
+            ns_per_op if ns_per_op == "" else f"{ns_per_op:.3f}",
+            status,
+        ]
+        self.out.write(result_tables.csv_line(line))
+        self.out.flush()
 
     def sample_in_rounds(self, timed, reference):
         """README, "Interleaved rounds" and "The stopping rule": round k first stops the cells
@@ -478,23 +734,64 @@ class Conductor:
         return "" if spread is None else f", workers' medians {spread - 1:.1%} apart"
 
 
+SINGLE_CALLS = {
+    "percall": Conductor.percall,
+    "tokensize": Conductor.tokensize,
+    "transfer": Conductor.transfer,
+    "keygen": Conductor.keygen,
+}
+
+
+def missing_keys(spec):
+    """What the conductor needs of a spec and it lacks (the workflow writes specs whole;
+    this names what a spec written by hand left out)."""
+    wanted = {"": ["language", "suite", "timing", "cells"]}
+    if spec.get("suite") in SINGLE_CALLS and spec.get("suite") != "tokensize":
+        wanted[""].append(spec["suite"])
+    if "crosscheck" in spec:
+        wanted["crosscheck"] = ["alternations", "block_seconds"]
+    missing = [key for key in wanted[""] if key not in spec]
+    missing += [f"crosscheck.{key}" for key in wanted.get("crosscheck", []) if key not in spec["crosscheck"]]
+    return missing
+
+
+def worker_count(spec):
+    """timing.workers for a suite sampled in rounds; the cross-check and the suites timed a
+    call at a time need one."""
+    rounds = spec["suite"] in ROUNDS or spec["suite"] == "keygen"
+    return Timing.from_spec(spec["timing"]).workers if rounds and "crosscheck" not in spec else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--deadline-seconds", type=float, default=60.0)
-    parser.add_argument("worker", nargs="+", help="the worker's command line (after --)")
+    parser.add_argument(
+        "--stop", help=f"the command that stops a worker (a container: its name's {WORKER_NAME} as the worker's)"
+    )
+    parser.add_argument("worker", nargs="+", help=f"the worker's command line (after --; {WORKER_NAME}: see --stop)")
     args = parser.parse_args(argv)
-    with open(args.spec) as handle:
-        spec = json.load(handle)
-    count = Timing.from_spec(spec["timing"]).workers
-    workers = [Worker(args.worker, args.deadline_seconds, number=number) for number in range(1, count + 1)]
+    try:
+        with open(args.spec) as handle:
+            spec = json.load(handle)
+        missing = missing_keys(spec)
+        if missing:
+            raise ValueError(f"key {missing[0]!r} missing")
+        count = worker_count(spec)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"error: the spec {args.spec}: {error}", file=sys.stderr)
+        return 2
+    stop = shlex.split(args.stop) if args.stop else None
+    workers = [Worker(args.worker, args.deadline_seconds, number=n, stop=stop) for n in range(1, count + 1)]
+    conductor = None
     try:
         with open(args.out, "wb") as out:
-            sinks = Conductor(spec, workers, out).conduct()
+            conductor = Conductor(spec, workers, out)
+            sinks = conductor.conduct()
     except WorkerError as error:
         print(f"error: {args.spec}: {error}", file=sys.stderr)
-        for worker in workers:
+        for worker in conductor.workers if conductor else workers:
             worker.kill()
         return 4
     print(f"done: {len(spec['cells'])} cells (sinks {sinks})", file=sys.stderr)

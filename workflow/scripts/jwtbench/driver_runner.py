@@ -12,13 +12,14 @@ per-session copy readable only by the container's user, removed afterwards.
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from jwtbench import container_engine, machine_lock, raw_samples
+from jwtbench import conductor, container_engine, machine_lock, raw_samples
 
 
 def parse_cpus(text):
@@ -200,14 +201,16 @@ class DriverRunner:
         return f"native ({self.shim})"
 
     @contextlib.contextmanager
-    def session(self, keys_dir=None, read_only=(), writable=None, cpus=(), entrypoint=None, reuse=False, stdin=False):
+    def session(
+        self, keys_dir=None, read_only=(), writable=None, cpus=(), entrypoint=None, reuse=False, stdin=False, name=None
+    ):
         """Yield `argv(*driver_args)`: the command line that runs the driver once.
 
         keys_dir, read_only (files or directories) and writable (a directory) are what the
         driver may see in a container; natively it sees the host. `cpus` pins it.
         `entrypoint` runs another program of the image instead of the driver, under the
         same restrictions (containers only). `stdin`: the driver reads its standard input
-        (a container's is then attached). `reuse` (for the many short calls of the
+        (a container's is then attached). `name`: the container's name. `reuse` (for the many short calls of the
         checks, never for timing): every call runs in one container, started here with
         the same restrictions and stopped when the session ends, through `exec` (about
         0.2 s a call less than a fresh container on our VMs).
@@ -233,6 +236,8 @@ class DriverRunner:
                 options += ["--cpuset-cpus", cpu_list(cpus)]
             if stdin:
                 options += ["--interactive"]
+            if name:
+                options += ["--name", name]
             if reuse:
                 yield stack.enter_context(self.kept_container(options, entrypoint))
                 return
@@ -276,25 +281,33 @@ def shim_in_image(name):
 
 
 @contextlib.contextmanager
-def bench_command(runner, spec_path, key_dir, cpus, out_dir, conducted=False):
-    """Yield the command line of one `bench` on a spec, pinned to `cpus`, writing
-    out_dir/samples.csv; a container sees the keys, the spec and its input files, and may
-    write only out_dir (a fresh directory). `conducted`: the conductor (jwtbench/conductor.py,
-    on this process's CPUs, not `cpus`) times the spec through the driver's `serve` instead,
-    and writes the samples itself."""
+def bench_command(runner, spec_path, key_dir, cpus, out_dir, conducted=False, out_name="samples.csv"):
+    """Yield the command line that times a spec on `cpus`, writing out_dir/out_name: the
+    conductor (jwtbench/conductor.py, on this process's CPUs, not `cpus`) over the driver's
+    `serve` when `conducted`, else the driver's own `bench` (openssl's). A container sees the
+    keys, the spec and its input files, and may write only out_dir (a fresh directory); a
+    conducted one is named so that the conductor can stop it (WORKER_NAME: each start's own)."""
     spec = json.loads(Path(spec_path).read_text())
     inputs = sorted({cell["input_file"] for cell in spec["cells"] if cell.get("input_file")})
     writable_by_container(out_dir)
-    spec_path, out = str(Path(spec_path).resolve()), str(Path(out_dir) / "samples.csv")
+    spec_path, out = str(Path(spec_path).resolve()), str(Path(out_dir) / out_name)
+    name = f"jwtbench-worker-{conductor.WORKER_NAME}" if conducted and runner.in_container else None
     session = runner.session(
-        key_dir, read_only=[spec_path, *inputs], writable=None if conducted else out_dir, cpus=cpus, stdin=conducted
+        key_dir,
+        read_only=[spec_path, *inputs],
+        writable=None if conducted else out_dir,
+        cpus=cpus,
+        stdin=conducted,
+        name=name,
     )
     with session as argv:
-        if conducted:
-            conductor = [sys.executable, "-m", "jwtbench.conductor", "--spec", spec_path, "--out", out, "--"]
-            yield conductor + argv("serve", "--spec", spec_path)
-        else:
+        if not conducted:
             yield argv("bench", "--spec", spec_path, "--out", out)
+            return
+        command = [sys.executable, "-m", "jwtbench.conductor", "--spec", spec_path, "--out", out]
+        if name:
+            command += ["--stop", shlex.join(runner.engine.command("kill", "--signal", "KILL", name))]
+        yield [*command, "--", *argv("serve", "--spec", spec_path)]
 
 
 def bench_rows(runner, spec_path, key_dir, cpus, scratch, log, conducted=False):

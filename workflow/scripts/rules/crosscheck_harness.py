@@ -1,12 +1,13 @@
-"""Run one driver's `crosscheck`: its own timing loop against its language's trusted harness
+"""Run one driver's cross-check: the conductor's timing against the language's trusted harness
 (mitata, timeit, JMH, testing.B, criterion) on the same calls, in alternating blocks.
 
 The job writes the crosscheck spec (a `jwt` bench spec of the configured variants and
 operations on the claims file, with the run's timing and `crosscheck: {alternations,
-block_seconds}`), runs the driver's `crosscheck` command on it alone on the machine
+block_seconds}`), runs the conductor over the driver's `serve` on it alone on the machine
 (even with execution.lanes), pinned like a benchmark (natively or in the driver's image,
-without network), and keeps its CSV of blocks (workflow/scripts/README.md, "crosscheck"). summarize_crosscheck.py turns
-the blocks of every driver into ratios with their CIs (results/crosscheck.csv).
+without network), and keeps its CSV of blocks (workflow/scripts/README.md, "The
+cross-check"). summarize_crosscheck.py turns the blocks of every driver into ratios with
+their CIs (results/crosscheck.csv).
 
 By hand, after a run (natively; prints each cell's ratio, exits 1 when one disagrees):
     .venv/bin/python workflow/scripts/rules/crosscheck_harness.py [--driver node] [--config ...]
@@ -80,21 +81,19 @@ def run_driver(runner, spec_path, key_dir, cpus, out_csv, log):
     execution.cpus text), even with execution.lanes (a driver with crosscheck_parent: and the
     conductor's CPUs, split_cpus); its CSV to out_csv."""
     spec = json.loads(Path(spec_path).read_text())
-    inputs = sorted({cell["input_file"] for cell in spec["cells"]})
     scratch = Path(tempfile.mkdtemp(prefix=".crosscheck-", dir=Path(out_csv).parent)).resolve()
     try:
         driver_runner.writable_by_container(scratch)
         written = scratch / "blocks.csv"
         with driver_runner.timed_cpus(cpus, (), log) as pinned:
             pinned = split_cpus(runner, spec_path, pinned)
-            session = runner.session(key_dir, read_only=[spec_path, *inputs], writable=scratch, cpus=pinned)
-            with session as argv:
-                command = argv("crosscheck", "--spec", str(Path(spec_path).resolve()), "--out", str(written))
+            timing = driver_runner.bench_command(runner, spec_path, key_dir, pinned, scratch, True, written.name)
+            with timing as command:
                 print(f"running {runner.describe()} pinned to CPUs {sorted(pinned) or 'any'}:", file=log)
                 print("  " + " ".join(command), file=log, flush=True)
                 result = subprocess.run(command, stdout=log, stderr=log, env=runner.environ())
         if result.returncode != 0:
-            raise RuntimeError(f"{runner.language} crosscheck ({runner.describe()}) exited {result.returncode}")
+            raise RuntimeError(f"{runner.language} cross-check ({runner.describe()}) exited {result.returncode}")
         rows = summarize_crosscheck.read_blocks(written)
         summarize_crosscheck.check_blocks(rows, spec, written)
         shutil.move(written, out_csv)
