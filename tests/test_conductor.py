@@ -4,6 +4,7 @@ drifting machine, a JIT warming up, the time cap, cells that are not timed, and 
 throw, die, hang or break the protocol."""
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -424,3 +425,46 @@ def test_stopping_rule_reference_known_answers(name, case):
     if name == "short-series":
         assert got["reasons"] == ["exhausted", "exhausted"] and got["samples"][1] == 4
     assert all(n <= case["timing"]["samples"] for n in got["samples"])
+
+
+def test_a_worker_is_stopped_through_its_stop_command_with_its_own_name(tmp_path):
+    """--stop (a container's `kill`, which the client's signals do not reach) runs before the
+    process is killed, with WORKER_NAME as the stopped start's own name; the restarted worker
+    gets another."""
+    spec = {
+        "language": "python",
+        "suite": "keygen",
+        "timing": TIMING,
+        "keygen": {**KEYGEN, "max_cell_seconds": 1},
+        "cells": [keygen_cell("keygen", hangs_at=2), keygen_cell("keygen", ns=10)],
+    }
+    spec_path, out = tmp_path / "spec.json", tmp_path / "raw.csv"
+    spec_path.write_text(json.dumps(spec))
+    stop = f"touch {tmp_path}/stopped-{conductor.WORKER_NAME}"
+    worker = [sys.executable, str(FAKE_WORKER), str(spec_path), "--name", conductor.WORKER_NAME]
+    assert conductor.main(["--spec", str(spec_path), "--out", str(out), "--stop", stop, "--", *worker]) == 0
+    (stopped,) = tmp_path.glob("stopped-*")
+    assert stopped.name == f"stopped-{os.getpid()}-1-0"
+    assert [r["status"] for r in raw_samples.read(out) if r["sample"] <= 1] == ["timeout", "ok"]
+
+
+def test_a_worker_that_refuses_the_spec_is_an_input_error(tmp_path, capfd):
+    """A worker that exits 2 before its first line (a spec it cannot read, named on its
+    stderr) makes the conductor exit 2 too, its message left standing."""
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"language": "python", "suite": "jwt", "timing": TIMING, "cells": [cell("HS256")]}))
+    refuse = "import sys; print('error: records.jsonl line 3 is not JSON', file=sys.stderr); sys.exit(2)"
+    argv = ["--spec", str(spec), "--out", str(tmp_path / "raw.csv"), "--", sys.executable, "-c", refuse]
+    assert conductor.main(argv) == 2
+    assert "records.jsonl line 3 is not JSON" in capfd.readouterr().err
+
+
+def test_a_cell_naming_an_implementation_the_worker_lacks_is_an_input_error(tmp_path, capsys):
+    """A cell that names its implementation (suite hash's, primitive's, keygen's) is timed by
+    that implementation or not at all: the worker's hello naming another is exit 2."""
+    named = {**cell("HS256"), "implementation": "bouncycastle"}
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"language": "python", "suite": "hash", "timing": TIMING, "cells": [named]}))
+    argv = ["--spec", str(spec), "--out", str(tmp_path / "raw.csv"), "--", sys.executable, str(FAKE_WORKER), str(spec)]
+    assert conductor.main(argv) == 2
+    assert "cells[0] names implementation 'bouncycastle'" in capsys.readouterr().err

@@ -221,7 +221,7 @@ def cell(operation, variant_name, keys, private=None, public=None):
 
 
 @pytest.mark.parametrize("language", JWS_DRIVERS)
-def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_path):
+def test_conducted_rows_follow_the_csv_contract(language, keys, driver_env, tmp_path):
     cells = [
         cell(op, name, keys)
         for name in ("HS256", "RS256-2048", "ES256", "EdDSA")
@@ -265,7 +265,7 @@ def test_bench_output_follows_the_csv_contract(language, keys, driver_env, tmp_p
 
 
 @pytest.mark.parametrize("language", JWS_DRIVERS)
-def test_bench_times_out_a_slow_cell(language, keys, driver_env, tmp_path):
+def test_a_slow_cell_times_out(language, keys, driver_env, tmp_path):
     spec_data = tiny_spec(language, keys, [cell("sign", "RS512-4096", keys)], samples=1000)
     spec_data["timing"].update(target_sample_seconds=0.05, max_cell_seconds=0.5)
     spec = tmp_path / "spec.json"

@@ -256,16 +256,17 @@ def rsa_7680(keys):
     return str(private), str(public)
 
 
-def keygen_children(mark):
-    """Pids of live KeygenChild JVMs whose environment carries `mark` (a child inherits
-    the driver's environment; other tests running beside this one start their own)."""
+def workers(mark):
+    """Pids of live `serve` JVMs whose environment carries `mark` (a worker inherits the
+    conductor's environment; other tests running beside this one start their own)."""
     pids = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    if b"jwtbench.KeygenChild" not in handle.read():
-                        continue
+                    command = handle.read().split(b"\0")
+                if b"java" not in command[0] or b"serve" not in command:
+                    continue
                 with open(f"/proc/{entry}/environ", "rb") as handle:
                     if mark in handle.read().split(b"\0"):
                         pids.append(int(entry))
@@ -289,20 +290,20 @@ def test_rsa_7680_keygen_is_stopped_at_its_budget(keys, rsa_7680, driver_env, tm
         bench, driver_env, keygen_spec(cells, iterations=2, target=0, max_cell_seconds=budget), tmp_path
     )
     seen = set()
-    while running.is_alive():  # the mark finds this test's children while they run
-        seen.update(keygen_children(mark.encode()))
+    while running.is_alive():  # the mark finds this test's workers while they run
+        seen.update(workers(mark.encode()))
         time.sleep(0.05)
     rows, stderr = running.result()
     took = time.monotonic() - start
-    assert seen, "no KeygenChild JVM carrying this test's mark was seen while the cells ran"
-    # Two cells of at most `budget` each, plus three JVM starts and the PEM checks, on a shared machine.
+    assert len(seen) >= 2, f"the worker generating the 7680-bit key was not replaced: {seen}"
+    # Two cells of at most `budget` each, plus two workers' starts and the PEM checks, on a shared machine.
     assert took < 2 * budget + 20, took
     found = cells_of(rows)
     timed_out = found[("keygen+sign+verify", "RSA-SHA512", 7680, "msg-10")]
     assert [(r["status"], r["sample"], r["iterations"], r["output_bytes"]) for r in timed_out] == [("timeout", 0, 0, 0)]
     assert budget * 1e9 <= timed_out[0]["elapsed_ns"] < (budget + 2) * 1e9
-    assert "killed" in stderr
-    # The run went on with the next cell, and no child is left burning the CPU.
+    assert "its worker is restarted" in stderr
+    # The run went on with the next cell, and no worker is left burning the CPU.
     after = found[("keygen", "ECDSA-SHA256", 256, "keypair")]
     assert {r["status"] for r in after} == {"ok"} and len(after) >= 2
-    assert keygen_children(mark.encode()) == []
+    assert workers(mark.encode()) == []

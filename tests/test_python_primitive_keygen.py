@@ -165,13 +165,18 @@ def test_a_wrong_known_answer_fails_only_its_cell(keys, driver_env, tmp_path, si
     assert "known answer" in result.stderr
 
 
-def test_a_malformed_primitive_cell_is_an_input_error(keys, driver_env, tmp_path, signing_input):
+def test_a_malformed_primitive_cell_fails_naming_what_it_lacks(keys, driver_env, tmp_path, signing_input):
+    """A cell the worker cannot prepare (the workflow writes every field; this one lost its
+    known answer's key) is `failed`, the reason naming the field; the other cells are timed."""
     spec = primitive_spec(keys, signing_input)
     del spec["cells"][2]["known_answer"]["key_hex"]
     spec_file = tmp_path / "bad.json"
     spec_file.write_text(json.dumps(spec))
     result = run_conducted("python", driver_env, spec_file, str(tmp_path / "x.csv"))
-    assert result.returncode == 2 and "key_hex" in result.stderr
+    assert result.returncode == 0 and "key_hex" in result.stderr, result.stderr[-2000:]
+    rows = raw_samples.cells_only(raw_samples.read(tmp_path / "x.csv"))
+    assert {r["status"] for r in rows if r["sample"] == 0} == {"failed"}
+    assert {r["status"] for r in rows if r["sample"] > 0} == {"ok"}
 
 
 def keygen_cell(keys, operation, family, bits, implementation, message_bytes):
@@ -240,8 +245,8 @@ def test_keygen_cells_follow_the_contract(keys, driver_env, tmp_path):
 
 def test_a_keygen_cell_past_its_budget_is_killed(keys, driver_env, tmp_path):
     """RSA-4096 (the session's largest key) on a budget far below its key generation: both
-    implementations' per-iteration cells come out timeout, and the run returns within the
-    budget plus a margin, never waiting for the key generation to end."""
+    implementations' per-iteration cells come out timeout, each stopped while its key
+    generation ran (the conductor restarts the worker), never waiting for it to end."""
     budget = 0.3
     cells = [
         keygen_cell(keys, operation, "RSA", 4096, implementation, message_bytes)
@@ -254,7 +259,7 @@ def test_a_keygen_cell_past_its_budget_is_killed(keys, driver_env, tmp_path):
         driver_env, keygen_spec(cells, iterations=5, max_iterations=5, max_cell_seconds=budget), tmp_path
     )
     took = time.monotonic() - start
-    assert took < 4 * budget + 8, f"the run took {took:.1f} s"
+    assert took < 4 * budget + 30, f"the run took {took:.1f} s"  # four workers' starts, on a shared machine
     found = cells_of(read_rows(out))
     assert len(found) == len(cells)
     for (implementation, operation, algorithm, bits, _), rows in found.items():
@@ -267,6 +272,7 @@ def test_a_keygen_cell_past_its_budget_is_killed(keys, driver_env, tmp_path):
             assert len(rows) == 1 and rows[0]["iterations"] == 0
             assert budget * 1e9 <= rows[0]["elapsed_ns"] < (budget + 1) * 1e9
     assert "timeout" in result.stderr
+    assert "its worker is restarted" in result.stderr, result.stderr[-2000:]  # a generation stopped mid-way
 
 
 def test_pycryptodome_integer_is_reported(driver_env):

@@ -156,20 +156,38 @@ def test_strict_fails_on_a_warning_and_says_what_it_is(tmp_path):
 
 # --- end to end, with a fake driver whose cross-check disagrees ----------------------------
 
-# A driver that is python's in everything but its cross-check, whose own loop reads HS256
+# A driver that is python's in everything but its cross-check, whose timing reads HS256
 # signing ten times as slow as timeit does (three was not enough beside the test suite: a
 # confirmation read 2.06 with a CI down to 0.997): a harness that times the wrong thing, which
 # the confirmation pass measures again and still finds. (Not the reference: python's gap
 # there is explained in its driver.yaml.)
-FAKE_SHIM = r"""#!/usr/bin/env bash
-# A fake driver (tests/test_run_warnings.py): python's, but its cross-check's own loop reads
-# HS256 signing ten times as slow as the language's harness.
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-if [[ ${1:-} != crosscheck ]]; then exec "$here/run.real" "$@"; fi
-"$here/run.real" "$@" || exit
-out=; while [[ $# -gt 0 ]]; do [[ $1 == --out ]] && out=$2; shift; done
-awk -F, -v OFS=, '$4 == "sign" && $10 == "driver" && $15 == "ok" { $14 = $14 * 10 } { print }' \
-  "$out" > "$out.fake" && mv "$out.fake" "$out"
+FAKE_SHIM = r"""#!/usr/bin/env python3
+# A fake driver (tests/test_run_warnings.py): python's, but in a cross-check its harness's
+# answers for HS256 signing read ten times as fast as the call is, so the conductor's timing
+# reads it ten times as slow as the harness.
+import json, os, subprocess, sys, threading
+real = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run.real")
+if sys.argv[1:2] != ["serve"]:
+    os.execv(real, [real, *sys.argv[1:]])
+spec = json.load(open(sys.argv[sys.argv.index("--spec") + 1]))
+cells = spec["cells"] if "crosscheck" in spec else []
+faked = {i for i, c in enumerate(cells) if (c["operation"], c["algorithm"]) == ("sign", "HS256")}
+worker = subprocess.Popen([real, *sys.argv[1:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+asked = []
+def forward():
+    for line in sys.stdin:
+        asked.extend([json.loads(line)["native"][0]] if '"native"' in line else [])
+        worker.stdin.write(line)
+        worker.stdin.flush()
+    worker.stdin.close()
+threading.Thread(target=forward, daemon=True).start()
+for line in worker.stdout:
+    answer = json.loads(line)
+    if "ns_per_op" in answer and asked.pop(0) in faked:
+        line = json.dumps({**answer, "ns_per_op": answer["ns_per_op"] / 10}) + "\n"
+    sys.stdout.write(line)
+    sys.stdout.flush()
+sys.exit(worker.wait())
 """
 
 TINY = """

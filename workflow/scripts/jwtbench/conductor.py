@@ -86,6 +86,8 @@ CALIBRATED = (0.8, 1.25)
 # compilation still running on the benchmark's one CPU slows two windows alike.
 CPU_SHARE_STEADY = 0.9
 TIME_CAP = "time_cap"
+# The contract's exit status of a usage or input error.
+USAGE = 2
 # A transfer trial's rows: the whole trial (the cell's operation) and its parts.
 TRANSFER_OPERATIONS = ("request-response", "sign", "verify")
 # Cells timed a call at a time are asked for about this long a request (a batch per call).
@@ -108,11 +110,13 @@ def runtime_quiet(runtime, elapsed):
 
 class WorkerError(Exception):
     """The worker broke the protocol, died, hung, or a batch threw. `done`: the elapsed ns of
-    the request's batches that ended before it, which are measured and are written."""
+    the request's batches that ended before it, which are measured and are written;
+    `status`: the worker's exit status, when it ended."""
 
-    def __init__(self, message, done=()):
+    def __init__(self, message, done=(), status=None):
         super().__init__(message)
         self.done = list(done)
+        self.status = status
 
 
 class BatchFailed(WorkerError):
@@ -164,7 +168,9 @@ class Worker:
             chunk = os.read(self.process.stdout.fileno(), 1 << 16)
             if not chunk:
                 code = self.process.wait()
-                raise WorkerError(f"the worker ended (exit status {code}) while the conductor waited for {waiting_for}")
+                raise WorkerError(
+                    f"the worker ended (exit status {code}) while the conductor waited for {waiting_for}", status=code
+                )
             self.pending += chunk
         line, self.pending = self.pending.split(b"\n", 1)
         try:
@@ -195,7 +201,7 @@ class Worker:
             try:
                 answer = self._line(seconds, f"a batch of {n} calls of cell {cell}")
             except WorkerError as error:
-                raise type(error)(str(error), done) from None
+                raise type(error)(str(error), done, error.status) from None
             if "error" in answer:
                 raise BatchFailed(f"cell {cell} threw in a batch of {n}: {answer['error']}", done)
             elapsed = answer.get("elapsed_ns")
@@ -232,7 +238,7 @@ class Worker:
             self.process.stdin.write(json.dumps(message).encode() + b"\n")
         except BrokenPipeError:
             code = self.process.wait()
-            raise WorkerError(f"the worker ended (exit status {code}) before a request") from None
+            raise WorkerError(f"the worker ended (exit status {code}) before a request", status=code) from None
 
     def kill(self):
         """Stop the worker: its stop command first (a container, which its client's signals
@@ -306,7 +312,7 @@ class Conductor:
     def untimed(self, cell, status, elapsed_ns=0):
         """A cell with no sample: one row (transfer: one per operation of a trial)."""
         for operation in self.operations(cell):
-            self.row(cell, status, elapsed_ns=elapsed_ns, operation=operation)
+            self.row(cell, status, elapsed_ns=elapsed_ns, operation=operation, output_bytes=0)
 
     def operations(self, cell):
         return TRANSFER_OPERATIONS if self.spec["suite"] == "transfer" else (cell.fields["operation"],)
@@ -433,6 +439,14 @@ class Conductor:
                     f"worker {worker.number} described {described} cells, the spec has {len(self.spec['cells'])}"
                 )
         first = hellos[0]
+        for index, (fields, entry) in enumerate(zip(self.spec["cells"], first["cells"])):
+            asked = fields.get("implementation")
+            if asked and entry.get("implementation") != asked:
+                raise WorkerError(
+                    f"cells[{index}] names implementation {asked!r}, which the worker does not have"
+                    f" (it answered {entry.get('implementation')!r})",
+                    status=USAGE,
+                )
         for index, entry in enumerate(first["cells"]):
             said = [hello["cells"][index]["status"] for hello in hellos]
             if len(set(said)) > 1:
@@ -532,8 +546,9 @@ class Conductor:
         for sample, (elapsed, facts) in enumerate(calls, start=1):
             sizes = {key: facts[key] for key in ("input_bytes", "output_bytes") if key in facts}
             self.row(cell, status, sample, 1, elapsed, self.workers[0].number, **sizes)
-        median = f"median {statistics.median(e for e, _ in calls):,.0f} ns" if calls else "no call"
-        self.progress(f"{self.label(cell)}: {status}: {len(calls)} calls, {median}")
+        median = f"median {statistics.median(e for e, _ in calls):,.0f} ns" if calls else "none timed"
+        unit = "iterations" if self.spec["suite"] == "keygen" else "calls"
+        self.progress(f"{self.label(cell)}: {status}: {len(calls)} {unit}, {median}")
 
     def transfer(self, cell):
         """README, "Suite transfer": warmup_trials untimed, then `trials` timed, each trial's
@@ -562,7 +577,7 @@ class Conductor:
         settings = self.spec["keygen"]
         start = time.monotonic()
         until = start + settings["max_cell_seconds"]
-        done, out_of_time = [], False
+        done, out_of_time, stopped = [], False, None
         while len(done) < settings["max_iterations"]:
             if len(done) >= settings["iterations"] and sum(e for e, _ in done) >= settings["target_cell_seconds"] * 1e9:
                 break
@@ -573,13 +588,14 @@ class Conductor:
             try:
                 (elapsed,) = worker.batches([(cell.key, 1)], 0, left)
             except WorkerHung:
-                out_of_time = True
-                self.progress(f"{self.label(cell)}: an iteration ran past max_cell_seconds; its worker is restarted")
-                self.restart(worker)
+                out_of_time, stopped = True, worker
                 break
             done.append((elapsed, worker.runtime[0]))
         enough = len(done) >= settings["iterations"]
         self.call_rows(cell, done, out_of_time, time.monotonic() - start, ok_when_out_of_time=enough)
+        if stopped:  # after the rows: the cell's time is its own, not the next worker's start
+            self.progress(f"{self.label(cell)}: an iteration ran past max_cell_seconds; its worker is restarted")
+            self.restart(stopped)
 
     def restart(self, worker):
         """A new process in the place of a stopped worker, its cells prepared and checked again."""
@@ -781,7 +797,7 @@ def main(argv=None):
         count = worker_count(spec)
     except (OSError, ValueError, KeyError, TypeError) as error:
         print(f"error: the spec {args.spec}: {error}", file=sys.stderr)
-        return 2
+        return USAGE
     stop = shlex.split(args.stop) if args.stop else None
     workers = [Worker(args.worker, args.deadline_seconds, number=n, stop=stop) for n in range(1, count + 1)]
     conductor = None
@@ -793,7 +809,9 @@ def main(argv=None):
         print(f"error: {args.spec}: {error}", file=sys.stderr)
         for worker in conductor.workers if conductor else workers:
             worker.kill()
-        return 4
+        # A worker that refused the spec (exit 2, its message naming the file) is the spec's
+        # input error, as the conductor's own are.
+        return 2 if error.status == USAGE and not error.done else 4
     print(f"done: {len(spec['cells'])} cells (sinks {sinks})", file=sys.stderr)
     return 0
 

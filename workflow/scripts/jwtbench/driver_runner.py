@@ -292,10 +292,12 @@ def bench_command(runner, spec_path, key_dir, cpus, out_dir, conducted=False, ou
     writable_by_container(out_dir)
     spec_path, out = str(Path(spec_path).resolve()), str(Path(out_dir) / out_name)
     name = f"jwtbench-worker-{conductor.WORKER_NAME}" if conducted and runner.in_container else None
+    # A worker writes nothing, but where a cross-check spec gives it a scratch directory.
+    scratch = spec.get("crosscheck", {}).get("scratch")
     session = runner.session(
         key_dir,
         read_only=[spec_path, *inputs],
-        writable=None if conducted else out_dir,
+        writable=out_dir if not conducted or scratch else None,
         cpus=cpus,
         stdin=conducted,
         name=name,

@@ -13,7 +13,7 @@ SCHEMA = result_tables.schema("raw_samples.schema.yaml")
 COLUMNS = SCHEMA["x-columns"]
 PROPERTIES = SCHEMA["properties"]
 PROPERTIES["suite"]["enum"] = registry.load().bench_suites  # the registry's suites (workflow/suites.yaml)
-# A file a driver's own `bench` writes (one process) has every column but the worker's.
+# A file openssl's `bench` writes (or a run before several workers) has every column but the worker's.
 WORKER = "worker"
 ONE_PROCESS_COLUMNS = [name for name in COLUMNS if name != WORKER]
 INTEGER_COLUMNS = [name for name in COLUMNS if PROPERTIES[name]["type"] == "integer"]

@@ -92,7 +92,7 @@ class Registry:
 
     @property
     def bench_suites(self):
-        """The suites the drivers' `bench` times, in the registry's order."""
+        """The suites timed from a spec (through the conductor, or openssl's `bench`), in the registry's order."""
         return [name for name, suite in self.suites.items() if suite.bench]
 
     def as_record(self):

@@ -34,7 +34,7 @@ class RunJobs:
         # Every JWS driver, the further libraries too: the gate, interop, conformance.
         self.jws_drivers = [name for name in self.driver_names if manifests[name]["jws"]]
         active = [name for name, suite in config["suites"].items() if suite["activate"]]
-        # Suites the drivers' `bench` times; the others (coldstart) time whole processes.
+        # Suites timed from a spec; the others (coldstart) time whole processes.
         self.suites = [name for name in active if self.known.suites[name].bench]
         self.coldstart = "coldstart" in active
         jwt = config["suites"]["jwt"]

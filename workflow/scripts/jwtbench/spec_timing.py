@@ -1,5 +1,4 @@
-"""A spec's timing block (workflow/scripts/README.md, "Timing rules"), read once for the
-conductor and for python's own loops, which the python image carries beside this module."""
+"""A spec's timing block (workflow/scripts/README.md, "Timing rules"), as the conductor reads it."""
 
 from dataclasses import dataclass
 

@@ -1,52 +1,33 @@
 'use strict';
-// Pre-timing correctness checks (workflow/scripts/README.md, "The checks before timing"), run
-// once per algorithm and key before any of its cells is timed, through the library's adapter
-// (library.js; keys are its own key objects). The forged tokens are built here with
+// The checks before timing (workflow/scripts/README.md, "The checks before timing"), once per
+// algorithm and key, through the library's adapter; the forged tokens are built here with
 // node:crypto, independently of the library under test.
 
 const crypto = require('node:crypto');
 const { isDeepStrictEqual } = require('node:util');
 const { library } = require('./library');
-const { isHmac } = require('./inputs');
 
-function b64url(bytes) {
-  return Buffer.from(bytes).toString('base64url');
-}
-
-function b64urlJson(value) {
-  return b64url(JSON.stringify(value));
-}
+const b64urlJson = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** The token with the lowest bit of its first signature byte flipped, re-encoded. */
 function flipSignatureBit(token) {
   const [header, payload, signature] = token.split('.');
   const raw = Buffer.from(signature, 'base64url');
   raw[0] ^= 1;
-  return `${header}.${payload}.${b64url(raw)}`;
+  return `${header}.${payload}.${raw.toString('base64url')}`;
 }
 
 /** Same payload, header {"alg":"none","typ":"JWT"}, empty signature. */
-function unsignedToken(token) {
-  const payload = token.split('.')[1];
-  return `${b64urlJson({ alg: 'none', typ: 'JWT' })}.${payload}.`;
-}
-
-/** Same payload, validly HMAC'd under `hsAlg` with `keyBytes`. */
-function hmacToken(token, hsAlg, keyBytes) {
-  const payload = token.split('.')[1];
-  const signingInput = `${b64urlJson({ alg: hsAlg, typ: 'JWT' })}.${payload}`;
-  const mac = crypto.createHmac(`sha${hsAlg.slice(2)}`, keyBytes).update(signingInput).digest();
-  return `${signingInput}.${b64url(mac)}`;
-}
+const unsignedToken = (token) => `${b64urlJson({ alg: 'none', typ: 'JWT' })}.${token.split('.')[1]}.`;
 
 /**
- * A token naming another algorithm: for HS*, the same secret under another HS algorithm
- * (HS384 for HS256, else HS256); otherwise HS256 keyed with the public-key PEM's bytes
- * (key confusion).
+ * Same payload, validly HMAC'd with `keyBytes` under another algorithm: for HS*, the same
+ * secret under HS384 (HS256) or HS256; otherwise HS256 keyed with the public-key PEM's bytes.
  */
-function otherAlgorithmToken(token, alg, verificationKeyBytes) {
-  if (isHmac(alg)) return hmacToken(token, alg === 'HS256' ? 'HS384' : 'HS256', verificationKeyBytes);
-  return hmacToken(token, 'HS256', verificationKeyBytes);
+function otherAlgorithmToken(token, alg, keyBytes) {
+  const hsAlg = alg === 'HS256' ? 'HS384' : 'HS256';
+  const signingInput = `${b64urlJson({ alg: hsAlg, typ: 'JWT' })}.${token.split('.')[1]}`;
+  return `${signingInput}.${crypto.createHmac(`sha${hsAlg.slice(2)}`, keyBytes).update(signingInput).digest('base64url')}`;
 }
 
 async function rejects(verify, token) {
@@ -58,10 +39,20 @@ async function rejects(verify, token) {
   }
 }
 
+/** The token verifies and yields exactly `claims`: null, or what is wrong (`what` names the token). */
+async function verifiesTo(verify, token, claims, what) {
+  let verified;
+  try {
+    verified = await verify(token);
+  } catch (err) {
+    return `${what} does not verify: ${err.message}`;
+  }
+  return isDeepStrictEqual(verified, claims) ? null : `verify of ${what} did not yield its claims`;
+}
+
 /**
- * Runs every check for one (algorithm, key pair, claims).
- * verificationKeyBytes: the secret file's bytes (HS*) or the public-key PEM file's bytes.
- * Returns {status: 'ok', token} | {status: 'unsupported', reason} | {status: 'failed', reason}.
+ * Every check for one (algorithm, key pair, claims); verificationKeyBytes: the secret's bytes
+ * (HS*) or the public-key PEM's. {status: 'ok', token} | {status: 'unsupported' | 'failed', reason}.
  */
 async function checkAlgorithm({ alg, signingKey, verificationKey, verificationKeyBytes, claims }) {
   const lib = library();
@@ -79,16 +70,8 @@ async function checkAlgorithm({ alg, signingKey, verificationKey, verificationKe
   if (typeof token !== 'string' || token.split('.').length !== 3) {
     return { status: 'failed', reason: 'sign did not return a compact JWS' };
   }
-
-  let verified;
-  try {
-    verified = await verify(token);
-  } catch (err) {
-    return { status: 'failed', reason: `the signed token does not verify: ${err.message}` };
-  }
-  if (!isDeepStrictEqual(verified, claims)) {
-    return { status: 'failed', reason: 'verify did not yield the input claims' };
-  }
+  const problem = await verifiesTo(verify, token, claims, 'the signed token');
+  if (problem) return { status: 'failed', reason: problem };
   if (!(await rejects(verify, flipSignatureBit(token)))) {
     return { status: 'failed', reason: 'a token with a flipped signature bit was accepted' };
   }
@@ -112,36 +95,25 @@ async function checkAlgorithm({ alg, signingKey, verificationKey, verificationKe
 }
 
 /**
- * Suite jwt on records: signs every record once (the token pool) and checks that each
- * token verifies with the pinned algorithm and yields exactly its record's claims.
- * Returns {status: 'ok', tokens} | {status: 'failed', reason}.
+ * Suite jwt on records: every record signed once (the token pool), each token verifying with
+ * the pinned algorithm to exactly its record's claims. {status: 'ok', tokens} | {status: 'failed', reason}.
  */
 async function signAndCheckPool({ alg, signingKey, verificationKey, records }) {
   const lib = library();
   const verify = lib.verifier(alg, verificationKey);
   const tokens = [];
   for (const [i, { claims }] of records.entries()) {
-    const at = `record ${i + 1}`;
     let token;
     try {
       token = await lib.signer(alg, signingKey, claims)(claims);
     } catch (err) {
-      return { status: 'failed', reason: `sign of ${at} threw: ${err.message}` };
+      return { status: 'failed', reason: `sign of record ${i + 1} threw: ${err.message}` };
     }
-    let verified;
-    try {
-      verified = await verify(token);
-    } catch (err) {
-      return { status: 'failed', reason: `the token of ${at} does not verify: ${err.message}` };
-    }
-    if (!isDeepStrictEqual(verified, claims)) {
-      return { status: 'failed', reason: `verify of ${at}'s token did not yield its claims` };
-    }
+    const problem = await verifiesTo(verify, token, claims, `the token of record ${i + 1}`);
+    if (problem) return { status: 'failed', reason: problem };
     tokens.push(token);
   }
   return { status: 'ok', tokens };
 }
 
-module.exports = {
-  checkAlgorithm, signAndCheckPool, flipSignatureBit, unsignedToken, otherAlgorithmToken,
-};
+module.exports = { checkAlgorithm, signAndCheckPool, flipSignatureBit, unsignedToken };

@@ -1,11 +1,11 @@
 'use strict';
-// The driver's command line: versions, sign, sign-batch, verify, verify-batch, bench, crosscheck, stopping,
-// coldstart
+// The driver's command line: versions, sign, sign-batch, verify, verify-batch, serve, coldstart
 // (workflow/scripts/README.md).
 // Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
 // 4 verify failed with an error that is not the library's verdict on the token.
 
 const fs = require('node:fs');
+const { parseArgs } = require('node:util');
 const { MissingDependency } = require('./deps');
 const { UnknownLibrary, describeError, library, oneLine, verdictOf } = require('./library');
 const { InputError, JWS_ALGORITHMS, readJsonObject, readToken, loadSigningKey, loadVerificationKey } =
@@ -18,10 +18,7 @@ const USAGE = `usage: run versions
        run sign-batch --cases FILE
        run verify --alg ALG --key FILE --token FILE [--signature-only]
        run verify-batch --cases FILE
-       run bench  --spec FILE --out FILE
        run serve  --spec FILE
-       run crosscheck --spec FILE --out FILE
-       run stopping --series FILE
        run coldstart --hmac FILE --rsa FILE --payload FILE`;
 
 // `flags` take a value and are required; `switches` take none and are optional.
@@ -31,42 +28,24 @@ const COMMANDS = {
   'sign-batch': { flags: ['cases'], run: signBatch },
   verify: { flags: ['alg', 'key', 'token'], switches: ['signature-only'], run: verify },
   'verify-batch': { flags: ['cases'], run: verifyBatch },
-  bench: { flags: ['spec', 'out'], run: bench },
   serve: { flags: ['spec'], run: serve },
-  crosscheck: { flags: ['spec', 'out'], run: crosscheck },
-  stopping: { flags: ['series'], run: stopping },
   coldstart: { flags: ['hmac', 'rsa', 'payload'], run: coldstart },
 };
 
-/**
- * Parses `--name value` / `--name=value`; every flag of the command is required. A switch
- * (`--signature-only`) stands alone and comes out as `true`.
- */
+/** `--name value` / `--name=value` (node's util.parseArgs); every flag is required and non-empty. */
 function parseFlags(command, args) {
-  const allowed = COMMANDS[command].flags;
-  const switches = COMMANDS[command].switches || [];
-  const values = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg.startsWith('--') && switches.includes(arg.slice(2))) {
-      values[arg.slice(2)] = true;
-      continue;
-    }
-    const m = /^--([a-z]+)(?:=(.*))?$/s.exec(arg);
-    if (!m) throw new InputError(`${command}: unexpected argument "${arg}"\n${USAGE}`);
-    const name = m[1];
-    if (!allowed.includes(name)) throw new InputError(`${command}: unknown flag --${name}\n${USAGE}`);
-    if (Object.hasOwn(values, name)) throw new InputError(`${command}: flag --${name} given twice`);
-    let value = m[2];
-    if (value === undefined) {
-      if (i + 1 >= args.length) throw new InputError(`${command}: flag --${name} needs a value`);
-      value = args[++i];
-    }
-    if (value === '') throw new InputError(`${command}: flag --${name} needs a non-empty value`);
-    values[name] = value;
+  const { flags, switches = [] } = COMMANDS[command];
+  const options = Object.fromEntries([
+    ...flags.map((name) => [name, { type: 'string' }]), ...switches.map((name) => [name, { type: 'boolean' }]),
+  ]);
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options, strict: true, allowPositionals: false }));
+  } catch (e) {
+    throw new InputError(`${command}: ${e.message}\n${USAGE}`);
   }
-  for (const name of allowed) {
-    if (!Object.hasOwn(values, name)) throw new InputError(`${command}: missing flag --${name}\n${USAGE}`);
+  for (const name of flags) {
+    if (!values[name]) throw new InputError(`${command}: missing flag --${name} (a non-empty value)\n${USAGE}`);
   }
   if (values.alg !== undefined && !JWS_ALGORITHMS.includes(values.alg)) {
     throw new InputError(`${command}: --alg ${values.alg} is not a JWS algorithm name (${JWS_ALGORITHMS.join(', ')})`);
@@ -74,19 +53,12 @@ function parseFlags(command, args) {
   return values;
 }
 
-function out(text) {
-  fs.writeSync(1, text);
-}
-
-function err(text) {
-  fs.writeSync(2, text.endsWith('\n') ? text : `${text}\n`);
-}
-
-// ---------------------------------------------------------------------------------------
+const out = (text) => fs.writeSync(1, text);
+const err = (text) => fs.writeSync(2, text.endsWith('\n') ? text : `${text}\n`);
 
 function versions() {
   const { dependencyVersion, loadedPackages } = require('./deps');
-  const lib = library(); // loads the library exactly as sign/verify/bench do
+  const lib = library(); // loads the library exactly as sign/verify/serve do
   if (lib.suites.includes('transfer')) require('./transfer'); // express, for suite transfer
   const loaded = loadedPackages();
   const version = dependencyVersion(lib.name);
@@ -123,11 +95,7 @@ async function sign({ alg, key, payload }) {
   return EXIT.ok;
 }
 
-/**
- * The signing of `sign` and each case of `sign-batch`, once the key file is a KeyObject and
- * the payload parsed: the library's own key, its signer of exactly `claims`, one token.
- * {token}, or {unsupported: message} when the library lacks alg; throws anything else.
- */
+/** The signing of `sign` and of each `sign-batch` case: {token}, or {unsupported} when the library lacks alg. */
 async function signClaims(lib, alg, privateKey, claims) {
   try {
     return { token: await lib.signer(alg, await lib.nativeKey('private', alg, privateKey), claims)(claims) };
@@ -137,13 +105,7 @@ async function signClaims(lib, alg, privateKey, claims) {
   }
 }
 
-/**
- * `sign-batch --cases FILE` (workflow/scripts/README.md): `sign` on each case in one process,
- * the key and payload read as `sign` reads them, one JSON line per case {id, exit, token,
- * reason}: 0 signed, 3 the library lacks alg, 4 anything else this case ran into (an
- * unreadable key or payload file, a bad key, a library exception). Nothing a case does ends
- * the process.
- */
+/** `sign-batch --cases FILE` (workflow/scripts/README.md): `sign` on each case, one JSON line each. */
 async function signBatch({ cases: file }) {
   const lib = library();
   const cases = readCases(file, 'payload');
@@ -166,13 +128,13 @@ async function signBatch({ cases: file }) {
   return EXIT.ok;
 }
 
-/**
- * The library's own key for `verify` and each case of `verify-batch` (untimed), or
- * {unsupported: message} when the library lacks the algorithm (its probe, or its key import
- * refusing the algorithm).
- */
+// Whether the library lacks an algorithm, asked once per algorithm.
+const lacking = new Map();
+
+/** The library's own key for `verify` and `verify-batch`: {key}, or {unsupported} when it lacks alg. */
 async function verificationKey(lib, alg, publicKey) {
-  if (await lib.lacksAlgorithm(alg)) return { unsupported: `${lib.name} does not support ${alg}` };
+  if (!lacking.has(alg)) lacking.set(alg, await lib.lacksAlgorithm(alg));
+  if (lacking.get(alg)) return { unsupported: `${lib.name} does not support ${alg}` };
   try {
     return { key: await lib.nativeKey('public', alg, publicKey) };
   } catch (e) {
@@ -231,11 +193,8 @@ function claimsJson(claims, compact) {
 }
 
 /**
- * `verify-batch --cases FILE` (workflow/scripts/README.md): each case's key and token loaded
- * untimed, the peak RSS reset, one timed call of verifyToken (what `verify` calls), one JSON
- * line per case, with the claims (untimed) when the case asks. A `signature_only` case times
- * instead the library's verifySignatureOnly (what `verify --signature-only` calls), and its
- * accept line carries the payload's bytes as `payload_b64url`. Nothing a case does ends the process.
+ * `verify-batch --cases FILE` (workflow/scripts/README.md): per case, untimed loading, the peak
+ * RSS reset, one timed call of what `verify` (or `verify --signature-only`) calls, one JSON line.
  */
 async function verifyBatch({ cases: file }) {
   const lib = library();
@@ -248,7 +207,7 @@ async function verifyBatch({ cases: file }) {
     try {
       const publicKey = loadVerificationKey(c.alg, c.key, `case ${c.id} key`);
       compact = readToken(c.token, `case ${c.id} token`);
-      const native = await caseKey(lib, c.alg, publicKey);
+      const native = await verificationKey(lib, c.alg, publicKey);
       if (native.unsupported) {
         Object.assign(line, { exit: EXIT.unsupported, outcome: 'unsupported', reason: `UnsupportedAlgorithm: ${native.unsupported}` });
       } else if (c.signatureOnly) {
@@ -271,8 +230,11 @@ async function verifyBatch({ cases: file }) {
         thrown = e;
       }
       line.elapsed_ns = Number(process.hrtime.bigint() - t0);
-      // `verify --signature-only` answers invalid (exit 1) for whatever the check threw
-      if (thrown !== null) Object.assign(line, c.signatureOnly ? signatureVerdictOf(thrown) : verdictOf(thrown));
+      if (thrown !== null) {
+        const verdict = verdictOf(thrown);
+        // `verify --signature-only` answers invalid (exit 1) for whatever the check threw
+        Object.assign(line, c.signatureOnly ? { ...verdict, exit: EXIT.invalid, outcome: 'reject' } : verdict);
+      }
     }
     line.peak_rss_kb = peakRssKb();
     if (c.signatureOnly) {
@@ -288,31 +250,7 @@ async function verifyBatch({ cases: file }) {
   return EXIT.ok;
 }
 
-/** What `verify --signature-only` answers for what its check threw: invalid, whatever it was. */
-function signatureVerdictOf(e) {
-  return { exit: EXIT.invalid, outcome: 'reject', reason: describeError(e) };
-}
-
-// Whether the library lacks an algorithm, asked once per algorithm of a verify-batch run.
-const lacking = new Map();
-
-/** A case's key as the library's own key object (untimed), or {unsupported: message}. */
-async function caseKey(lib, alg, publicKey) {
-  if (!lacking.has(alg)) lacking.set(alg, await lib.lacksAlgorithm(alg));
-  if (lacking.get(alg)) return { unsupported: `${lib.name} does not support ${alg}` };
-  try {
-    return { key: await lib.nativeKey('public', alg, publicKey) };
-  } catch (e) {
-    if (lib.isUnsupportedAlgorithmError(e)) return { unsupported: `${lib.name} does not support ${alg} (${e.message})` };
-    throw e;
-  }
-}
-
-/**
- * The cases of a batch FILE, or an InputError naming FILE and the case's index. `input` is
- * the case's file besides its key: `token` (verify-batch: [{id, alg, key, token, claims,
- * signatureOnly}]) or `payload` (sign-batch: [{id, alg, key, payload}]).
- */
+/** The cases of a batch FILE (`input`: their `token` or `payload` file), or an InputError naming the case. */
 function readCases(file, input) {
   const { value } = readJsonObject(file, '--cases');
   const where = `--cases ${file}`;
@@ -325,10 +263,8 @@ function readCases(file, input) {
       }
     }
     if (!JWS_ALGORITHMS.includes(c.alg)) throw new InputError(`${where}: case ${i}: ${c.alg} is not a JWS algorithm name`);
-    if (input === 'payload') return { id: c.id, alg: c.alg, key: c.key, payload: c.payload };
-    return {
-      id: c.id, alg: c.alg, key: c.key, token: c.token, claims: c.claims === true, signatureOnly: c.signature_only === true,
-    };
+    const { id, alg, key, [input]: file } = c;
+    return { id, alg, key, [input]: file, claims: c.claims === true, signatureOnly: c.signature_only === true };
   });
 }
 
@@ -349,36 +285,12 @@ function peakRssKb() {
   }
 }
 
-async function bench({ spec, out: outFile }) {
-  await require('./bench').runBench(spec, outFile);
-  return EXIT.ok;
-}
-
 /** The conductor's worker (serve.js): exit 0 after the end request, 4 if the pipe closed first. */
 async function serve({ spec }) {
   return (await require('./serve').runServe(spec)) ? EXIT.ok : EXIT.error;
 }
 
-/** The driver's loop and mitata on the same calls, in alternating blocks (crosscheck.js). */
-async function crosscheck({ spec, out: outFile }) {
-  await require('./crosscheck').runCrosscheck(spec, outFile);
-  return EXIT.ok;
-}
-
-/**
- * The stopping rule replayed on given ns/op series (README "`stopping --series FILE`"),
- * through stopping.js's Rounds, the object bench's rounds use.
- */
-function stopping({ series: file }) {
-  const { readSeries, replay } = require('./stopping');
-  const { target, pairs, series } = readSeries(file);
-  const taken = replay(series, pairs, target);
-  out(`${JSON.stringify({ samples: taken.map((t) => t.samples), reasons: taken.map((t) => t.reason) })}\n`);
-  return EXIT.ok;
-}
-
-/** One whole process's work for the coldstart suite: an HS256 and an RS256 token, each
- * written on its own line, so the harness can tell the work was done. */
+/** The coldstart suite's process: an HS256 and an RS256 token, each on its own line. */
 async function coldstart({ hmac, rsa, payload }) {
   const lib = library();
   const { value: claims } = readJsonObject(payload, '--payload');
@@ -391,9 +303,7 @@ async function coldstart({ hmac, rsa, payload }) {
   return EXIT.ok;
 }
 
-// ---------------------------------------------------------------------------------------
-
-/** Resolves to the exit status; only `bench` of suite transfer has anything to await. */
+/** Resolves to the exit status. */
 async function main(argv) {
   const [command, ...args] = argv;
   try {
@@ -409,4 +319,4 @@ async function main(argv) {
   }
 }
 
-module.exports = { main, EXIT };
+module.exports = { main };

@@ -1,8 +1,6 @@
 'use strict';
-// Locating the pinned node_modules and reporting what was loaded from it.
-// The `run` shim puts the installed node_modules on NODE_PATH; when a file here is started
-// with plain `node` instead, the same default place is tried
-// (JWTBENCH_NODE_MODULES, else $JWTBENCH_ENVS/node/node_modules, JWTBENCH_ENVS defaulting to <repo>/.envs).
+// The pinned node_modules (NODE_PATH from `run`; under plain `node`, the shim's default place)
+// and what was loaded from them.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -57,10 +55,7 @@ function dependencyVersion(name) {
   return pkg.version;
 }
 
-/**
- * Every package whose code is loaded in this process (from require.cache), as
- * {name: version}; a name loaded in two versions gets "v1, v2".
- */
+/** Every package loaded in this process (require.cache): {name: version}, "v1, v2" for two versions. */
 function loadedPackages() {
   const seen = new Map();
   for (const file of Object.keys(require.cache)) {

@@ -1,19 +1,8 @@
 'use strict';
-// Suite harness (workflow/scripts/README.md, "Suite `harness`"): what the timing loop itself
-// costs. A cell's call does no cryptography and goes through suite jwt's sign batch
-// (bench.js's signBatch, or signBatchAwaited for a library whose calls return promises), as
-// the signer of its one input; here: the cells' spec fields, the calls and their check.
+// Suite harness (workflow/scripts/README.md, "Suite `harness`"): calls that do no
+// cryptography, timed by suite jwt's sign batch as the signer of its one input (serve.js).
 
 const crypto = require('node:crypto');
-
-const OPERATIONS = ['empty', 'trivial'];
-
-/** A harness cell's own fields (bench.js has checked `operation` and `input`). */
-function loadHarnessCell(cell, at, fail) {
-  if (cell.algorithm !== 'none') fail(`${at}.algorithm must be "none" in suite harness`);
-  if (cell.key_bits !== 0) fail(`${at}.key_bits must be 0 in suite harness`);
-  return { algorithm: 'none', key_bits: 0, inputBytes: 0 };
-}
 
 /** A new Buffer of the 32 bytes 00 01 ... 1f. */
 const counting32 = () => Buffer.from(Array.from({ length: 32 }, (_, i) => i));
@@ -21,22 +10,14 @@ const counting32 = () => Buffer.from(Array.from({ length: 32 }, (_, i) => i));
 /** crypto.timingSafeEqual's verdict on two buffers of one length: "1" equal, "0" not. */
 const compare = (a, b) => (crypto.timingSafeEqual(a, b) ? '1' : '0');
 
-/**
- * The cell's call, of the shape of the library's signer (claims -> token; a promise of it
- * when the library is async): `empty` returns '' and does nothing else; `trivial` compares
- * two equal 32-byte buffers made here, before any timing.
- */
+/** The cell's call, shaped as the library's signer (async or not): '' (empty), or two equal buffers compared (trivial). */
 function harnessCall(operation, async) {
   if (operation === 'empty') return async ? async () => '' : () => '';
   const [left, right] = [counting32(), counting32()];
   return async ? async () => compare(left, right) : () => compare(left, right);
 }
 
-/**
- * Check (before warm-up): trivial's comparison says equal on equal buffers and not equal
- * when one byte differs, and the call itself says equal. {status: 'ok', call, outputBytes}
- * (the length the call returns) or {status: 'failed', reason}.
- */
+/** The check: trivial's comparison tells equal from a byte apart. {status: 'ok', call, outputBytes} or {status, reason}. */
 async function checkHarnessCell(cell, async) {
   const call = harnessCall(cell.operation, async);
   if (cell.operation === 'trivial') {
@@ -50,4 +31,4 @@ async function checkHarnessCell(cell, async) {
   return { status: 'ok', call, outputBytes: (await call()).length };
 }
 
-module.exports = { OPERATIONS, loadHarnessCell, checkHarnessCell };
+module.exports = { checkHarnessCell };

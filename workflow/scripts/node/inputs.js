@@ -1,7 +1,7 @@
 'use strict';
-// Reading the driver's input files: keys (into node:crypto KeyObjects), JSON payloads,
-// JSON Lines records, tokens. Every problem is an InputError (exit status 2) whose message
-// names the file and where it came from (a flag or a spec field), never the file's contents.
+// The driver's input files: keys (node:crypto KeyObjects), JSON payloads, JSON Lines
+// records, tokens. Every problem is an InputError (exit status 2) naming the file and where
+// it came from (a flag or a spec field), never the file's contents.
 
 const fs = require('node:fs');
 const crypto = require('node:crypto');
@@ -15,9 +15,7 @@ const JWS_ALGORITHMS = [
 ];
 
 /** HS* keys are raw secret files; every other algorithm uses PEM key files. */
-function isHmac(alg) {
-  return alg.startsWith('HS');
-}
+const isHmac = (alg) => alg.startsWith('HS');
 
 function readBytes(file, origin) {
   try {
@@ -47,9 +45,8 @@ function readJsonObject(file, origin) {
 }
 
 /**
- * JSON Lines records (workflow/scripts/README.md, "Inputs: claims and records"): one JSON
- * object per line, every line ending in \n, no blank lines. Returns [{bytes, claims}],
- * `bytes` being the line's size without its \n.
+ * JSON Lines records (workflow/scripts/README.md, "Inputs: claims and records"):
+ * [{bytes (the line's size without its \n), claims}].
  */
 function readRecords(file, origin) {
   const data = readBytes(file, origin);
@@ -68,35 +65,35 @@ function readRecords(file, origin) {
   return records;
 }
 
-// Node's parse errors carry an OpenSSL reason or code, never the key bytes; keep only that.
-function parseFailure(err) {
-  return err.code || String(err.message).split('\n')[0];
-}
-
-// A key's role decides how its PEM is parsed: PKCS#8 private key or SPKI public key.
-const PEM_ROLES = {
-  private: { parse: crypto.createPrivateKey, what: 'a private key PEM' },
-  public: { parse: crypto.createPublicKey, what: 'a public key PEM' },
-};
-
-/** A KeyObject for `role` (private or public): the secret itself for HS*, else parsed PEM. */
-function loadKey(role, alg, file, origin) {
-  const bytes = readBytes(file, origin);
-  if (isHmac(alg)) return secretKey(bytes, file, origin);
-  const { parse, what } = PEM_ROLES[role];
+/**
+ * A KeyObject of `kind`: 'secret' (the file's bytes), 'private' (a PKCS#8 PEM) or 'public'
+ * (an SPKI PEM). Node's parse errors carry an OpenSSL reason or code, never the key bytes.
+ */
+function parseKey(kind, bytes, file, origin) {
+  if (kind === 'secret' && bytes.length === 0) throw new InputError(`${origin} ${file} is empty (a secret is expected)`);
   try {
-    return parse({ key: bytes, format: 'pem' });
+    if (kind === 'secret') return crypto.createSecretKey(bytes);
+    return (kind === 'private' ? crypto.createPrivateKey : crypto.createPublicKey)({ key: bytes, format: 'pem' });
   } catch (err) {
-    throw new InputError(`${origin} ${file} is not ${what} (${parseFailure(err)})`);
+    throw new InputError(`${origin} ${file} is not a ${kind} key PEM (${err.code || String(err.message).split('\n')[0]})`);
   }
 }
 
-const loadSigningKey = (alg, file, origin) => loadKey('private', alg, file, origin);
-const loadVerificationKey = (alg, file, origin) => loadKey('public', alg, file, origin);
+/** The key of `role` (private or public) for alg: the secret itself for HS*, else the PEM. */
+const keyKind = (role, alg) => (isHmac(alg) ? 'secret' : role);
+const loadSigningKey = (alg, file, origin) => parseKey(keyKind('private', alg), readBytes(file, origin), file, origin);
+const loadVerificationKey = (alg, file, origin) => parseKey(keyKind('public', alg), readBytes(file, origin), file, origin);
 
-function secretKey(bytes, file, origin) {
-  if (bytes.length === 0) throw new InputError(`${origin} ${file} is empty (an HMAC secret is expected)`);
-  return crypto.createSecretKey(bytes);
+/** A spec's files and keys, each file read and each key parsed once: `bytes`, `key` and `once`. */
+function fileCache() {
+  const made = new Map();
+  const once = (id, make) => {
+    if (!made.has(id)) made.set(id, make());
+    return made.get(id);
+  };
+  const bytes = (file, origin) => once(`bytes\0${file}`, () => readBytes(file, origin));
+  const key = (kind, file, origin) => once(`${kind}\0${file}`, () => parseKey(kind, bytes(file, origin), file, origin));
+  return { once, bytes, key };
 }
 
 /** Size of a key as the spec's key_bits counts it, or null when we cannot tell. */
@@ -110,27 +107,11 @@ function keyBitsOf(key) {
   return null;
 }
 
-/**
- * Validates a number in `obj` (spec section `section`); returns it, or undefined when an
- * optional one is absent.
- */
-function specNumber(obj, section, name, { ok, what, required = true }, fail) {
-  const v = obj[name];
-  if (v === undefined && !required) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v) || !ok(v)) fail(`"${section}.${name}" must be ${what}`);
-  return v;
-}
-
-const NON_NEGATIVE = { ok: (v) => v >= 0, what: 'a number >= 0' };
-const POSITIVE = { ok: (v) => v > 0, what: 'a number > 0' };
-const COUNT = { ok: (v) => Number.isInteger(v) && v >= 1, what: 'an integer >= 1' };
-
 function readToken(file, origin) {
   return readBytes(file, origin).toString('utf8').trim();
 }
 
 module.exports = {
-  InputError, JWS_ALGORITHMS, isHmac, readBytes, readJsonObject, readRecords,
-  loadKey, loadSigningKey, loadVerificationKey, readToken, keyBitsOf,
-  specNumber, NON_NEGATIVE, POSITIVE, COUNT,
+  InputError, JWS_ALGORITHMS, isHmac, readJsonObject, readRecords, keyKind,
+  loadSigningKey, loadVerificationKey, fileCache, readToken, keyBitsOf,
 };

@@ -1,15 +1,11 @@
 'use strict';
-// The library under test, jsonwebtoken, called as its ordinary API is:
-//   jwt.sign(claims, keyObject, {algorithm[, noTimestamp]}),
-//   jwt.verify(token, keyObject, verifyOptions(alg)) (the verify policy), jwt.decode(token)
-// plus how we tell "jsonwebtoken lacks this algorithm" from any other error, and which of
-// its errors are verdicts on a token; `adapter` hands all this to the harness (library.js),
-// as the driver's own library (JWTBENCH_LIBRARY unset or jsonwebtoken).
+// jsonwebtoken, the driver's own library, as its adapter (library.js): jwt.sign(claims,
+// keyObject, {algorithm[, noTimestamp]}), jwt.verify under the verify policy, jwt.decode.
 
 const crypto = require('node:crypto');
 const path = require('node:path');
 const { requireDependency, resolveDependency } = require('./deps');
-const { InvalidPayload, InvalidSignature, objectClaims } = require('./library');
+const { InvalidSignature, objectClaims } = require('./library');
 
 const jwt = requireDependency('jsonwebtoken');
 // jsonwebtoken's own JWS layer (its `jws` dependency, resolved from jsonwebtoken's folder so
@@ -24,26 +20,15 @@ function isUnsupportedAlgorithmError(err) {
   return err instanceof Error && err.message === UNSUPPORTED_ALGORITHM_MESSAGE;
 }
 
-/**
- * Options that make jwt.sign sign exactly `claims`: jsonwebtoken adds an `iat` unless told
- * not to, so noTimestamp is set when the claims have none. With an `iat` it is left out,
- * since noTimestamp would delete that claim.
- */
+/** Options that make jwt.sign sign exactly `claims`: it adds an `iat` unless noTimestamp (which would delete one). */
 function signOptions(alg, claims) {
   return Object.hasOwn(claims, 'iat') ? { algorithm: alg } : { algorithm: alg, noTimestamp: true };
 }
 
 /**
- * The verify policy (workflow/scripts/README.md, "The verify policy"), every item set
- * explicitly rather than left to jsonwebtoken's defaults (verify.js of jsonwebtoken 9):
- * - alg: `algorithms: [alg]` pins it (`none` and every other name: "invalid algorithm");
- * - exp, nbf: `ignoreExpiration` / `ignoreNotBefore` false (checked when present);
- * - leeway: `clockTolerance: 0`;
- * - iat: jsonwebtoken has no check of a future `iat` (driver.yaml declares it under lacks);
- *   `maxAge` is left out: it checks only that iat is not too old, and requires iat;
- * - required claims: none; jsonwebtoken requires a claim only for an `audience`, `issuer`,
- *   `subject`, `jwtid`, `nonce` or `maxAge` option, and none is given.
- * The signature is always checked. One frozen object per algorithm (verify copies it).
+ * The verify policy (README.md here: every item explicit): `algorithms: [alg]`, exp and nbf
+ * checked, `clockTolerance: 0`; no `maxAge` (iat: lacks) and no option that requires a claim.
+ * One frozen object per algorithm (verify copies it).
  */
 const VERIFY_OPTIONS = new Map();
 
@@ -58,22 +43,15 @@ function verifyOptions(alg) {
   return options;
 }
 
-/**
- * The one verify of the driver (CLI `verify`, `verify-batch`, the timed verify cells, the
- * checks, suite transfer): jwt.verify under the policy, then the payload must be an object.
- * Throws what jwt.verify throws, or InvalidPayload.
- */
+/** The driver's one verify: jwt.verify under the policy, the payload a JSON object (else InvalidPayload). */
 function verifyToken(compact, alg, key) {
-  // The policy's "the payload must be a JSON object": jsonwebtoken returns any JSON value.
   return objectClaims(jwt.verify(compact, key, verifyOptions(alg)));
 }
 
 /**
- * Asks jsonwebtoken whether it knows `alg`, when no signing key is at hand (CLI verify).
- * sign() checks the key's type against the algorithm's family before it validates the
- * algorithm name, so one probe key might stop it early; with a throwaway secret and a
- * throwaway private key, at least one probe reaches the name validation. The algorithm
- * is unsupported only if that validation rejects it; any other outcome means it is known.
+ * Whether jsonwebtoken lacks `alg` (CLI verify, no signing key at hand): sign() checks the
+ * key's type before the algorithm's name, so of a throwaway secret and a throwaway private
+ * key at least one reaches the name; only its rejection means unsupported.
  */
 function libraryLacksAlgorithm(alg) {
   const probes = [
@@ -91,11 +69,9 @@ function libraryLacksAlgorithm(alg) {
 }
 
 /**
- * The payload bytes of a compact JWS whose header names exactly `alg` and whose signature
- * verifies with `key` through jws.verify; no claim is parsed, so no `exp` is checked.
- * jws.verify checks the signature under the algorithm it is given, not the header's, so
- * the pin on the header is ours (jsonwebtoken's verify does the same with `algorithms`).
- * Throws InvalidSignature otherwise.
+ * The payload bytes of a JWS whose header names `alg` and whose signature verifies through
+ * jws.verify (no claim parsed). jws.verify uses the algorithm it is given, not the header's,
+ * so the header's pin is ours. Throws InvalidSignature otherwise.
  */
 function verifySignatureOnly(compact, alg, key) {
   if (!jws.isValid(compact)) throw new InvalidSignature('not a compact JWS');
@@ -119,11 +95,8 @@ function signer(alg, key, claims) {
 }
 
 /**
- * jsonwebtoken as the harness's adapter (library.js): synchronous; the key is the
- * node:crypto KeyObject itself; its documented verify errors (JsonWebTokenError and its
- * subclasses TokenExpiredError and NotBeforeError) are its verdicts on a token, anything
- * else it throws (a TypeError from jwa, a SyntaxError from JSON.parse, a RangeError from a
- * stack overflow) an error.
+ * The adapter: synchronous, the KeyObject itself as its key; JsonWebTokenError (and its
+ * subclasses) are verdicts, anything else (a jwa TypeError, a SyntaxError, a RangeError) an error.
  */
 const adapter = {
   name: 'jsonwebtoken',
@@ -140,8 +113,4 @@ const adapter = {
   isVerdict: (e) => e instanceof jwt.JsonWebTokenError,
 };
 
-module.exports = {
-  jwt, jws, signOptions, verifyOptions, verifyToken, InvalidPayload,
-  isUnsupportedAlgorithmError, libraryLacksAlgorithm, verifySignatureOnly, InvalidSignature,
-  UNSUPPORTED_ALGORITHM_MESSAGE, adapter,
-};
+module.exports = { jwt, signOptions, verifyToken, adapter };

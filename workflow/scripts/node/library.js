@@ -1,43 +1,29 @@
 'use strict';
-// The JWS library under test: an adapter chosen by the environment variable JWTBENCH_LIBRARY
-// (workflow/scripts/README.md, "A further library of a language"). Unset, or `jsonwebtoken`:
-// the node driver's own library (jwt_ops.js); any other name: the adapter in
-// `<name>/adapter.js` beside this file, started through `<name>/run`. The harness (CLI,
-// timing loop, stopping rule, raw-sample writer, verify-batch) is the same for all.
-//
-// An adapter is an object with:
-//   name             the library (the rows' `implementation`, `versions`); its npm package
-//   suites           the JWT suites it runs (jwt, tokensize, transfer, percall; another is an
-//                    input error); hash, primitive and keygen time node:crypto, and harness
-//                    the timing loop, for every library
-//   async            whether its signers and verifiers return promises (each call is awaited,
-//                    and the timing loops time the awaited calls); decode is always synchronous
+// The JWS library under test: the adapter named by JWTBENCH_LIBRARY (unset or `jsonwebtoken`:
+// jwt_ops.js; else `<name>/adapter.js`, started through `<name>/run`). An adapter has:
+//   name, suites     its npm package; the JWT suites it runs (hash, primitive, keygen and
+//                    harness run for every library)
+//   async            whether its signers and verifiers return promises (awaited call by call)
 //   cryptoBackend(openssl)  `versions`' crypto_backend, given node's OpenSSL description
-//   nativeKey(role, alg, keyObject)  the library's own key object for a node:crypto KeyObject
-//                    (role 'private' or 'public'), made once before anything is timed; may
-//                    return a promise; throws what isUnsupportedAlgorithmError recognises when
-//                    the library lacks alg
-//   signer(alg, key, claims)   a function claims -> compact JWS signing exactly `claims` (what
-//                    an application builds once; built per input, since a claim like `iat`
-//                    decides its options)
-//   verifier(alg, key)  a function compact -> claims: the verify policy (README "The verify
-//                    policy"), every item set explicitly; throws on an invalid token
-//   decoder          a function compact -> claims without verifying, or null (no such API)
-//   verifySignatureOnly(compact, alg, key)  the payload bytes (a Buffer) of a JWS whose header
-//                    names alg and whose signature verifies, through the library's JWS layer;
-//                    throws InvalidSignature otherwise (may return a promise)
-//   lacksAlgorithm(alg)  whether the library lacks alg, asked when no private key is at hand
-//   isUnsupportedAlgorithmError(err)  the library's own "unknown algorithm" error
-//   isVerdict(err)   whether err is one of the library's documented verdicts on a token
+//   nativeKey(role, alg, keyObject)  its own key ('private' or 'public') for a KeyObject, made
+//                    before any timing (may return a promise; an algorithm it lacks throws
+//                    what isUnsupportedAlgorithmError recognises)
+//   signer(alg, key, claims)  claims -> compact JWS of exactly `claims` (built per input: a
+//                    claim like `iat` decides its options)
+//   verifier(alg, key)  compact -> claims under the verify policy; throws on an invalid token
+//   decoder          compact -> claims without verifying (synchronous), or null
+//   verifySignatureOnly(compact, alg, key)  the payload's bytes if the header names alg and
+//                    the signature verifies, else throws InvalidSignature (may return a promise)
+//   lacksAlgorithm(alg)  whether it lacks alg, asked when no private key is at hand
+//   isUnsupportedAlgorithmError(err), isVerdict(err)  its "unknown algorithm" error; whether
+//                    err is one of its documented verdicts on a token
 
 const fs = require('node:fs');
 const path = require('node:path');
 
 const DEFAULT_LIBRARY = 'jsonwebtoken';
 const LIBRARY = process.env.JWTBENCH_LIBRARY || DEFAULT_LIBRARY;
-// The driver's name: `node` for its own library, `node/<library>` for a further one (its
-// messages say which); rows and specs name the language, `node`, and rows the library as
-// their `implementation`.
+// The driver's name in messages: `node`, or `node/<library>` for a further library.
 const DRIVER = LIBRARY === DEFAULT_LIBRARY ? 'node' : `node/${LIBRARY}`;
 
 class UnknownLibrary extends Error {}
@@ -74,11 +60,6 @@ function describeError(e) {
   return oneLine(`${type}: ${message}`);
 }
 
-/** The payload segment of a compact JWS, decoded (the bytes exactly as signed). */
-function payloadBytes(compact) {
-  return Buffer.from(compact.split('.')[1], 'base64url');
-}
-
 let adapter;
 
 /** The adapter of JWTBENCH_LIBRARY (loaded once); UnknownLibrary when there is none. */
@@ -97,16 +78,13 @@ function library() {
   return adapter;
 }
 
-/**
- * What `verify` answers for what a verifier threw: the library's documented verdicts and
- * the policy's InvalidPayload are "invalid" (exit 1); anything else is an error (exit 4).
- */
+/** What `verify` answers for what a verifier threw: invalid (exit 1) for a verdict or InvalidPayload, else error (4). */
 function verdictOf(e) {
   const invalid = e instanceof InvalidPayload || library().isVerdict(e);
   return { exit: invalid ? 1 : 4, outcome: invalid ? 'reject' : 'error', reason: describeError(e) };
 }
 
 module.exports = {
-  DEFAULT_LIBRARY, LIBRARY, DRIVER, UnknownLibrary, InvalidPayload, InvalidSignature,
-  objectClaims, oneLine, describeError, payloadBytes, library, verdictOf,
+  LIBRARY, DRIVER, UnknownLibrary, InvalidPayload, InvalidSignature,
+  objectClaims, oneLine, describeError, library, verdictOf,
 };

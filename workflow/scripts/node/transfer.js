@@ -1,15 +1,12 @@
 'use strict';
-// Suite transfer (workflow/scripts/README.md): a whole dataset signed into one token and
-// posted to an express server in this process, which verifies it and answers with a
-// signed receipt. Per cell: server, server check, warm-up trials, timed trials, three rows
-// per timed trial (request-response, the client's sign, the server's verify).
+// Suite transfer (workflow/scripts/README.md, "Suite `transfer`"): the express server in this
+// process, started and checked before the hello, and the node:http client of a trial.
 
 const http = require('node:http');
 const { once } = require('node:events');
 const { requireDependency } = require('./deps');
 const { jwt, signOptions, verifyToken } = require('./jwt_ops');
 const { flipSignatureBit, unsignedToken } = require('./checks');
-const { stderr, ms, grouped, median } = require('./output');
 
 const express = requireDependency('express');
 
@@ -17,16 +14,10 @@ const HOST = '127.0.0.1';
 const JWT_TYPE = 'application/jwt';
 const now = () => process.hrtime.bigint();
 
-// ---------------------------------------------------------------------------------------
-// Server
-
 /** Room for the largest request: the token is about 4/3 of the body, plus header and signature. */
 const bodyLimit = (inputBytes) => 2 * inputBytes + (1 << 20);
 
-/**
- * The express app: POST / with an application/jwt body is verified with the cell's
- * algorithm pinned and answered with a signed receipt, or 401 when it does not verify.
- */
+/** The express app: POST / of an application/jwt body, verified, answered with a signed receipt (else 401). */
 function receiptApp(cell) {
   const { algorithm, signingKey, verificationKey } = cell;
   const app = express();
@@ -55,7 +46,7 @@ function receiptApp(cell) {
   });
   // Body-parser errors (too large, aborted) and anything thrown: a status and no body.
   app.use((err, req, res, next) => { // eslint-disable-line no-unused-vars
-    stderr(`server: ${err.message}`);
+    process.stderr.write(`server: ${err.message}\n`);
     res.status(err.status || 500).end();
   });
   return app;
@@ -75,9 +66,6 @@ async function stopServer(server, agent) {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 }
-
-// ---------------------------------------------------------------------------------------
-// Client
 
 /** POSTs `token`; resolves to {status, type, body}; rejects after timeoutMs. */
 function post(target, token, timeoutMs) {
@@ -141,10 +129,7 @@ async function checkServer(target, token, timeoutMs) {
   }
 }
 
-/**
- * One trial, timed from before the client's sign to after the receipt is checked.
- * Returns {totalNs, signNs, verifyNs (the server's, from the receipt), tokenBytes}.
- */
+/** One trial, timed from the client's sign to the receipt checked: {totalNs, signNs, verifyNs (the server's), tokenBytes}. */
 async function trial(cell, options, target, timeoutMs) {
   const t0 = now();
   const token = jwt.sign(cell.claims, cell.signingKey, options);
@@ -155,72 +140,37 @@ async function trial(cell, options, target, timeoutMs) {
   return { totalNs: t2 - t0, signNs: t1 - t0, verifyNs: BigInt(receipt.verify_ns), tokenBytes: token.length };
 }
 
-// ---------------------------------------------------------------------------------------
-
 /**
- * Runs one checked cell; resolves to {rows, timedOut, spentNs}, rejects if anything
- * fails. No trial starts once max_cell_seconds (counted from the first warm-up trial) is
- * used.
+ * A checked cell's server, started and checked with the checks' token; `run`: n trials (one
+ * also answers output_bytes and parts), a failed one throws; `close` stops the server.
  */
-async function runCell(cell, settings, run) {
-  const { trials, warmup_trials: warmups, request_timeout_seconds: timeoutSeconds } = settings;
-  const timeoutMs = timeoutSeconds * 1000;
-  const limitNs = BigInt(Math.round(run.timing.max_cell_seconds * 1e9));
-  const head = run.head(cell);
-  let start;
+async function transferRun(cell, settings, token) {
+  if (typeof cell.claims.dataset !== 'string' || !Array.isArray(cell.claims.records)) {
+    throw new Error(`${cell.input_file} is not a transfer body ({"dataset": NAME, "records": [...]})`);
+  }
+  const timeoutMs = settings.request_timeout_seconds * 1000;
   const options = signOptions(cell.algorithm, cell.claims);
-  const rows = [];
-  const result = (timedOut) => ({ rows, timedOut, spentNs: now() - start });
-
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const server = await startServer(receiptApp(cell), timeoutMs);
   const target = { host: HOST, port: server.address().port, agent };
+  const close = () => stopServer(server, agent);
   try {
-    await checkServer(target, jwt.sign(cell.claims, cell.signingKey, options), timeoutMs);
-    start = now();
-    for (let w = 1; w <= warmups; w++) {
-      if (now() - start >= limitNs) return result(true);
-      const r = await trial(cell, options, target, timeoutMs);
-      stderr(`${head}: warm-up trial ${w}/${warmups}: ${ms(r.totalNs)} ms`);
-    }
-    for (let k = 1; k <= trials; k++) {
-      if (now() - start >= limitNs) return result(true);
-      const r = await trial(cell, options, target, timeoutMs);
-      const common = { sample: k, iterations: 1, outputBytes: r.tokenBytes };
-      rows.push(
-        { ...common, operation: 'request-response', elapsedNs: r.totalNs },
-        { ...common, operation: 'sign', elapsedNs: r.signNs },
-        { ...common, operation: 'verify', elapsedNs: r.verifyNs });
-      stderr(`${head}: trial ${k}/${trials}: ${ms(r.totalNs)} ms ` +
-        `(sign ${ms(r.signNs)} ms, server verify ${ms(r.verifyNs)} ms, token ${grouped(r.tokenBytes)} bytes)`);
-    }
-    return result(false);
-  } finally {
-    await stopServer(server, agent);
+    await checkServer(target, token, timeoutMs);
+  } catch (err) {
+    await close();
+    throw err;
   }
+  const run = async (n) => {
+    let elapsed = 0n;
+    let r;
+    for (let k = 0; k < n; k++) {
+      r = await trial(cell, options, target, timeoutMs);
+      elapsed += r.totalNs;
+    }
+    if (n > 1) return { elapsed_ns: Number(elapsed) };
+    return { elapsed_ns: Number(elapsed), output_bytes: r.tokenBytes, parts: { sign: Number(r.signNs), verify: Number(r.verifyNs) } };
+  };
+  return { run, close };
 }
 
-/** Runs every checked cell in spec order; a cell's rows are written when it ends. */
-async function runTransfer(passed, settings, run) {
-  for (const { cell } of passed) {
-    let result;
-    try {
-      result = await runCell(cell, settings, run);
-    } catch (err) {
-      run.finish(cell, 'failed', `failed (${err.message})`);
-      continue;
-    }
-    const status = result.timedOut ? 'timeout' : 'ok';
-    if (result.rows.length === 0) {
-      run.out.writeUntimed(cell, status, result.spentNs);
-      run.finish(cell, status, `timeout after ${ms(result.spentNs)} ms, no trial timed`, false);
-      continue;
-    }
-    for (const row of result.rows) run.out.writeRow(cell, { ...row, status });
-    const totals = result.rows.filter((r) => r.operation === 'request-response').map((r) => Number(r.elapsedNs));
-    run.finish(cell, status, `${totals.length} trials, median request-response ${ms(median(totals))} ms` +
-      `${result.timedOut ? ' (timeout: max_cell_seconds ran out)' : ''}`, false);
-  }
-}
-
-module.exports = { runTransfer };
+module.exports = { transferRun };

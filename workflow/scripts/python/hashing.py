@@ -1,67 +1,29 @@
-"""Suite hash with hashlib: seed 002's short strings, and a length sweep of raw bytes.
+"""Suite hash with hashlib (the ssl module's libcrypto): seed 002's short strings, and a
+length sweep of raw bytes.
 
-hashlib's named constructors (hashlib.md5, .sha1, .sha256, .sha512) are OpenSSL's
-digests here: CPython's _hashlib links the same libcrypto as its ssl module, whose
-version `versions` reports as `hash_backend` (ssl.OPENSSL_VERSION). The rows name the
-implementation `hashlib` at the Python version (platform.python_version()).
-
-A cell's work is written out as one would by hand; for [fresh-uuid, time-ms] and SHA-256
-its single call (for the checks) and its batch of n calls (what is timed) are
-
-    def call():
-        fresh = str(uuid4())
-        ms = time_ns() // 1_000_000
-        return new(f"{fresh}{ms}".encode()).hexdigest()
-
-    def batch(n):
-        sink = 0
-        for _ in repeat(None, n):
-            fresh = str(uuid4())
-            ms = time_ns() // 1_000_000
-            sink += len(new(f"{fresh}{ms}".encode()).hexdigest())
-        return sink
-
-(`generate` returns `f"{fresh}{ms}".encode()`; a one-part [cached-uuid] message is the
-cached string itself, `new(cached.encode())`; `digest` is `new(message).digest()`.) Both
-are generated from the cell's parts, as dataclasses generates __init__, because on
-CPython 3.11 the generic ways cost as much as the work they frame: building the string
-with a str.format template takes about 250 ns, a join over per-call values about 100 ns
-more than the f-string, and a function call per iteration of the batch (the jwt suite's
-loop) about 50 ns, against about 500 ns for a whole SHA-256 hex digest of a UUID. The
-source is made only from the fixed texts below (the spec's parts are checked against
-spec.MESSAGE_PARTS first).
+A cell's call and batch are generated as source from its parts (as dataclasses generates
+__init__), e.g. `sink += len(new(f"{fresh}{ms}".encode()).hexdigest())` in the loop, because
+on CPython 3.11 the generic ways (a str.format template, a join, a call per iteration) cost
+as much as the ~500 ns they frame. The source is made only from the fixed texts below.
 """
 
 import hashlib
-from dataclasses import dataclass
 from itertools import repeat
 from time import time_ns
 from uuid import uuid4
 
 from correctness import CheckFailed
 from jwt_algorithms import UnsupportedAlgorithm
+from timing import Prepared
 
-CONSTRUCTORS = {
-    "MD5": hashlib.md5,
-    "SHA-1": hashlib.sha1,
-    "SHA-256": hashlib.sha256,
-    "SHA-512": hashlib.sha512,
-}
+CONSTRUCTORS = {"MD5": hashlib.md5, "SHA-1": hashlib.sha1, "SHA-256": hashlib.sha256, "SHA-512": hashlib.sha512}
 # part -> its name in a call's f-string, its length in characters (time-ms: until 2286)
 PART_NAMES = {"cached-uuid": "cached", "fresh-uuid": "fresh", "time-ms": "ms"}
 PART_CHARS = {"cached-uuid": 36, "fresh-uuid": 36, "time-ms": 13}
 # part -> the statement that makes its value once per call (a part may appear twice)
 PER_CALL = {"fresh-uuid": "fresh = str(uuid4())", "time-ms": "ms = time_ns() // 1_000_000"}
 # operation -> what one call returns, given its message's expression
-RESULTS = {
-    "hex-digest": "new({}.encode()).hexdigest()",
-    "generate": "{}.encode()",
-    "digest": "new({}).digest()",
-}
-
-
-class HashCheckFailed(CheckFailed):
-    pass
+RESULTS = {"hex-digest": "new({}.encode()).hexdigest()", "generate": "{}.encode()", "digest": "new({}).digest()"}
 
 
 def expected_bytes(cell):
@@ -72,8 +34,7 @@ def expected_bytes(cell):
 
 
 def constructor(algorithm):
-    """hashlib's constructor for `algorithm`; UnsupportedAlgorithm if OpenSSL refuses it
-    (an MD5 in FIPS mode)."""
+    """hashlib's constructor; UnsupportedAlgorithm if OpenSSL refuses it (MD5 in FIPS mode)."""
     new = CONSTRUCTORS[algorithm]
     try:
         new(b"")
@@ -83,10 +44,9 @@ def constructor(algorithm):
 
 
 def compiled(operation, expression, per_call, **values):
-    """(call, batch) for `operation` on the message `expression`: call() makes one
-    call and returns its result; batch(n) makes n calls and returns the sum of their
-    results' lengths. Each call first runs the `per_call` statements. `values` are the
-    names the code uses (new, cached, message)."""
+    """(call, batch) for `operation` on the message `expression`, each call first running
+    the `per_call` statements: call() returns one result, batch(n) the sum of n results'
+    lengths. `values` are the names the code uses (new, cached, message)."""
     result = RESULTS[operation].format(expression)
     lines = [
         "def call():",
@@ -129,22 +89,11 @@ def check_known_answer(cell, new):
         call, _ = message_compiled(cell["operation"], ["cached-uuid"], new, known["message"])
         got = call()
     if got != known["digest_hex"].lower():
-        raise HashCheckFailed(f"{cell['algorithm']} of {known['message']!r} gave {got}, not {known['digest_hex']}")
-
-
-@dataclass
-class HashCase:
-    """A checked hash cell: its batch function (timing.CellTiming), and the sizes its rows
-    report."""
-
-    batch: object
-    input_bytes: int  # the message's length
-    output_bytes: int  # the length of what one call returns
+        raise CheckFailed(f"{cell['algorithm']} of {known['message']!r} gave {got}, not {known['digest_hex']}")
 
 
 def prepare(cell):
-    """The cell's calls, made and checked before any timing (the known answer; for a built
-    message its length). Raises UnsupportedAlgorithm or HashCheckFailed."""
+    """The cell's calls, checked first (the known answer; a built message's length)."""
     operation = cell["operation"]
     new = None if operation == "generate" else constructor(cell["algorithm"])
     if new:
@@ -159,9 +108,9 @@ def prepare(cell):
         input_bytes = len(build())
         expected = expected_bytes(cell)
         if input_bytes != expected:
-            raise HashCheckFailed(f"message {' + '.join(parts)} has {input_bytes} bytes, not {expected}")
+            raise CheckFailed(f"message {' + '.join(parts)} has {input_bytes} bytes, not {expected}")
         call, batch = message_compiled(operation, parts, new, cached)
     output_bytes = len(call())
     if batch(1) != output_bytes:  # the timed loop does what the checked call does
-        raise HashCheckFailed(f"a batch of one call consumed {batch(1)} bytes, not {output_bytes}")
-    return HashCase(batch, input_bytes, output_bytes)
+        raise CheckFailed(f"a batch of one call consumed {batch(1)} bytes, not {output_bytes}")
+    return Prepared(cell, input_bytes, batch, output_bytes)

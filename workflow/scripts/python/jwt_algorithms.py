@@ -1,12 +1,7 @@
-"""The JWS library's operations for one algorithm, with keys parsed once into native objects.
-
-The library's calls are its adapter's (libraries.py: PyJWT unless JWTBENCH_LIBRARY names
-another); the names below are the adapter's own functions, so a timed call goes straight
-to them. Whether the library implements an algorithm is asked of the library itself.
-"""
+"""The JWS library's operations for one algorithm, keys parsed once: the adapter's own
+functions (libraries.py), so a timed call goes straight to them."""
 
 import functools
-import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,38 +10,21 @@ from libraries import adapter
 
 
 class UnsupportedAlgorithm(Exception):
-    """The library has no implementation of the algorithm."""
-
-
-class UnsupportedOperation(UnsupportedAlgorithm):
-    """The library has no call for the operation (decode)."""
+    """The library has no implementation of the algorithm (or no call for the operation)."""
 
 
 class InputError(Exception):
     """An input file that is not what its input_kind says."""
 
 
-# The library's documented verdict on a token it refuses (exit 1); anything else it raises
-# is an error (exit 4).
-INVALID_TOKEN = adapter.INVALID_TOKEN
-sign = adapter.sign  # (claims, key, alg) -> compact JWS
-# (token, key, alg) -> the claims: the verify policy (workflow/scripts/README.md), each item
-# set explicitly in the adapter; `verify`, every timed verify and verify-batch call it
-verify = adapter.verify
-# (token, key, alg) -> the payload bytes: the JWS alone (alg pinned, signature), no claims
+INVALID_TOKEN, sign, verify, decode = adapter.INVALID_TOKEN, adapter.sign, adapter.verify, adapter.decode
 verify_signature = adapter.verify_signature
-decode = adapter.decode  # (token) -> the claims unverified; None when the library has none
 
 
 def ensure_supported(alg):
     reason = adapter.unsupported(alg)
     if reason:
         raise UnsupportedAlgorithm(reason)
-
-
-def ensure_operation(name):
-    if name == "decode" and decode is None:
-        raise UnsupportedOperation(adapter.NO_DECODE)
 
 
 def load_signing_key(alg, path):
@@ -105,10 +83,7 @@ def load_inputs(path, kind):
 
 @dataclass
 class AlgorithmUnderTest:
-    """One algorithm with its parsed keys and inputs, and a pool of tokens signed untimed.
-
-    `tokens[i]` is `inputs.claims[i]` signed; the checks use the first input and token.
-    """
+    """One algorithm with its parsed keys and inputs; `tokens[i]` is `inputs.claims[i]` signed."""
 
     alg: str
     inputs: Inputs
@@ -137,24 +112,14 @@ class AlgorithmUnderTest:
     def output_bytes(self):
         return rounded_mean([len(token) for token in self.tokens])
 
-    def sign_calls(self):
-        """One zero-argument call per input, signing it, in input order."""
-        return [functools.partial(sign, claims, self.signing_key, self.alg) for claims in self.inputs.claims]
-
     def call_list(self, name):
-        """One zero-argument call performing `name` per input (one for claims, one per
-        record), in input order. UnsupportedOperation when the library has no call for
-        `name`."""
+        """One zero-argument call performing `name` per input, in input order."""
         if name == "sign":
-            return self.sign_calls()
+            return [functools.partial(sign, claims, self.signing_key, self.alg) for claims in self.inputs.claims]
         if name == "verify":
             return [functools.partial(verify, token, self.verifying_key, self.alg) for token in self.tokens]
         if name == "decode":
-            ensure_operation(name)
+            if decode is None:
+                raise UnsupportedAlgorithm(adapter.NO_DECODE)
             return [functools.partial(decode, token) for token in self.tokens]
         raise ValueError(f"unknown jwt operation {name!r}")
-
-    def calls(self, name):
-        """An endless iterator of the calls of call_list(name): through the inputs in order
-        and wrapping around, so the position carries over from batch to batch."""
-        return itertools.cycle(self.call_list(name))

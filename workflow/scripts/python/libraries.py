@@ -1,23 +1,12 @@
-"""The JWS library the harness times: an adapter module chosen by JWTBENCH_LIBRARY.
+"""The JWS library the harness times: pyjwt_adapter.py, or L/adapter.py beside this file
+when JWTBENCH_LIBRARY=L (its shim L/run sets it). Everything else is shared.
 
-Unset (or "pyjwt"): PyJWT, the driver's own library (pyjwt_adapter.py). Any other name L:
-the adapter of the further library's driver folder beside this file, L/adapter.py
-(workflow/scripts/README.md, "A further library of a language"); its shim L/run sets
-JWTBENCH_LIBRARY=L. Everything else (CLI, timing, stopping rule, raw samples, verify-batch)
-is the same harness for every library.
-
-An adapter module has:
-  NAME, VERSION        the library's name (its driver folder's) and version, as loaded
-  DISTRIBUTIONS        the packages `versions` lists under libraries (importlib.metadata names)
-  INVALID_TOKEN        the exception type(s) the library documents for a token it refuses
-  unsupported(alg)     why the library cannot do `alg`, or None
-  signing_key(alg, data), verifying_key(alg, data)
-                       the key file's bytes parsed once into the library's native key
-  sign(claims, key, alg) -> compact JWS (str)
-  verify(token, key, alg) -> the claims (a dict) under the verify policy, else raises
-  verify_signature(token, key, alg) -> the payload bytes, through the library's JWS layer
-  decode(token) -> the claims without verifying; None when the library has no such call,
-  with NO_DECODE saying why
+An adapter module has NAME, VERSION (as loaded), DISTRIBUTIONS (what `versions` lists),
+INVALID_TOKEN (the exception type(s) of a refused token), unsupported(alg) -> why or None,
+signing_key/verifying_key(alg, data) -> the library's native key, sign(claims, key, alg)
+-> compact JWS, verify(token, key, alg) -> claims under the verify policy,
+verify_signature(token, key, alg) -> payload bytes, and decode(token) -> claims unverified
+(None when the library has none, NO_DECODE saying why).
 """
 
 import importlib.util

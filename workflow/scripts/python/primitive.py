@@ -1,25 +1,9 @@
-"""Suite primitive: the raw primitives under the JWT algorithms, no JWT.
-
-digest: hashlib's one-shot `new(message).digest()` (OpenSSL's digests through CPython's
-_hashlib, as suite hash). Everything else is pyca/cryptography (its bundled OpenSSL):
-
-- mac: an `HMAC(key, SHA256())` made once per cell; one call is `h = keyed.copy();
-  h.update(message); h.finalize()` (the copy carries the keyed inner and outer states,
-  so the key is not set up again per call);
-- encrypt: an `AESGCM(key)` made once; one call is `aead.encrypt(nonce, message, None)`
-  with the nonce a 12-byte big-endian counter, +1 per call (ciphertext then 16-byte tag);
-- sign / verify: the PEM keys parsed once with load_pem_private_key / load_pem_public_key;
-  RSA-SHA256 is `key.sign(message, PKCS1v15(), SHA256())`, ECDSA-SHA256
-  `key.sign(message, ECDSA(SHA256()))` (DER signature), Ed25519 `key.sign(message)`; the
-  padding and hash objects are made once. verify raises InvalidSignature when invalid,
-  which fails the cell; a valid call consumes the signature's length.
-
-Each cell's batch(n) makes n calls inline in one loop (no function call per call beyond
-the library's own) and returns the sum of their outputs' lengths.
+"""Suite primitive: digest is hashlib's (as suite hash), the rest pyca/cryptography's: mac a
+copy of an HMAC made once (the copy carries the keyed states), AESGCM, sign/verify (ECDSA
+DER). A batch(n) makes n calls inline in one loop and returns the sum of their outputs' lengths.
 """
 
 import hashlib
-from dataclasses import dataclass
 from itertools import count, islice, repeat
 from pathlib import Path
 
@@ -29,55 +13,26 @@ from cryptography.hazmat.primitives import hashes, hmac, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from hashing import sweep_message
+from timing import Prepared
 
 DIGESTS = {"SHA-256": hashlib.sha256, "SHA-512": hashlib.sha512}
-# operation -> (its algorithms, the implementation that does its work)
-OPERATIONS = {
-    "digest": (tuple(DIGESTS), "hashlib"),
-    "mac": (("HMAC-SHA256",), "cryptography"),
-    "encrypt": (("AES-256-GCM",), "cryptography"),
-    "sign": (("RSA-SHA256", "ECDSA-SHA256", "Ed25519"), "cryptography"),
-    "verify": (("RSA-SHA256", "ECDSA-SHA256", "Ed25519"), "cryptography"),
-}
+# operation -> the implementation that does its work
+OPERATIONS = {"digest": "hashlib"} | {operation: "cryptography" for operation in ("mac", "encrypt", "sign", "verify")}
 NONCE_BYTES = 12
 
 
-class PrimitiveCheckFailed(CheckFailed):
-    pass
-
-
-@dataclass
-class PrimitiveCase:
-    """A checked primitive cell: its batch function (timing.CellTiming) and row sizes."""
-
-    batch: object
-    input_bytes: int
-    output_bytes: int
-
-
-def message_of(cell):
-    """The cell's message: the bytes of input_file (input_kind bytes), else message_bytes
-    bytes with byte i = i mod 256."""
-    if cell.get("input_kind") == "bytes":
-        return Path(cell["input_file"]).read_bytes()
-    return sweep_message(cell["message_bytes"])
-
-
 def expected_bytes(cell):
-    """The message's length without reading anything (for rows of an untimed cell)."""
+    """The message's length: input_file's size (input_kind bytes), else message_bytes."""
     if cell.get("input_kind") == "bytes":
-        try:
-            return Path(cell["input_file"]).stat().st_size
-        except OSError:
-            return 0
+        return Path(cell["input_file"]).stat().st_size  # read already: prepare failed after it
     return cell["message_bytes"]
 
 
-def compare(cell, got, want_hex):
-    if got.hex() != want_hex.lower():
-        raise PrimitiveCheckFailed(
-            f"{cell['operation']} {cell['algorithm']} known answer gave {got.hex()}, not {want_hex}"
-        )
+def check_known(cell, got):
+    """The cell's call path on its known answer's inputs gave its output_hex."""
+    want = cell["known_answer"]["output_hex"]
+    if got.hex() != want.lower():
+        raise CheckFailed(f"{cell['operation']} {cell['algorithm']} known answer gave {got.hex()}, not {want}")
 
 
 def known(cell, field):
@@ -87,16 +42,13 @@ def known(cell, field):
 def secret(cell):
     key = Path(cell["private_key"]).read_bytes()
     if len(key) * 8 != cell["key_bits"]:
-        raise PrimitiveCheckFailed(f"secret {cell['private_key']} has {len(key) * 8} bits, not {cell['key_bits']}")
+        raise CheckFailed(f"secret {cell['private_key']} has {len(key) * 8} bits, not {cell['key_bits']}")
     return key
-
-
-# ---- digest -------------------------------------------------------------------------
 
 
 def digest_case(cell, message):
     new = DIGESTS[cell["algorithm"]]
-    compare(cell, new(known(cell, "message_hex")).digest(), cell["known_answer"]["output_hex"])
+    check_known(cell, new(known(cell, "message_hex")).digest())
 
     def batch(n):
         sink = 0
@@ -107,26 +59,15 @@ def digest_case(cell, message):
     return batch, len(new(message).digest())
 
 
-# ---- mac ----------------------------------------------------------------------------
-
-
-def keyed_hmac(key):
-    return hmac.HMAC(key, hashes.SHA256())
-
-
-def mac_once(keyed, message):
-    h = keyed.copy()
+def mac_once(key, message):
+    h = hmac.HMAC(key, hashes.SHA256())
     h.update(message)
     return h.finalize()
 
 
 def mac_case(cell, message):
-    compare(
-        cell,
-        mac_once(keyed_hmac(known(cell, "key_hex")), known(cell, "message_hex")),
-        cell["known_answer"]["output_hex"],
-    )
-    keyed = keyed_hmac(secret(cell))
+    check_known(cell, mac_once(known(cell, "key_hex"), known(cell, "message_hex")))
+    keyed = hmac.HMAC(secret(cell), hashes.SHA256())
 
     def batch(n):
         sink = 0
@@ -136,24 +77,20 @@ def mac_case(cell, message):
             sink += len(h.finalize())
         return sink
 
-    return batch, len(mac_once(keyed, message))
-
-
-# ---- encrypt ------------------------------------------------------------------------
+    return batch, len(mac_once(secret(cell), message))
 
 
 def encrypt_case(cell, message):
-    got = AESGCM(known(cell, "key_hex")).encrypt(known(cell, "nonce_hex"), known(cell, "message_hex"), None)
-    compare(cell, got, cell["known_answer"]["output_hex"])
+    check_known(
+        cell, AESGCM(known(cell, "key_hex")).encrypt(known(cell, "nonce_hex"), known(cell, "message_hex"), None)
+    )
     aead = AESGCM(secret(cell))
     encrypt = aead.encrypt
     nonces = count(1)  # the counter carries over from batch to batch
-
-    # one output of the timed path decrypts back to the message
-    number = next(nonces)
-    output = encrypt(number.to_bytes(NONCE_BYTES, "big"), message, None)
-    if aead.decrypt(number.to_bytes(NONCE_BYTES, "big"), output, None) != message:
-        raise PrimitiveCheckFailed("AES-256-GCM output did not decrypt to the message")
+    nonce = next(nonces).to_bytes(NONCE_BYTES, "big")
+    output = encrypt(nonce, message, None)
+    if aead.decrypt(nonce, output, None) != message:  # one output of the timed path decrypts back
+        raise CheckFailed("AES-256-GCM output did not decrypt to the message")
 
     def batch(n):
         sink = 0
@@ -163,8 +100,6 @@ def encrypt_case(cell, message):
 
     return batch, len(output)
 
-
-# ---- sign / verify ------------------------------------------------------------------
 
 # algorithm -> (key class, curve or None, the sign/verify arguments after the message)
 SIGNATURES = {
@@ -180,10 +115,10 @@ def load_keys(cell):
     private = serialization.load_pem_private_key(Path(cell["private_key"]).read_bytes(), password=None)
     public = serialization.load_pem_public_key(Path(cell["public_key"]).read_bytes())
     if not isinstance(private, kind):
-        raise PrimitiveCheckFailed(f"{cell['private_key']} is not a key for {cell['algorithm']}")
+        raise CheckFailed(f"{cell['private_key']} is not a key for {cell['algorithm']}")
     bits = private.key_size if kind in (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey) else 256
     if bits != cell["key_bits"] or (curve and private.curve.name != curve):
-        raise PrimitiveCheckFailed(f"{cell['private_key']} has {bits} bits, not {cell['key_bits']}")
+        raise CheckFailed(f"{cell['private_key']} has {bits} bits, not {cell['key_bits']}")
     return private, public
 
 
@@ -191,18 +126,26 @@ def signature_case(cell, message):
     private, public = load_keys(cell)
     arguments = SIGNATURES[cell["algorithm"]][2]()
     sign, verify = private.sign, public.verify
-    signature = sign(message, *arguments)
-    verify(signature, message, *arguments)  # raises InvalidSignature
-    flipped = bytes([signature[0] ^ 1]) + signature[1:]
-    try:
-        verify(flipped, message, *arguments)
-    except InvalidSignature:
-        pass
-    else:
-        raise PrimitiveCheckFailed("a signature with its first byte's lowest bit flipped verified")
-    length = len(signature)
+    signature = checked_signature(sign, verify, message, arguments)
+    return signature_batch(cell["operation"], sign, verify, message, signature, arguments), len(signature)
 
-    if cell["operation"] == "sign":
+
+def checked_signature(sign, verify, message, arguments=(), invalid=InvalidSignature):
+    """A signature of `message` that verifies, and with its first byte's lowest bit flipped does not."""
+    signature = sign(message, *arguments)
+    verify(signature, message, *arguments)  # raises `invalid`: the cell fails
+    try:
+        verify(bytes([signature[0] ^ 1]) + signature[1:], message, *arguments)
+    except invalid:
+        return signature
+    raise CheckFailed("a signature with its first byte's lowest bit flipped verified")
+
+
+def signature_batch(operation, sign, verify, message, signature, arguments=()):
+    """batch(n): n calls of sign(message, *arguments), or n of verify(signature, message,
+    *arguments) (raising when invalid: the cell fails); the sum of the signatures' lengths."""
+    length = len(signature)
+    if operation == "sign":
 
         def batch(n):
             sink = 0
@@ -215,30 +158,24 @@ def signature_case(cell, message):
         def batch(n):
             sink = 0
             for _ in repeat(None, n):
-                verify(signature, message, *arguments)  # raises when invalid: the cell fails
+                verify(signature, message, *arguments)
                 sink += length
             return sink
 
-    return batch, length
+    return batch
 
 
-CASES = {
-    "digest": digest_case,
-    "mac": mac_case,
-    "encrypt": encrypt_case,
-    "sign": signature_case,
-    "verify": signature_case,
-}
+CASES = {"digest": digest_case, "mac": mac_case, "encrypt": encrypt_case, "sign": signature_case}
 
 
 def prepare(cell):
-    """The cell's batch, checked before any timing; raises PrimitiveCheckFailed (or the
-    library's error, which fails the cell)."""
-    message = message_of(cell)
-    batch, output_bytes = CASES[cell["operation"]](cell, message)
-    # (an ECDSA signature is DER, 70-72 bytes for P-256: its length varies call to call)
-    if batch(1) != output_bytes and not cell["algorithm"].startswith(
-        "ECDSA"
-    ):  # the timed loop does what the checked call does
-        raise PrimitiveCheckFailed(f"a batch of one call consumed {batch(1)} bytes, not {output_bytes}")
-    return PrimitiveCase(batch, len(message), output_bytes)
+    """The cell's batch, checked first: its known answer (digest, mac, encrypt), and a batch
+    of one consumes what the checked call returned (an ECDSA signature's length varies)."""
+    if cell.get("input_kind") == "bytes":
+        message = Path(cell["input_file"]).read_bytes()
+    else:
+        message = sweep_message(cell["message_bytes"])
+    batch, output_bytes = CASES.get(cell["operation"], signature_case)(cell, message)
+    if batch(1) != output_bytes and not cell["algorithm"].startswith("ECDSA"):
+        raise CheckFailed(f"a batch of one call consumed {batch(1)} bytes, not {output_bytes}")
+    return Prepared(cell, len(message), batch, output_bytes)

@@ -1,8 +1,5 @@
-"""PyJWT, the python driver's own JWS library, behind the adapter interface (libraries.py).
-
-PyJWT takes `cryptography` key objects as they are; an HMAC secret's native form in PyJWT
-is plain bytes. Whether PyJWT implements an algorithm is asked of PyJWT itself.
-"""
+"""PyJWT, the python driver's own JWS library, behind the adapter interface (libraries.py):
+keys are `cryptography` key objects, an HMAC secret plain bytes."""
 
 import jwt
 from cryptography.hazmat.primitives.serialization import (
@@ -12,14 +9,12 @@ from cryptography.hazmat.primitives.serialization import (
 
 NAME = "pyjwt"
 VERSION = jwt.__version__
-# what `versions` lists under libraries, in order (importlib.metadata names)
 DISTRIBUTIONS = ("PyJWT", "cryptography", "cffi")
 # PyJWT's documented verdict on a token it refuses (its decode errors all derive from it)
 INVALID_TOKEN = jwt.InvalidTokenError
 
 
 def unsupported(alg):
-    """Why PyJWT cannot do `alg`, or None when it can."""
     try:
         jwt.get_algorithm_by_name(alg)
     except NotImplementedError as exc:
@@ -43,22 +38,12 @@ def sign(claims, key, alg):
 # PyJWT's defaults: alg pinned by `algorithms`, signature, exp, nbf, iat (PyJWT rejects an
 # iat in the future), leeway 0, no required claim. aud and iss are not part of the policy:
 # with no audience or issuer given PyJWT only checks their types, as it does sub's and jti's.
-VERIFY_OPTIONS = {
-    "verify_signature": True,
-    "verify_exp": True,
-    "verify_nbf": True,
-    "verify_iat": True,
-    "verify_aud": True,
-    "verify_iss": True,
-    "verify_sub": True,
-    "verify_jti": True,
-    "require": [],
-}
+VERIFY_OPTIONS = {f"verify_{item}": True for item in ("signature", "exp", "nbf", "iat", "aud", "iss", "sub", "jti")}
+VERIFY_OPTIONS["require"] = []
 LEEWAY_SECONDS = 0
 
 
 def verify(token, key, alg):
-    """Claims of a valid token; raises jwt.InvalidTokenError otherwise."""
     return jwt.decode(token, key, algorithms=[alg], options=VERIFY_OPTIONS, leeway=LEEWAY_SECONDS)
 
 
@@ -67,7 +52,5 @@ def decode(token):
 
 
 def verify_signature(token, key, alg):
-    """The payload bytes of a compact JWS whose header names `alg` and whose signature
-    verifies with `key`: PyJWT's JWS layer (PyJWS), which reads no claims (so no exp);
-    raises jwt.InvalidTokenError otherwise."""
+    """The payload bytes through PyJWT's JWS layer (PyJWS), which reads no claims."""
     return jwt.PyJWS().decode_complete(token, key, algorithms=[alg])["payload"]

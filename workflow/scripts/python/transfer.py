@@ -1,58 +1,19 @@
-"""Suite transfer: a whole dataset as one signed token, posted to a local HTTP server.
-
-The server is the standard library's http.server.ThreadingHTTPServer, bound to 127.0.0.1
-on a free port and served from a background thread of the driver process; the client is
-http.client.HTTPConnection on one keep-alive connection per cell. While the server
-verifies, the client thread waits in a socket read without the GIL (and the server
-thread waits likewise while the client signs), so the two do not compete for it. Against
-a server in a forked child process, sign and verify times were the same, and a 27 MB
-round trip spent about 10 ms (under 1%) more in transport: the GIL handoffs between the
-two threads' socket calls.
-"""
+"""Suite transfer: the server (http.server on 127.0.0.1) runs in a thread of the worker: while
+one thread signs or verifies, the other waits in a socket read without the GIL (a server in a
+forked child measured the same, a 27 MB trip 10 ms slower)."""
 
 import http.client
 import sys
 import threading
-from contextlib import closing, contextmanager
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from correctness import unsigned, with_flipped_signature_bit
 from jwt_algorithms import INVALID_TOKEN, InputError, sign, verify
 from timing import clock
 
-OPERATIONS = ("request-response", "sign", "verify")  # the rows of one trial, in order
-
 
 class TransferFailed(Exception):
     pass
-
-
-@dataclass
-class TransferSettings:
-    trials: int
-    warmup_trials: int
-    request_timeout_seconds: float
-
-    @classmethod
-    def from_spec(cls, transfer):
-        return cls(
-            int(transfer["trials"]),
-            int(transfer["warmup_trials"]),
-            float(transfer["request_timeout_seconds"]),
-        )
-
-
-@dataclass
-class Trial:
-    elapsed_ns: int  # the whole trial, on the client
-    sign_ns: int  # the client's sign call
-    verify_ns: int  # the server's verify call, from the receipt
-    token_bytes: int
-
-    def rows(self):
-        """(operation, elapsed ns) for each of OPERATIONS."""
-        return zip(OPERATIONS, (self.elapsed_ns, self.sign_ns, self.verify_ns))
 
 
 def check_body(body, where):
@@ -94,8 +55,7 @@ class ReceiptHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/jwt")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if body:
-            self.wfile.write(body)
+        self.wfile.write(body)
 
 
 class ReceiptServer(ThreadingHTTPServer):
@@ -109,18 +69,6 @@ class ReceiptServer(ThreadingHTTPServer):
         """One line on stderr instead of a traceback (a client that timed out and left)."""
         error = sys.exc_info()[1]
         print(f"receipt server: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
-
-
-@contextmanager
-def serving(server):
-    """Serve from a background thread; stop it on the way out."""
-    thread = threading.Thread(target=server.serve_forever, name="receipt-server", daemon=True)
-    thread.start()
-    try:
-        yield server.server_address
-    finally:
-        server.shutdown()
-        thread.join()
 
 
 def post(connection, token):
@@ -143,7 +91,8 @@ def check_server(connection, case):
 
 
 def trial(connection, case, records):
-    """Sign the body, post it, verify the receipt and check it; the trial's timings."""
+    """Sign the body, post it, verify the receipt and check it: (the token's bytes, the
+    client's sign ns, the server's verify ns from the receipt)."""
     start = clock()
     token = sign(case.claims, case.signing_key, case.alg)
     signed = clock()
@@ -157,50 +106,46 @@ def trial(connection, case, records):
             f"receipt says records={receipt.get('records')!r}, received_bytes="
             f"{receipt.get('received_bytes')!r}; sent records={records}, {len(body)} bytes"
         )
-    done = clock()
     verify_ns = receipt.get("verify_ns")
     if not isinstance(verify_ns, int) or isinstance(verify_ns, bool) or verify_ns < 0:
         raise TransferFailed(f"receipt's verify_ns {verify_ns!r} is not a count of ns")
-    return Trial(done - start, signed - start, verify_ns, len(body))
+    return len(body), signed - start, verify_ns
 
 
-def describe(result):
-    return (
-        f"{result.elapsed_ns / 1e6:,.1f} ms (sign {result.sign_ns / 1e6:,.1f} ms, "
-        f"server verify {result.verify_ns / 1e6:,.1f} ms, {result.token_bytes:,} bytes)"
-    )
+class TransferCell:
+    """A cell's server (started and checked here, stopped by close) and client connection."""
 
+    def __init__(self, case, request_timeout_seconds):
+        self.case, self.records = case, len(case.claims["records"])
+        self.server = ReceiptServer(case)
+        threading.Thread(target=self.server.serve_forever, name="receipt-server", daemon=True).start()
+        self.connection = http.client.HTTPConnection(*self.server.server_address, timeout=request_timeout_seconds)
+        try:
+            self.guarded(check_server, self.connection, case)
+        except BaseException:
+            self.close()
+            raise
 
-def run_trials(connection, case, settings, limit_ns, progress):
-    """Warm-up trials, then timed ones, until done or the cell's time runs out.
+    def guarded(self, call, *args):
+        """call(*args), a failed request (status, timeout, receipt) raised as TransferFailed."""
+        try:
+            return call(*args)
+        except (OSError, http.client.HTTPException, INVALID_TOKEN) as exc:
+            self.connection.close()  # the next request starts on a new connection
+            raise TransferFailed(f"{type(exc).__name__}: {exc}") from exc
 
-    Returns (timed trials, whether time ran out, ns spent).
-    """
-    records = len(case.claims["records"])
-    plan = [("warm-up", k, settings.warmup_trials) for k in range(1, settings.warmup_trials + 1)]
-    plan += [("trial", k, settings.trials) for k in range(1, settings.trials + 1)]
-    timed = []
-    start = clock()
-    for kind, number, count in plan:
-        if clock() - start >= limit_ns:
-            return timed, True, clock() - start
-        result = trial(connection, case, records)
-        progress(f"{kind} {number}/{count}: {describe(result)}")
-        if kind == "trial":
-            timed.append(result)
-    return timed, False, clock() - start
+    def batch(self, n):
+        sink = 0
+        for _ in range(n):
+            self.last = self.guarded(trial, self.connection, self.case, self.records)
+            sink += self.last[0]
+        return sink
 
+    def answer(self, n, sink):
+        token_bytes, sign_ns, verify_ns = self.last
+        return {"output_bytes": token_bytes, "parts": {"sign": sign_ns, "verify": verify_ns}} if n == 1 else {}
 
-def run_cell(case, settings, max_cell_seconds, progress):
-    """Start a server for the cell, check it, run the trials and stop it.
-
-    Returns what run_trials does; raises TransferFailed on any failure.
-    """
-    try:
-        with ReceiptServer(case) as server, serving(server) as (host, port):
-            connection = http.client.HTTPConnection(host, port, timeout=settings.request_timeout_seconds)
-            with closing(connection):
-                check_server(connection, case)
-                return run_trials(connection, case, settings, max_cell_seconds * 1e9, progress)
-    except (OSError, http.client.HTTPException, INVALID_TOKEN) as exc:
-        raise TransferFailed(f"{type(exc).__name__}: {exc}") from exc
+    def close(self):
+        self.connection.close()
+        self.server.shutdown()
+        self.server.server_close()

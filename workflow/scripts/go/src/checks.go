@@ -35,16 +35,11 @@ func loadJWSKeys(alg, privatePath, publicPath string) (*jwsKeys, error) {
 	return &jwsKeys{alg, signer, verifier, raw}, nil
 }
 
-// sign signs claims in the library's form (jwsLibrary.claims).
-func (k *jwsKeys) sign(claims any) (string, error) {
-	return k.signer.sign(claims)
-}
-
-// checkJWS runs the checks before timing: a fresh token verifies and yields the claims, and
-// the forgeries (flipped signature bit, alg none, another algorithm validly MACed) are rejected.
-// `native` is the claims in the library's form.
+// checkJWS runs the checks before timing: a fresh token verifies and decodes into the
+// claims, and its forgeries (and a token of another algorithm validly MACed with the
+// verifying key's bytes) are rejected. `native` is the claims in the library's form.
 func checkJWS(keys *jwsKeys, claims map[string]any, native any) error {
-	token, err := keys.sign(native)
+	token, err := keys.signer.sign(native)
 	if err != nil {
 		return fmt.Errorf("sign: %v", err)
 	}
@@ -52,42 +47,46 @@ func checkJWS(keys *jwsKeys, claims map[string]any, native any) error {
 	if err != nil {
 		return fmt.Errorf("its own token does not verify: %v", err)
 	}
-	if !sameClaims(library.claimsMap(got), claims) {
+	if !reflect.DeepEqual(library.claimsMap(got), claims) {
 		return errors.New("verify does not yield the signed claims")
 	}
 	decoded, err := keys.verifier.decode(token)
-	if err != nil || !sameClaims(library.claimsMap(decoded), claims) {
+	if err != nil || !reflect.DeepEqual(library.claimsMap(decoded), claims) {
 		return fmt.Errorf("decode does not yield the signed claims (%v)", err)
 	}
-	header, payload, signature, _ := splitToken(token)
-	raw, err := b64.DecodeString(signature)
-	if err != nil || len(raw) == 0 {
-		return errors.New("the token's signature is not base64url")
+	forged, err := forgeries(token)
+	if err != nil {
+		return err
 	}
-	raw[0] ^= 1
-	forgeries := map[string]string{
-		"a flipped signature bit":    header + "." + payload + "." + b64.EncodeToString(raw),
-		"an unsigned alg:none token": b64.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + payload + ".",
-	}
-	other, secret := "HS256", keys.verifierPEM
+	other := "HS256"
 	if keys.alg == "HS256" {
 		other = "HS384"
 	}
-	forgeries["a token naming "+other] = macToken(other, secret, payload)
-	for what, forged := range forgeries {
-		if _, err := keys.verifier.verify(forged); err == nil {
+	forged["a token naming "+other] = macToken(other, keys.verifierPEM, strings.Split(token, ".")[1])
+	for what, forgery := range forged {
+		if _, err := keys.verifier.verify(forgery); err == nil {
 			return fmt.Errorf("%s is accepted", what)
 		}
 	}
 	return nil
 }
 
-func splitToken(token string) (header, payload, signature string, ok bool) {
+// forgeries are the twins of a valid token a verifier must reject: one signature bit
+// flipped, and unsigned under alg none.
+func forgeries(token string) (map[string]string, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return "", "", "", false
+		return nil, fmt.Errorf("a token of %d segments", len(parts))
 	}
-	return parts[0], parts[1], parts[2], true
+	raw, err := b64.DecodeString(parts[2])
+	if err != nil || len(raw) == 0 {
+		return nil, errors.New("the token's signature is not base64url")
+	}
+	raw[0] ^= 1
+	return map[string]string{
+		"a flipped signature bit":    parts[0] + "." + parts[1] + "." + b64.EncodeToString(raw),
+		"an unsigned alg:none token": b64.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + parts[1] + ".",
+	}, nil
 }
 
 // macToken builds a token under an HS header by hand, MACed with `secret`.
@@ -98,7 +97,3 @@ func macToken(alg string, secret []byte, payload string) string {
 	mac.Write([]byte(head))
 	return head + "." + b64.EncodeToString(mac.Sum(nil))
 }
-
-func sameClaims(a, b map[string]any) bool { return reflect.DeepEqual(a, b) }
-
-func isUnsupported(err error) bool { return errors.Is(err, errUnsupported) }

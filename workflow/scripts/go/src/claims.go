@@ -1,16 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 )
-
-// The claims the harness reads: parsed with encoding/json (numbers as json.Number, so
-// integers round-trip exactly) before anything is timed; jwsLibrary.claims then turns them
-// into what the library signs.
 
 // decodeClaims parses one JSON object the way the verifier reads claims back
 // (numbers kept as json.Number, so integers round-trip exactly).
@@ -51,10 +45,10 @@ func readRecords(path string) ([]map[string]any, [][]byte, error) {
 	}
 	var records []map[string]any
 	var lines [][]byte
-	scanner := bufio.NewScanner(bytes.NewReader(data))
-	scanner.Buffer(make([]byte, 0, 1<<16), len(data)+1)
-	for number := 1; scanner.Scan(); number++ {
-		line := slices.Clone(scanner.Bytes())
+	number := 0
+	for line := range bytes.Lines(data) {
+		number++
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		claims, err := decodeClaims(line)
 		if err != nil {
 			return nil, nil, usagef("%s:%d: not a JSON object: %v", path, number, err)

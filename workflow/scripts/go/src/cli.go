@@ -6,27 +6,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
-// parseFlags reads the named flags (each required) of one subcommand.
-func parseFlags(command string, args []string, names ...string) (map[string]string, error) {
-	values, _, err := parseFlagsAndSwitches(command, args, names, nil)
-	return values, err
-}
-
-// parseFlagsAndSwitches reads the named flags (each required) and the named switches
-// (boolean, each optional) of one subcommand.
-func parseFlagsAndSwitches(command string, args []string, names, switchNames []string) (map[string]string, map[string]bool, error) {
+// parseFlags reads the named flags (each required) and the named switches (boolean, each
+// optional) of one subcommand.
+func parseFlags(command string, args []string, names []string, switchNames ...string) (map[string]string, map[string]bool, error) {
 	set := flag.NewFlagSet(command, flag.ContinueOnError)
 	set.SetOutput(io.Discard)
-	values := make(map[string]*string, len(names))
+	values, switches := map[string]string{}, map[string]bool{}
 	for _, name := range names {
-		values[name] = set.String(name, "", "")
+		set.Func(name, "", func(value string) error { values[name] = value; return nil })
 	}
-	switches := make(map[string]*bool, len(switchNames))
 	for _, name := range switchNames {
-		switches[name] = set.Bool(name, false, "")
+		set.BoolFunc(name, "", func(value string) (err error) { switches[name], err = strconv.ParseBool(value); return err })
 	}
 	if err := set.Parse(args); err != nil {
 		return nil, nil, usagef("%s: %v", command, err)
@@ -34,18 +28,12 @@ func parseFlagsAndSwitches(command string, args []string, names, switchNames []s
 	if set.NArg() > 0 {
 		return nil, nil, usagef("%s: unexpected argument %q", command, set.Arg(0))
 	}
-	found := make(map[string]string, len(names))
 	for _, name := range names {
-		if *values[name] == "" {
+		if values[name] == "" {
 			return nil, nil, usagef("%s: --%s is required", command, name)
 		}
-		found[name] = *values[name]
 	}
-	switchedOn := make(map[string]bool, len(switchNames))
-	for _, name := range switchNames {
-		switchedOn[name] = *switches[name]
-	}
-	return found, switchedOn, nil
+	return values, switches, nil
 }
 
 // readInput reads a file the command was given; failing to is a usage error naming it.
@@ -64,21 +52,6 @@ func errorWithoutPath(err error) error {
 	return err
 }
 
-// signingInputs reads the flags --alg, --key and --payload: the algorithm, its signer (the
-// key parsed once), the claims in the library's form.
-func signingInputs(command string, args []string) (string, signer, any, error) {
-	flags, err := parseFlags(command, args, "alg", "key", "payload")
-	if err != nil {
-		return "", nil, nil, err
-	}
-	signer, err := loadSigner(flags["alg"], flags["key"])
-	if err != nil {
-		return "", nil, nil, err
-	}
-	claims, err := readSignable(flags["payload"])
-	return flags["alg"], signer, claims, err
-}
-
 // readSignable reads a claims file into the library's form of claims.
 func readSignable(path string) (any, error) {
 	claims, _, err := readClaims(path)
@@ -89,7 +62,15 @@ func readSignable(path string) (any, error) {
 }
 
 func signCommand(args []string) error {
-	_, signer, claims, err := signingInputs("sign", args)
+	flags, _, err := parseFlags("sign", args, []string{"alg", "key", "payload"})
+	if err != nil {
+		return err
+	}
+	signer, err := loadSigner(flags["alg"], flags["key"])
+	if err != nil {
+		return err
+	}
+	claims, err := readSignable(flags["payload"])
 	if err != nil {
 		return err
 	}
@@ -101,12 +82,10 @@ func signCommand(args []string) error {
 	return nil
 }
 
-// verifyCommand checks a token with the algorithm pinned: in full (the verify policy) and
-// prints its claims, or with --signature-only just the JWS, printing the payload bytes as
-// signed. A failure of the library that is not its verdict (a panic included) exits 4.
+// verifyCommand checks a token in full and prints its claims, or with --signature-only
+// just the JWS, printing the payload as signed.
 func verifyCommand(args []string) error {
-	flags, switches, err := parseFlagsAndSwitches("verify", args,
-		[]string{"alg", "key", "token"}, []string{"signature-only"})
+	flags, switches, err := parseFlags("verify", args, []string{"alg", "key", "token"}, "signature-only")
 	if err != nil {
 		return err
 	}
@@ -120,26 +99,23 @@ func verifyCommand(args []string) error {
 	}
 	token := strings.TrimSpace(string(raw))
 	if switches["signature-only"] {
-		payload, _, err := guardedSignature(verifier, token)
-		if _, panicked := err.(*panicError); panicked {
-			return verdictError(err) // exit 4, one line
-		}
+		payload, _, err := guarded(func() ([]byte, error) { return verifier.verifySignature(token) })
 		if err != nil {
-			return fmt.Errorf("%w: %v", errInvalidToken, err)
+			return verdictError(err, true)
 		}
 		_, err = os.Stdout.Write(payload) // exactly the bytes signed, no newline
 		return err
 	}
-	claims, _, err := guardedVerify(verifier, token)
+	claims, _, err := guarded(func() (any, error) { return verifier.verify(token) })
 	if err != nil {
-		return verdictError(err)
+		return verdictError(err, false)
 	}
 	return json.NewEncoder(os.Stdout).Encode(library.claimsMap(claims))
 }
 
 // coldstartCommand is suite coldstart's whole-process work: an HS256 and an RS256 token.
 func coldstartCommand(args []string) error {
-	flags, err := parseFlags("coldstart", args, "hmac", "rsa", "payload")
+	flags, _, err := parseFlags("coldstart", args, []string{"hmac", "rsa", "payload"})
 	if err != nil {
 		return err
 	}

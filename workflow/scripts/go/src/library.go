@@ -4,47 +4,55 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 )
 
-// The JWS library behind the harness (workflow/scripts/README.md, "A further library of a
-// language"). The harness (CLI, checks, timing loop, stopping rule, rows, verify-batch) is
-// shared; only the library's calls differ, behind jwsLibrary. JWTBENCH_LIBRARY names the
-// library (unset: golang-jwt, the go driver's own); each is one file named after it.
-
-// jwsLibrary is one JWT library's calls. Keys are parsed, and signers and verifiers built,
-// once (untimed); sign, verify, decode and verifySignature are the timed calls.
+// jwsLibrary is one JWT library's calls (workflow/scripts/README.md, "A further library of
+// a language"), one file each. Keys are parsed, and signers and verifiers built, once
+// (untimed); sign, verify, decode and verifySignature are the timed calls.
 type jwsLibrary interface {
-	// name is the rows' implementation column; module the Go module whose compiled-in
-	// version is the implementation_version.
+	// name is the implementation column; module the Go module of implementation_version;
+	// modules the module paths (or prefixes ending in "/") `versions` lists.
 	name() string
 	module() string
-	// modules are the module paths (or prefixes, ending in "/") `versions` lists under
-	// libraries: the library's module and those it loads.
 	modules() []string
-	// has says whether the library does the contract algorithm alg: nil, or an error
-	// wrapping errUnsupported.
+	// has is nil, or an error wrapping errUnsupported when the library lacks alg.
 	has(alg string) error
-	// newSigner parses a signing key (the raw secret for HS*, else a PKCS#8 PEM) into the
-	// library's own key object.
+	// newVerifier pins alg and sets every item of the verify policy explicitly.
 	newSigner(alg string, key []byte) (signer, error)
-	// newVerifier parses a verifying key (the secret, or an SPKI PEM) and builds what
-	// verifies with it: alg pinned, every item of the verify policy set explicitly.
 	newVerifier(alg string, key []byte) (verifier, error)
-	// claims turns parsed claims (encoding/json, numbers as json.Number) into the value the
-	// library signs, once per input, as an application holds its claims before signing.
+	// claims turns parsed claims into the value the library signs, once per input;
+	// claimsMap reads back what verify or decode returned, numbers as json.Number.
 	claims(parsed map[string]any) (any, error)
-	// claimsMap reads a claims object that verify or decode returned as a map, numbers as
-	// json.Number (untimed: for the checks and for printing).
 	claimsMap(claims any) map[string]any
-	// classify names an error of verify or decode: its name, and whether it is the
-	// library's verdict on the token (exit 1) or a failure (exit 4); known false when the
-	// error is none of the library's documented ones.
+	// classify names an error of verify or decode and says whether it is the library's
+	// verdict (exit 1) or a failure (exit 4); known false for an undocumented error.
 	classify(err error) (name string, verdict, known bool)
+}
+
+// knownError is one of a library's documented errors, and whether it is its verdict.
+type knownError struct {
+	err     error
+	name    string
+	verdict bool
+}
+
+// classifyKnown is classify over a library's documented errors, most specific first.
+func classifyKnown(err error, known []knownError) (string, bool, bool) {
+	for _, k := range known {
+		if errors.Is(err, k.err) {
+			return k.name, k.verdict, true
+		}
+	}
+	return "", false, false
 }
 
 // signer signs claims (the value jwsLibrary.claims made) into a compact JWS.
@@ -52,17 +60,12 @@ type signer interface {
 	sign(claims any) (string, error)
 }
 
-// verifier checks tokens with one algorithm pinned and one key.
+// verifier checks tokens with one algorithm pinned and one key: verify is every verify
+// call (the payload must be a JSON object), decode skips the signature, verifySignature
+// (`verify --signature-only`) checks only the JWS and returns the payload as signed.
 type verifier interface {
-	// verify is the one verify call of `verify`, `verify-batch` and every timed verify:
-	// the signature with the algorithm pinned, then the claims by the verify policy; the
-	// payload must be a JSON object. It returns the library's own claims object.
 	verify(token string) (any, error)
-	// decode reads a token's claims without checking its signature.
 	decode(token string) (any, error)
-	// verifySignature checks the JWS and nothing else, through the library's JWS layer:
-	// the header's alg must be the pinned one and the signature must verify; it returns
-	// the payload's bytes exactly as signed (no claims parsed).
 	verifySignature(token string) ([]byte, error)
 }
 
@@ -84,12 +87,8 @@ func selectLibrary() error {
 	}
 	chosen, known := libraries[name]
 	if !known {
-		names := make([]string, 0, len(libraries))
-		for known := range libraries {
-			names = append(names, known)
-		}
-		sort.Strings(names)
-		return usagef("JWTBENCH_LIBRARY: unknown library %q (this driver has %s)", name, strings.Join(names, ", "))
+		names := strings.Join(slices.Sorted(maps.Keys(libraries)), ", ")
+		return usagef("JWTBENCH_LIBRARY: unknown library %q (this driver has %s)", name, names)
 	}
 	library = chosen
 	if setup, ok := library.(interface{ setup() }); ok {
@@ -119,8 +118,7 @@ func libraryModules() map[string]string {
 	return found
 }
 
-// contractAlgorithms are the JWS names the contract may ask for; which of them the library
-// can do is its own answer (jwsLibrary.has).
+// contractAlgorithms are the JWS names the contract may ask for (jwsLibrary.has: which).
 var contractAlgorithms = []string{
 	"HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
 	"ES256", "ES384", "ES512", "EdDSA",
@@ -135,43 +133,32 @@ func checkAlgorithm(alg string) error {
 	return library.has(alg)
 }
 
-// loadSigner reads a signing key file and parses it once into the library's key object.
 func loadSigner(alg, path string) (signer, error) {
-	if err := checkAlgorithm(alg); err != nil {
-		return nil, err
-	}
-	data, err := readInput(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := library.newSigner(alg, data)
-	if err != nil {
-		if isUnsupported(err) {
-			return nil, err
-		}
-		return nil, usagef("%s: not a %s private key: %v", path, alg, err)
-	}
-	return s, nil
+	s, _, err := loadKey(alg, path, "private", library.newSigner)
+	return s, err
 }
 
-// loadVerifier reads a verifying key file and builds the library's verifier on it; it
-// returns the file's bytes too (the key-confusion check MACs with them).
+// loadVerifier also returns the key file's bytes (the key-confusion check MACs with them).
 func loadVerifier(alg, path string) (verifier, []byte, error) {
+	return loadKey(alg, path, "public", library.newVerifier)
+}
+
+// loadKey reads a key file into the library's signer or verifier (an input error naming
+// the file if the library cannot parse it).
+func loadKey[T any](alg, path, kind string, build func(string, []byte) (T, error)) (T, []byte, error) {
+	var built T
 	if err := checkAlgorithm(alg); err != nil {
-		return nil, nil, err
+		return built, nil, err
 	}
 	data, err := readInput(path)
 	if err != nil {
-		return nil, nil, err
+		return built, nil, err
 	}
-	v, err := library.newVerifier(alg, data)
-	if err != nil {
-		if isUnsupported(err) {
-			return nil, nil, err
-		}
-		return nil, nil, usagef("%s: not a %s public key: %v", path, alg, err)
+	built, err = build(alg, data)
+	if err != nil && !errors.Is(err, errUnsupported) {
+		err = usagef("%s: not a %s %s key: %v", path, alg, kind, err)
 	}
-	return v, data, nil
+	return built, data, err
 }
 
 // signable is library.claims, a failure naming the input.
@@ -183,14 +170,19 @@ func signable(claims map[string]any, what string) (any, error) {
 	return value, nil
 }
 
-// errNotObject is the reason a payload that is no JSON object fails (the contract requires
-// one, whatever the library).
-var errNotObject = fmt.Errorf("the claims set is not a JSON object")
+// errNotObject is the reason a payload that is no JSON object fails, whatever the library.
+var errNotObject = errors.New("the claims set is not a JSON object")
 
-// keyFits says whether a parsed key (the standard library's type) is of the algorithm's
-// family: RSA for RS* and PS*, ECDSA for ES*, Ed25519 for EdDSA; a misfit is an input
-// error (exit 2), as golang-jwt's PEM parsers make it.
-func keyFits(alg string, key any) error {
+// jwsKey parses a key file into the standard library's key type every adapter takes: the
+// raw secret for HS*, else a PEM of the algorithm's family.
+func jwsKey(alg string, data []byte, private bool) (any, error) {
+	if strings.HasPrefix(alg, "HS") {
+		return data, nil
+	}
+	key, err := parsePEM(data, private)
+	if err != nil {
+		return nil, err
+	}
 	var fits bool
 	switch key.(type) {
 	case *rsa.PrivateKey, *rsa.PublicKey:
@@ -201,7 +193,26 @@ func keyFits(alg string, key any) error {
 		fits = alg == "EdDSA"
 	}
 	if !fits {
-		return fmt.Errorf("a %T is no %s key", key, alg)
+		return nil, fmt.Errorf("a %T is no %s key", key, alg)
 	}
-	return nil
+	return key, nil
+}
+
+// parsePEM parses a PKCS#8 private key or an SPKI public key.
+func parsePEM(data []byte, private bool) (any, error) {
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, errors.New("no PEM block")
+	}
+	if private {
+		return x509.ParsePKCS8PrivateKey(block.Bytes)
+	}
+	return x509.ParsePKIXPublicKey(block.Bytes)
+}
+
+// claimsOf reads claims back through JSON, numbers as json.Number (nil if no object).
+func claimsOf(claims any) map[string]any {
+	data, _ := json.Marshal(claims)
+	parsed, _ := decodeClaims(data)
+	return parsed
 }

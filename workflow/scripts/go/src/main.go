@@ -1,6 +1,4 @@
-// Command jwtbench-go is jwtbench's Go driver: golang-jwt/jwt/v5 on the standard
-// library's crypto, behind the driver contract of workflow/scripts/README.md; with
-// JWTBENCH_LIBRARY set, another JWT library (library.go) behind the same harness.
+// Command jwtbench-go is jwtbench's Go driver (workflow/scripts/README.md; README.md).
 package main
 
 import (
@@ -43,24 +41,17 @@ const usage = `usage: jwtbench-go versions
        jwtbench-go verify --alg ALG --key FILE --token FILE [--signature-only]
        jwtbench-go verify-batch --cases FILE
        jwtbench-go sign-batch --cases FILE
-       jwtbench-go bench --spec FILE --out FILE
        jwtbench-go serve --spec FILE
-       jwtbench-go crosscheck --spec FILE --out FILE
-       jwtbench-go stopping --series FILE
        jwtbench-go coldstart --hmac FILE --rsa FILE --payload FILE`
 
 var commands = map[string]func(args []string) error{
-	"versions":          versionsCommand,
-	"sign":              signCommand,
-	"verify":            verifyCommand,
-	"verify-batch":      verifyBatchCommand,
-	"sign-batch":        signBatchCommand,
-	"bench":             benchCommand,
-	"serve":             serveCommand,
-	"stopping":          stoppingCommand,
-	"coldstart":         coldstartCommand,
-	"crosscheck":        crosscheckCommand,
-	keygenWorkerCommand: keygenWorker,
+	"versions":     versionsCommand,
+	"sign":         signCommand,
+	"verify":       verifyCommand,
+	"verify-batch": verifyBatchCommand,
+	"sign-batch":   signBatchCommand,
+	"serve":        serveCommand,
+	"coldstart":    coldstartCommand,
 }
 
 func main() {
@@ -102,8 +93,4 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		return exitInvalid
 	}
-}
-
-func asUsage(err error, target **usageError) bool {
-	return err != nil && errors.As(err, target)
 }

@@ -9,47 +9,33 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 )
 
-// Suite primitive: seed 003's openssl speed operations on the standard library, each
-// cell's batch a loop with its call inline.
-
-// preparePrimitive prepares and checks suite primitive's cells.
-func preparePrimitive(spec *benchSpec) (checkedCells, error) {
-	var cells checkedCells
-	for index, cell := range spec.Cells {
-		label := cellLabel{
-			implementation: stdlibCrypto, version: goVersionNumber(), suite: "primitive", operation: cell.Operation,
-			algorithm: cell.Algorithm, input: cell.Input, keyBits: *cell.KeyBits,
-		}
-		message, err := primitiveMessage(cell)
-		if err != nil {
-			return nil, err
-		}
-		label.inputBytes = len(message)
-		run, outputBytes, err := primitiveCell(cell, message)
-		var usageErr *usageError
-		if asUsage(err, &usageErr) {
-			return nil, err
-		}
-		if err == nil {
-			// batch(1) must consume what the checked call returned.
-			// (An ECDSA signature's DER length varies by a byte or two from call to call.)
-			if got := run(1); got != int64(outputBytes) && !(cell.Algorithm == "ECDSA-SHA256" && cell.Operation == "sign" && got > 0) {
-				err = fmt.Errorf("one call consumed %d bytes, the checked call %d", got, outputBytes)
+// preparePrimitive prepares and checks suite primitive's cells (seed 003), each cell's
+// batch a loop with its call inline.
+func preparePrimitive(spec *benchSpec) (cells, error) {
+	var prepared cells
+	for _, cs := range spec.Cells {
+		message := patternBytes(cs.MessageBytes)
+		if cs.InputFile != "" {
+			var err error
+			if message, err = readInput(cs.InputFile); err != nil {
+				return nil, err
 			}
 		}
-		cells.add(index, label, run, outputBytes, err)
+		run, outputBytes, err := primitiveCell(cs, message)
+		if usageErr := (*usageError)(nil); errors.As(err, &usageErr) {
+			return nil, err
+		}
+		// (An ECDSA signature's DER length varies by a byte or two from call to call.)
+		if err == nil && !(signatureSchemes[cs.Algorithm].family == "ECDSA" && cs.Operation == "sign") {
+			err = oneCall(run, outputBytes)
+		}
+		prepared.add(len(message), run, outputBytes, err)
 	}
-	return cells, nil
-}
-
-func primitiveMessage(cell *cellSpec) ([]byte, error) {
-	if cell.InputFile != "" {
-		return readInput(cell.InputFile)
-	}
-	return patternBytes(*cell.MessageBytes), nil
+	return prepared, nil
 }
 
 func knownHex(cell *cellSpec, field string) []byte {
@@ -57,13 +43,21 @@ func knownHex(cell *cellSpec, field string) []byte {
 	return value
 }
 
+// knownAnswer compares the call's output on the known answer's inputs with its output_hex.
+func knownAnswer(cell *cellSpec, output []byte) error {
+	if got := hex.EncodeToString(output); got != cell.KnownAnswer["output_hex"] {
+		return fmt.Errorf("known answer: got %s", got)
+	}
+	return nil
+}
+
 // primitiveCell checks a cell and returns its batch and the size of one call's output.
 func primitiveCell(cell *cellSpec, message []byte) (batchFunc, int, error) {
 	switch cell.Operation {
 	case "digest":
 		digest := digests[cell.Algorithm]
-		if got := hex.EncodeToString(digest(nil, knownHex(cell, "message_hex"))); got != cell.KnownAnswer["output_hex"] {
-			return nil, 0, fmt.Errorf("known answer: got %s", got)
+		if err := knownAnswer(cell, digest(nil, knownHex(cell, "message_hex"))); err != nil {
+			return nil, 0, err
 		}
 		return digestBatch(digest, message), len(digest(nil, message)), nil
 	case "mac":
@@ -83,8 +77,8 @@ func macCell(cell *cellSpec, message []byte) (batchFunc, int, error) {
 	}
 	known := hmac.New(sha256.New, knownHex(cell, "key_hex"))
 	known.Write(knownHex(cell, "message_hex"))
-	if got := hex.EncodeToString(known.Sum(nil)); got != cell.KnownAnswer["output_hex"] {
-		return nil, 0, fmt.Errorf("known answer: got %s", got)
+	if err := knownAnswer(cell, known.Sum(nil)); err != nil {
+		return nil, 0, err
 	}
 	mac := hmac.New(sha256.New, secret)
 	return func(n int64) int64 {
@@ -110,9 +104,8 @@ func encryptCell(cell *cellSpec, message []byte) (batchFunc, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	sealed := knownAEAD.Seal(nil, knownHex(cell, "nonce_hex"), knownHex(cell, "message_hex"), nil)
-	if got := hex.EncodeToString(sealed); got != cell.KnownAnswer["output_hex"] {
-		return nil, 0, fmt.Errorf("known answer: got %s", got)
+	if err := knownAnswer(cell, knownAEAD.Seal(nil, knownHex(cell, "nonce_hex"), knownHex(cell, "message_hex"), nil)); err != nil {
+		return nil, 0, err
 	}
 	aead, err := newGCM(secret)
 	if err != nil {
@@ -148,17 +141,13 @@ func newGCM(key []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-// signatureCell: the PEM keys parsed once and checked against the algorithm and size;
-// sign signs the message, verify checks a signature made once before timing.
+// signatureCell: the PEM keys parsed and checked once; verify checks a signature made once.
 func signatureCell(cell *cellSpec, scheme signatureScheme, message []byte) (batchFunc, int, error) {
 	private, public, err := loadPEMPair(cell.PrivateKey, cell.PublicKey)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := scheme.checkKeySize(public, *cell.KeyBits); err != nil {
-		return nil, 0, err
-	}
-	if err := scheme.checkPair(private, public, message); err != nil {
+	if err := scheme.checkPair(private, public, cell.KeyBits, message); err != nil {
 		return nil, 0, err
 	}
 	return signatureBatch(cell.Operation, scheme, private, public, message)

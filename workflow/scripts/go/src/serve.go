@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,63 +12,59 @@ import (
 	"time"
 )
 
-// `serve --spec FILE`: the worker of the conductor's protocol, jwtbench-worker/1
-// (workflow/scripts/README.md, "serve"; schema: workflow/schemas/protocol/worker.schema.yaml).
-// The cells are prepared and checked by bench's own code (prepareJWT, prepareHash, ...); then
-// the worker only runs the batches it is asked for, each timed by bench's timeBatch on the
-// cell's very batch. The conductor decides everything else: warm-up, calibration, rounds,
-// when a cell is done.
+// `serve --spec FILE`: the conductor's worker, jwtbench-worker/1 (workflow/scripts/README.md,
+// "serve"; workflow/schemas/protocol/worker.schema.yaml).
 
 const protocol = "jwtbench-worker/1"
 
-// servedSuites are the suites serve times (driver.yaml's conducted), each prepared as bench's.
-var servedSuites = map[string]func(*benchSpec) (checkedCells, error){
-	"jwt":       prepareJWT,
-	"hash":      prepareHash,
-	"primitive": preparePrimitive,
-	"harness":   prepareHarness,
+// preparers prepare and check each suite's cells.
+var preparers = map[string]func(*benchSpec) (cells, error){
+	"jwt": prepareJWT, "percall": prepareJWT, "tokensize": prepareJWT, "transfer": prepareTransfer,
+	"hash": prepareHash, "primitive": preparePrimitive, "harness": prepareHarness, "keygen": prepareKeygen,
 }
 
-// cellEntry is a cell's entry in the hello line, as its raw rows name it.
+// cellEntry is a cell's entry in the hello line.
 type cellEntry struct {
-	Status                string  `json:"status"`
-	Implementation        string  `json:"implementation"`
-	ImplementationVersion string  `json:"implementation_version"`
-	InputBytes            int     `json:"input_bytes"`
-	OutputBytes           *int    `json:"output_bytes,omitempty"`
-	PassLength            int64   `json:"pass_length,omitempty"`
-	Reason                *string `json:"reason,omitempty"`
+	Status                string `json:"status"`
+	Implementation        string `json:"implementation"`
+	ImplementationVersion string `json:"implementation_version"`
+	InputBytes            int    `json:"input_bytes"`
+	OutputBytes           *int   `json:"output_bytes,omitempty"`
+	PassLength            int64  `json:"pass_length,omitempty"`
+	Reason                string `json:"reason,omitempty"`
+}
+
+func entryOf(c *cell, implementation, version string) cellEntry {
+	entry := cellEntry{Status: c.status, Implementation: implementation, ImplementationVersion: version,
+		InputBytes: c.inputBytes, Reason: c.reason}
+	if c.status == "" {
+		entry.Status, entry.OutputBytes, entry.PassLength = "ok", &c.outputBytes, max(c.passLength, 1)
+	}
+	return entry
 }
 
 type hello struct {
-	Protocol  string      `json:"protocol"`
-	Cells     []cellEntry `json:"cells"`
-	Reference cellEntry   `json:"reference"`
+	Protocol  string            `json:"protocol"`
+	Cells     []cellEntry       `json:"cells"`
+	Reference *cellEntry        `json:"reference"`
+	Harness   map[string]string `json:"harness,omitempty"` // a cross-check spec's native harness
 }
 
-// entryOf is a timed cell's entry: what its rows carry, and the calls of one pass.
-func entryOf(label cellLabel, outputBytes int, passLength int64) cellEntry {
-	return cellEntry{
-		Status: "ok", Implementation: label.implementation, ImplementationVersion: label.version,
-		InputBytes: label.inputBytes, OutputBytes: &outputBytes, PassLength: passLength,
-	}
-}
-
-// request is one line from the conductor: batches to run, or the end.
+// request is one line from the conductor: batches to run, a native run, or the end.
 type request struct {
 	Batches [][]json.RawMessage `json:"batches"`
+	Native  []json.RawMessage   `json:"native"`
 	End     bool                `json:"end"`
 }
 
 func serveCommand(args []string) (err error) {
-	// A panic while preparing ends the worker with exit 1 (bench's rule); one in a batch is
-	// that batch's error answer (runServed).
+	// A panic while preparing ends the worker with exit 1 (one in a batch: runBatch).
 	defer func() {
 		if problem := recover(); problem != nil {
 			err = fmt.Errorf("%v", problem)
 		}
 	}()
-	flags, err := parseFlags("serve", args, "spec")
+	flags, _, err := parseFlags("serve", args, []string{"spec"})
 	if err != nil {
 		return err
 	}
@@ -79,102 +72,134 @@ func serveCommand(args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	prepare, served := servedSuites[spec.Suite]
-	if !served {
-		names := strings.Join(slices.Sorted(maps.Keys(servedSuites)), ", ")
-		return usagef("--spec %s: suite %s is not served (serve times %s)", flags["spec"], spec.Suite, names)
+	prepare, known := preparers[spec.Suite]
+	if !known {
+		return usagef("--spec %s: suite %q is not one this driver has", flags["spec"], spec.Suite)
 	}
 	// The protocol owns standard output: anything else this process prints goes to stderr.
 	answers := json.NewEncoder(os.Stdout)
 	os.Stdout = os.Stderr
-	cells, err := prepare(spec)
+	prepared, err := prepare(spec)
 	if err != nil {
 		return err
 	}
-	runs := map[any]batchFunc{} // by spec index (int), and "reference"
-	greeting := hello{Protocol: protocol, Cells: make([]cellEntry, 0, len(cells))}
-	for _, cell := range cells {
-		if cell.status != "" {
-			greeting.Cells = append(greeting.Cells, cellEntry{
-				Status: cell.status, Implementation: cell.label.implementation, ImplementationVersion: cell.label.version,
-				InputBytes: cell.label.inputBytes, Reason: &cell.reason,
-			})
-			continue
-		}
-		runs[cell.index] = cell.timer.run
-		greeting.Cells = append(greeting.Cells, entryOf(cell.label, cell.outputBytes, cell.timer.passLength))
+	implementation, version := library.name(), libraryVersion()
+	if slices.Contains([]string{"hash", "primitive", "keygen"}, spec.Suite) {
+		implementation, version = stdlibCrypto, goVersionNumber()
 	}
-	reference := referenceOf(spec.Suite)
-	runs["reference"] = reference.timer.run
-	greeting.Reference = entryOf(reference.label, sha256.Size, reference.timer.passLength)
+	runs := map[any]*cell{} // by spec index (int), and "reference"
+	greeting := hello{Protocol: protocol, Cells: make([]cellEntry, 0, len(prepared))}
+	for index, c := range prepared {
+		if c.status == "" {
+			runs[index] = c
+		}
+		greeting.Cells = append(greeting.Cells, entryOf(c, implementation, version))
+	}
+	if !slices.Contains([]string{"percall", "tokensize", "transfer"}, spec.Suite) { // no drift reference
+		runs["reference"] = reference()
+		entry := entryOf(runs["reference"], stdlibCrypto, goVersionNumber())
+		greeting.Reference = &entry
+	}
+	if spec.Crosscheck != nil {
+		greeting.Harness = map[string]string{"name": nativeHarness, "version": goVersionNumber()}
+	}
 	if err := answers.Encode(greeting); err != nil {
 		return err
 	}
-	return serveRequests(runs, os.Stdin, answers)
+	return serveRequests(runs, spec.Crosscheck != nil, answers)
 }
 
-// serveRequests runs each request's batches in order, answering as each ends, until the end
-// request; the conductor closing the pipe before it is an error.
-func serveRequests(runs map[any]batchFunc, requests io.Reader, answers *json.Encoder) error {
-	lines := bufio.NewReader(requests)
+// serveRequests answers each request until the end request.
+func serveRequests(runs map[any]*cell, crosscheck bool, answers *json.Encoder) error {
+	requests := json.NewDecoder(os.Stdin)
 	for {
-		line, readErr := lines.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var asked request
-			if err := json.Unmarshal(line, &asked); err != nil {
-				return fmt.Errorf("serve: a request that is not the protocol's JSON: %v", err)
-			}
-			if asked.End {
-				return answers.Encode(map[string]int64{"sink": sink})
-			}
-			if err := runRequest(runs, asked.Batches, answers); err != nil {
-				return err
-			}
-		}
-		if errors.Is(readErr, io.EOF) {
+		var asked request
+		if err := requests.Decode(&asked); errors.Is(err, io.EOF) {
 			return errors.New("serve: the conductor closed the pipe without an end request")
+		} else if err != nil {
+			return fmt.Errorf("serve: a request that is not the protocol's JSON: %v", err)
 		}
-		if readErr != nil {
-			return readErr
+		var err error
+		switch {
+		case asked.End:
+			return answers.Encode(map[string]int64{"sink": sink})
+		case asked.Native != nil && crosscheck:
+			err = answers.Encode(runNative(runs, asked.Native))
+		case asked.Native != nil:
+			err = errors.New("serve: a native request, but the spec is no cross-check spec")
+		default:
+			err = runRequest(runs, asked.Batches, answers)
+		}
+		if err != nil {
+			return err
 		}
 	}
 }
 
-// runRequest runs one request's batches, one answer line each; a batch that panics is
+// runRequest runs one request's batches, one answer line each; a batch that fails is
 // answered with its error and ends the request.
-func runRequest(runs map[any]batchFunc, batches [][]json.RawMessage, answers *json.Encoder) error {
+func runRequest(runs map[any]*cell, batches [][]json.RawMessage, answers *json.Encoder) error {
 	for _, batch := range batches {
 		var n int64
 		if len(batch) != 2 || json.Unmarshal(batch[1], &n) != nil || n < 1 {
 			return fmt.Errorf("serve: a batch %s is not [cell, n >= 1]", batch)
 		}
-		run, timed := runs[batchKey(batch[0])]
+		c, timed := runs[cellKey(batch[0])]
 		if !timed {
 			return fmt.Errorf("serve: a batch of %s, which is no timed cell", batch[0])
 		}
-		elapsed, err := runServed(run, n)
+		answer, err := runBatch(c, n)
 		if err != nil {
 			return answers.Encode(map[string]string{"error": firstLine(err.Error())})
 		}
-		if err := answers.Encode(map[string]int64{"elapsed_ns": int64(elapsed)}); err != nil {
+		if err := answers.Encode(answer); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runServed is one batch timed as bench times it (timeBatch); a panic in it is its error.
-func runServed(run batchFunc, n int64) (elapsed time.Duration, err error) {
+// runBatch is one batch, the clock read around it only; a panic in it is its error.
+func runBatch(c *cell, n int64) (answer map[string]any, err error) {
 	defer func() {
 		if problem := recover(); problem != nil {
 			err = fmt.Errorf("%v", problem)
 		}
 	}()
-	return timeBatch(run, n), nil
+	start := time.Now()
+	folded := c.run(n)
+	elapsed := time.Since(start)
+	sink ^= folded
+	answer = map[string]any{"elapsed_ns": max(elapsed.Nanoseconds(), 1)}
+	if c.after != nil {
+		extra, err := c.after(n, folded)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(answer, extra)
+	}
+	return answer, nil
 }
 
-// batchKey is a batch's cell as runs holds it: a spec index (int), or a name ("reference").
-func batchKey(raw json.RawMessage) any {
+// runNative answers {"native": [cell, seconds]}: testing.Benchmark on the cell's call.
+func runNative(runs map[any]*cell, asked []json.RawMessage) map[string]any {
+	var seconds float64
+	if len(asked) != 2 || json.Unmarshal(asked[1], &seconds) != nil || !(seconds > 0) {
+		return map[string]any{"error": fmt.Sprintf("a native request %s is not [cell, seconds > 0]", asked)}
+	}
+	c, timed := runs[cellKey(asked[0])]
+	if !timed || c.native == nil {
+		return map[string]any{"error": fmt.Sprintf("a native run of %s, which is no timed cell", asked[0])}
+	}
+	nsPerOp, err := nativeRun(c.native, seconds)
+	if err != nil {
+		return map[string]any{"error": firstLine(err.Error())}
+	}
+	return map[string]any{"ns_per_op": nsPerOp, "samples": 1}
+}
+
+// cellKey is a request's cell as runs holds it: a spec index (int), or a name ("reference").
+func cellKey(raw json.RawMessage) any {
 	var index int
 	if json.Unmarshal(raw, &index) == nil {
 		return index

@@ -7,12 +7,8 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 )
-
-// Signatures without JWT (suites primitive and keygen), on the standard library.
 
 // signatureScheme is one signature algorithm of suites primitive and keygen.
 type signatureScheme struct {
@@ -30,13 +26,11 @@ var signatureSchemes = map[string]signatureScheme{
 
 var curves = map[int]elliptic.Curve{256: elliptic.P256(), 384: elliptic.P384(), 521: elliptic.P521()}
 
-// sign signs the message, the library hashing it (crypto.SignMessage): RSA PKCS#1 v1.5,
-// ECDSA ASN.1 DER with a random k, Ed25519 on the message.
+// sign signs the message, the library hashing it: RSA PKCS#1 v1.5, ECDSA ASN.1 DER.
 func (s signatureScheme) sign(key crypto.Signer, message []byte) ([]byte, error) {
 	return crypto.SignMessage(key, rand.Reader, message, s.hash)
 }
 
-// verify checks a signature on the message with the public key.
 func (s signatureScheme) verify(public crypto.PublicKey, message, signature []byte) bool {
 	switch key := public.(type) {
 	case *rsa.PublicKey:
@@ -68,8 +62,7 @@ func (s signatureScheme) generate(bits int) (crypto.Signer, error) {
 	return private, err
 }
 
-// checkKeySize says whether a key is of the scheme's family and size (RSA: modulus bits
-// and e = 65537; ECDSA: the curve).
+// checkKeySize says whether a key is of the scheme's family and size (RSA: and e = 65537).
 func (s signatureScheme) checkKeySize(public crypto.PublicKey, bits int) error {
 	switch key := public.(type) {
 	case *rsa.PublicKey:
@@ -90,9 +83,12 @@ func (s signatureScheme) checkKeySize(public crypto.PublicKey, bits int) error {
 	return fmt.Errorf("a %T, not a %s key", public, s.family)
 }
 
-// checkPair is the untimed check: a signature verifies, and with the lowest bit of its
-// first byte flipped it does not.
-func (s signatureScheme) checkPair(private crypto.Signer, public crypto.PublicKey, message []byte) error {
+// checkPair is the untimed check: the key is of the scheme's family and size, a signature
+// verifies, and with the lowest bit of its first byte flipped it does not.
+func (s signatureScheme) checkPair(private crypto.Signer, public crypto.PublicKey, bits int, message []byte) error {
+	if err := s.checkKeySize(public, bits); err != nil {
+		return err
+	}
 	signature, err := s.sign(private, message)
 	if err != nil {
 		return fmt.Errorf("sign: %v", err)
@@ -107,39 +103,20 @@ func (s signatureScheme) checkPair(private crypto.Signer, public crypto.PublicKe
 	return nil
 }
 
-// loadPEMPair parses a PKCS#8 private key and an SPKI public key, once.
 func loadPEMPair(privatePath, publicPath string) (crypto.Signer, crypto.PublicKey, error) {
-	privateDER, err := pemBlock(privatePath)
-	if err != nil {
-		return nil, nil, err
+	var keys [2]any
+	for i, path := range []string{privatePath, publicPath} {
+		data, err := readInput(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if keys[i], err = parsePEM(data, i == 0); err != nil {
+			return nil, nil, usagef("%s: not a PKCS#8 private or SPKI public key: %v", path, err)
+		}
 	}
-	publicDER, err := pemBlock(publicPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	parsed, err := x509.ParsePKCS8PrivateKey(privateDER)
-	if err != nil {
-		return nil, nil, usagef("%s: not a PKCS#8 private key: %v", privatePath, err)
-	}
-	private, ok := parsed.(crypto.Signer)
+	private, ok := keys[0].(crypto.Signer)
 	if !ok {
-		return nil, nil, usagef("%s: a %T cannot sign", privatePath, parsed)
+		return nil, nil, usagef("%s: a %T cannot sign", privatePath, keys[0])
 	}
-	public, err := x509.ParsePKIXPublicKey(publicDER)
-	if err != nil {
-		return nil, nil, usagef("%s: not an SPKI public key: %v", publicPath, err)
-	}
-	return private, public, nil
-}
-
-func pemBlock(path string) ([]byte, error) {
-	data, err := readInput(path)
-	if err != nil {
-		return nil, err
-	}
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, usagef("%s: no PEM block", path)
-	}
-	return block.Bytes, nil
+	return private, keys[1], nil
 }

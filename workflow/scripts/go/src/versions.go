@@ -30,7 +30,7 @@ func goVersion() string { return runtime.Version() }
 func goVersionNumber() string { return strings.TrimPrefix(runtime.Version(), "go") }
 
 func versionsCommand(args []string) error {
-	if _, err := parseFlags("versions", args); err != nil {
+	if _, _, err := parseFlags("versions", args, nil); err != nil {
 		return err
 	}
 	libraries := libraryModules()

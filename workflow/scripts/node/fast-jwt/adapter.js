@@ -1,26 +1,16 @@
 'use strict';
-// fast-jwt (nearform) as the node driver's library (../library.js; README.md here).
-// Synchronous: fast-jwt's factories build a signer, a verifier and a decoder once, each
-// parsing its key into a node:crypto KeyObject then; the calls are plain functions.
-//   sign:    createSigner({key, algorithm, noTimestamp})(claims)
-//   verify:  createVerifier({key, ...VERIFY_OPTIONS(alg)})(token), the verify policy
-//   decode:  createDecoder()(token)
-//   --signature-only: fast-jwt's signature layer, src/crypto.js verifySignature (what its
-//     verifier calls), since its public API parses every payload as a JSON object.
+// fast-jwt (nearform) as the node driver's library (../library.js; its calls: README.md
+// here). Synchronous: its factories build a signer, verifier and decoder once, parsing the key.
 
 const crypto = require('node:crypto');
 const { requireDependency } = require('../deps');
+const { isHmac } = require('../inputs');
 const { InvalidSignature, objectClaims } = require('../library');
 
 const { createSigner, createVerifier, createDecoder, TokenError } = requireDependency('fast-jwt');
 const { verifySignature } = requireDependency('fast-jwt/src/crypto.js');
 
-const isHmac = (alg) => alg.startsWith('HS');
-
-/**
- * The key as fast-jwt takes it: the raw secret (HS*) or the PEM (PKCS#8 private, SPKI
- * public) in a Buffer. fast-jwt parses it once, when a signer or verifier is created.
- */
+/** The key as fast-jwt takes it: the raw secret (HS*) or the PEM (PKCS#8, SPKI) in a Buffer. */
 function nativeKey(role, alg, keyObject) {
   if (isHmac(alg)) return keyObject.export();
   return Buffer.from(keyObject.export(role === 'private' ? { type: 'pkcs8', format: 'pem' } : { type: 'spki', format: 'pem' }));
@@ -37,29 +27,15 @@ function memo(cache, key, id, make) {
   return made.get(id);
 }
 
-/**
- * A signer of exactly `claims`: fast-jwt adds `iat` unless `noTimestamp` is set, and with
- * `noTimestamp` drops an `iat` the claims have, so it is set exactly when they have none.
- * No expiresIn, notBefore or fixed claims; header {"alg", "typ": "JWT"}.
- */
+/** A signer of exactly `claims`: fast-jwt adds `iat` unless noTimestamp, which drops one the claims have. */
 function signer(alg, key, claims) {
   const noTimestamp = !Object.hasOwn(claims, 'iat');
   return memo(signers, key, `${alg} ${noTimestamp}`, () => createSigner({ key, algorithm: alg, noTimestamp }));
 }
 
 /**
- * The verify policy (workflow/scripts/README.md), every item set explicitly:
- * - alg: `algorithms: [alg]` (`none` needs a key-less verifier, so it never verifies);
- * - exp, nbf: `ignoreExpiration: false`, `ignoreNotBefore: false`;
- * - leeway: `clockTolerance: 0` (milliseconds);
- * - required claims: `requiredClaims: []`;
- * - iat: `maxAge` left unset: fast-jwt reads iat only for maxAge, which bounds its age and
- *   never checks that it lies in the past (driver.yaml: lacks iat);
- * - `cache: false`: no verified token is remembered, every call verifies (fast-jwt can
- *   cache verdicts by token, which would skip the work a benchmark times);
- * - `clockTimestamp` unset (now), `complete: false`, no `checkTyp`, no allowed* claim
- *   matchers, `allowedCritHeaders: []` (no crit extension is understood).
- * The signature is always checked (a keyed verifier rejects a token without one).
+ * The verify policy (README.md here), every item explicit: `cache: false`, since a cached
+ * verdict would skip the work timed; `maxAge` unset (iat: lacks); no claim matchers.
  */
 function verifyOptions(alg) {
   return {
@@ -76,10 +52,8 @@ function verifier(alg, key) {
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /**
- * `verify --signature-only`: the header's alg pinned to `alg`, then fast-jwt's own
- * verifySignature over the signing input with the key parsed as its verifier parses it
- * (createSecretKey / createPublicKey). Segments outside the base64url alphabet are refused
- * as fast-jwt's decoder refuses them. The payload's bytes, JSON or not.
+ * `verify --signature-only`: the header's alg pinned, then fast-jwt's verifySignature with the
+ * key parsed as its verifier parses it (its decoder's base64url check first). The payload's bytes.
  */
 function verifySignatureOnly(compact, alg, key) {
   const segments = compact.split('.');
@@ -109,10 +83,7 @@ function isUnsupportedAlgorithmError(e) {
     String(e.message).startsWith('The algorithm option must be one of');
 }
 
-/**
- * Asks fast-jwt whether it knows `alg`: createSigner checks the algorithm name before the
- * key, so a throwaway secret reaches that check for every name.
- */
+/** Whether fast-jwt lacks `alg`: createSigner checks the name before the key, so any key will do. */
 function lacksAlgorithm(alg) {
   try {
     createSigner({ key: 'jwtbench-probe', algorithm: alg });
@@ -134,7 +105,6 @@ module.exports = {
   verifySignatureOnly,
   lacksAlgorithm,
   isUnsupportedAlgorithmError,
-  // fast-jwt's verdicts on a token are TokenErrors (malformed, invalid algorithm, invalid
-  // signature, expired, inactive, invalid claim type, ...); anything else is an error.
+  // its verdicts on a token are TokenErrors; anything else is an error
   isVerdict: (e) => e instanceof TokenError,
 };

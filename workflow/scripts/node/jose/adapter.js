@@ -1,27 +1,17 @@
 'use strict';
-// jose (panva) as the node driver's library (../library.js; README.md here). Its API is
-// asynchronous: sign and verify return promises, which the harness awaits call by call.
-//   sign:    new SignJWT(claims).setProtectedHeader({alg}).sign(key)
-//   verify:  jwtVerify(token, key, VERIFY_OPTIONS(alg)), the verify policy
-//   decode:  decodeJwt(token)
-//   --signature-only: compactVerify(token, key, {algorithms: [alg]}), jose's JWS layer
-// Keys are Web Crypto CryptoKeys, jose's own key objects, made once: importPKCS8 /
-// importSPKI for the PEM keys, crypto.subtle.importKey('raw', ...) for an HMAC secret.
+// jose (panva) as the node driver's library (../library.js; its calls: README.md here).
 
 const { webcrypto } = require('node:crypto');
 const { requireDependency } = require('../deps');
+const { isHmac } = require('../inputs');
 const { InvalidSignature, objectClaims } = require('../library');
 
 const jose = requireDependency('jose');
 const { SignJWT, jwtVerify, decodeJwt, compactVerify, importPKCS8, importSPKI, errors } = jose;
 
-const isHmac = (alg) => alg.startsWith('HS');
-
 /**
- * The library's key for `role` ('private': signing, 'public': verification): an HMAC
- * CryptoKey for the raw secret (hash SHA-<bits of alg>, usable for that one operation, not
- * extractable), else jose's import of the PKCS#8 / SPKI PEM for alg. jose refuses an
- * algorithm it does not implement with JOSENotSupported.
+ * jose's key: an HMAC CryptoKey of the raw secret (jose would import a Uint8Array on every
+ * call), else its import of the PEM for alg (JOSENotSupported for an algorithm it lacks).
  */
 async function nativeKey(role, alg, keyObject) {
   if (isHmac(alg)) {
@@ -32,27 +22,15 @@ async function nativeKey(role, alg, keyObject) {
   return importSPKI(keyObject.export({ type: 'spki', format: 'pem' }), alg);
 }
 
-/**
- * jose signs exactly the claims it is given (it adds a claim only when told to, e.g.
- * setIssuedAt), so one signer serves every input; the header is {alg} as jose's examples
- * set it. A SignJWT is made per token: it takes its claims when constructed.
- */
+/** jose signs exactly the claims given, so one signer serves every input; a SignJWT takes its claims when made. */
 function signer(alg, key) {
   const header = { alg };
   return (claims) => new SignJWT(claims).setProtectedHeader(header).sign(key);
 }
 
 /**
- * The verify policy (workflow/scripts/README.md), every item set explicitly:
- * - alg: `algorithms: [alg]` (jose never accepts `none`; any other name: JOSEAlgNotAllowed);
- * - exp, nbf: always checked by jwtVerify when present (no option turns them off);
- * - leeway: `clockTolerance: 0`;
- * - required claims: `requiredClaims: []`;
- * - iat: `maxTokenAge` is left unset: jose checks that iat is not in the future only with a
- *   maxTokenAge, which also requires iat and bounds its age (driver.yaml: lacks iat);
- * - `currentDate` unset (now), no `typ`, `issuer`, `audience` or `subject` check, `crit`
- *   unset (no extension is recognised beyond b64, so a token naming another in crit fails).
- * The signature is always checked. One frozen object per algorithm.
+ * The verify policy (README.md here), every item explicit; exp and nbf are always checked,
+ * `maxTokenAge` unset (iat: lacks), no typ/issuer/audience/subject check. One per algorithm.
  */
 const VERIFY_OPTIONS = new Map();
 
@@ -93,8 +71,6 @@ module.exports = {
   // No probe: jose refuses an algorithm it lacks when the key is imported for it (nativeKey).
   lacksAlgorithm: () => false,
   isUnsupportedAlgorithmError: (e) => e instanceof errors.JOSENotSupported,
-  // jose's errors all derive from JOSEError (JWSSignatureVerificationFailed, JWSInvalid,
-  // JWTInvalid, JWTExpired, JWTClaimValidationFailed, JOSEAlgNotAllowed, JOSENotSupported for
-  // an unrecognised crit extension); anything else (a TypeError) is an error.
+  // every jose error derives from JOSEError; anything else (a TypeError) is an error
   isVerdict: (e) => e instanceof errors.JOSEError,
 };

@@ -1,8 +1,5 @@
-"""jwcrypto behind the python harness's adapter interface (../libraries.py).
-
-Keys are jwcrypto JWK objects, made once per key file: `JWK.from_pem` for a PEM (PKCS#8 or
-SPKI), `JWK(kty="oct", k=...)` for an HMAC secret. A token is a `jwt.JWT` object per call,
-as jwcrypto's API has it: there is no verifier object to build once.
+"""jwcrypto behind the python harness's adapter interface (../libraries.py): JWK keys made
+once per key file; a `jwt.JWT` object per call (jwcrypto has no verifier to build once).
 """
 
 import json
@@ -22,12 +19,10 @@ NO_DECODE = (
 
 
 class PayloadNotAnObject(Exception):
-    """The policy's "the payload must be a JSON object": with check_claims=None jwcrypto
-    hands back any payload (an array, a number, text that is not JSON) as the claims."""
+    """With check_claims=None jwcrypto hands back any payload as the claims; the policy refuses it."""
 
 
-# jwcrypto's own errors all derive from JWException (JWTExpired, JWTNotYetValid,
-# InvalidJWSSignature, InvalidJWSObject, InvalidJWAAlgorithm, ...); and the policy's own.
+# jwcrypto's own errors all derive from JWException (JWTExpired, InvalidJWSSignature, ...).
 INVALID_TOKEN = (JWException, PayloadNotAnObject)
 
 
@@ -58,16 +53,10 @@ def sign(claims, key, alg):
     return token.serialize()
 
 
-# The verify policy (workflow/scripts/README.md), each item set on the JWT object:
-# - alg: algs=[alg], the only algorithm its JWS accepts (a header naming another, or none, fails);
-# - signature: deserialize(token, key) verifies it, expected_type="JWS" (never a JWE),
-#   strict_serialization=True (the compact serialization only, as RFC 7519 has it);
-# - exp, nbf: check_claims=None is jwcrypto's mode that checks exp and nbf when present
-#   (a check_claims dict would skip them unless listed, and listing them requires them);
-# - iat: jwcrypto checks only that iat is an integer, not that it lies in the past
-#   (driver.yaml: lacks);
-# - leeway: 0, set before deserialize (jwcrypto's default is 60 s);
-# - required claims: none (check_claims=None requires nothing).
+# The verify policy: algs=[alg] pins alg; expected_type="JWS" and strict_serialization=True
+# (compact only). check_claims=None checks exp and nbf when present and requires nothing (a
+# check_claims dict would skip them unless listed, and listing requires them); iat only
+# typed (driver.yaml: lacks); leeway 0, not jwcrypto's default 60 s.
 CHECK_CLAIMS = None
 LEEWAY_SECONDS = 0
 
@@ -86,8 +75,7 @@ def verify(token, key, alg):
 
 
 def verify_signature(token, key, alg):
-    """The payload bytes of a compact JWS through jwcrypto's JWS layer: alg pinned by
-    allowed_algs (a header without alg fails), the signature verified, no claims read."""
+    """The payload bytes through jwcrypto's JWS layer (no claims read)."""
     signed = jws.JWS()
     signed.allowed_algs = [alg]
     signed.deserialize(_text(token), key)

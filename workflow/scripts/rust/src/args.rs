@@ -12,13 +12,9 @@ impl Flags {
         let mut rest = args.iter();
         while let Some(flag) = rest.next() {
             if !known.contains(&flag.as_str()) {
-                return Err(Failure::Input(format!(
-                    "unknown flag {flag:?} (expected one of {known:?})"
-                )));
+                return Err(Failure::Input(format!("unknown flag {flag:?} (expected one of {known:?})")));
             }
-            let value = rest
-                .next()
-                .ok_or_else(|| Failure::Input(format!("{flag} needs a value")))?;
+            let value = rest.next().ok_or_else(|| Failure::Input(format!("{flag} needs a value")))?;
             pairs.push((flag.clone(), value.clone()));
         }
         Ok(Flags { pairs })

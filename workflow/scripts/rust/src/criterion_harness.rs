@@ -1,74 +1,73 @@
-//! `crosscheck`'s native harness: criterion, the benchmark harness Rust's community trusts,
-//! used as a library (no `cargo bench`, no command line). Each native block is one
-//! `bench_function` with criterion's own warm-up, clock (`Instant`), calibration (its
-//! sampling mode picks the iterations per sample from the warm-up) and statistic; its figure
-//! is criterion's median estimate, read back from the `estimates.json` criterion writes. It
-//! shares no timing code with the driver (timing.rs).
+//! The cross-check's native harness: criterion as a library, one `bench_function` per
+//! `native` request, its median read back from `estimates.json`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::Criterion;
 use serde_json::Value;
 
 use crate::failure::{Failure, catch_panic};
+use crate::timing::{self, Call};
 
 pub const NAME: &str = "criterion";
-/// The locked criterion version (build.rs reads it from Cargo.lock).
-pub const VERSION: &str = env!("JWTBENCH_CRATE_CRITERION");
 
-/// Samples per block: criterion's minimum, so that a block of a millisecond-long call
-/// stays near `block_seconds` (criterion's linear sampling takes 1 + 2 + ... + 10 = 55
-/// iterations at least).
+/// criterion's own warm-up (its sampling plan needs one), a fraction of the request's seconds.
+const WARM_UP_FRACTION: f64 = 0.1;
+/// Samples per block: criterion's minimum, so a block of a millisecond-long call stays short.
 const SAMPLE_SIZE: usize = 10;
-/// Bootstrap resamples behind criterion's confidence intervals (default 100 000). The
-/// median's point estimate does not depend on them; few keep criterion's analysis between
-/// blocks to about a millisecond. Above 1000, where criterion warns on stderr.
+/// Bootstrap resamples: the median does not depend on them (above 1000, where criterion warns).
 const NRESAMPLES: usize = 2000;
 
-/// A block's figure: criterion's median ns per call, over `samples` samples.
 pub struct Figure {
     pub ns_per_op: f64,
     pub samples: usize,
 }
 
-/// criterion's output directory, beside `--out` (a driver writes only there; in the image
-/// it is the one writable directory), removed when the harness is dropped.
+/// criterion's fresh output directory under crosscheck.scratch (else $TMPDIR), removed on drop.
 pub struct Harness {
     dir: PathBuf,
     blocks: u64,
+    /// The stack shift that puts the reference's calls at their fixed offset (timing.rs).
+    shift: Option<usize>,
 }
 
 impl Harness {
-    pub fn beside(out_path: &str) -> Result<Harness, Failure> {
-        let parent = match Path::new(out_path).parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+    pub fn new(scratch: Option<PathBuf>) -> Result<Harness, Failure> {
+        let parent = scratch.unwrap_or_else(std::env::temp_dir);
         for attempt in 0..100 {
             let dir = parent.join(format!(".criterion-{}-{attempt}", std::process::id()));
             match fs::create_dir(&dir) {
-                Ok(()) => return Ok(Harness { dir, blocks: 0 }),
+                Ok(()) => {
+                    return Ok(Harness { dir, blocks: 0, shift: None });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(Failure::Input(format!("cannot create {}: {e}", dir.display()))),
             }
         }
-        Err(Failure::Input(format!(
-            "cannot create a fresh .criterion-* directory in {}",
-            parent.display()
-        )))
+        Err(Failure::Input(format!("cannot create a fresh .criterion-* directory in {}", parent.display())))
     }
 
-    /// One native block: criterion warms `routine` up for `warm_up`, then takes its samples
-    /// for about `measurement` (each sample a loop of `routine` calls, every result through
-    /// `black_box`) and analyses them. A panic in criterion fails the block.
-    pub fn block(
-        &mut self,
-        warm_up: Duration,
-        measurement: Duration,
-        mut routine: impl FnMut() -> u64,
-    ) -> Result<Figure, String> {
+    /// criterion times `call` for about `seconds`; the reference's at its batches' stack offset.
+    pub fn time(&mut self, seconds: f64, call: &mut Call, reference: bool) -> Result<Figure, String> {
+        if !reference {
+            return self.block(seconds, call);
+        }
+        let shift = match self.shift {
+            Some(shift) => shift,
+            None => {
+                let probe = |shift| alloca::with_alloca(shift, |_| self.block(1e-3, call)).map(|_| ());
+                let shift =
+                    timing::stack_shift(probe)?.ok_or("criterion's calls do not reach the reference's offset")?;
+                *self.shift.insert(shift)
+            }
+        };
+        alloca::with_alloca(shift, |_| self.block(seconds, call))
+    }
+
+    /// One block; an error of the call or a panic in criterion fails it.
+    fn block(&mut self, seconds: f64, call: &mut Call) -> Result<Figure, String> {
         self.blocks += 1;
         let id = format!("block-{}", self.blocks);
         let mut criterion = Criterion::default()
@@ -76,18 +75,27 @@ impl Harness {
             .output_directory(&self.dir)
             .sample_size(SAMPLE_SIZE)
             .nresamples(NRESAMPLES)
-            .warm_up_time(warm_up.max(Duration::from_micros(1)))
-            .measurement_time(measurement.max(Duration::from_micros(1)));
+            .warm_up_time(Duration::from_secs_f64(seconds * WARM_UP_FRACTION).max(Duration::from_micros(1)))
+            .measurement_time(Duration::from_secs_f64(seconds).max(Duration::from_micros(1)));
+        let mut error = None;
+        let mut routine = || {
+            call().unwrap_or_else(|e| {
+                error.get_or_insert(e);
+                0
+            })
+        };
         catch_panic(|| {
             criterion.bench_function(&id, |bencher| bencher.iter(&mut routine));
             Ok(())
         })
         .map_err(|e| format!("criterion: {}", e.message()))?;
-        self.figure(&id)
+        match error {
+            Some(reason) => Err(reason),
+            None => self.figure(&id),
+        }
     }
 
-    /// The block's median (criterion's `median.point_estimate`, ns per call, in
-    /// `<id>/new/estimates.json`) and its sample count (`iters` in `sample.json`).
+    /// The block's `median.point_estimate` (estimates.json) and sample count (sample.json).
     fn figure(&self, id: &str) -> Result<Figure, String> {
         let new = self.dir.join(id).join("new");
         let read = |name: &str| -> Result<Value, String> {
@@ -100,10 +108,7 @@ impl Harness {
             .and_then(Value::as_f64)
             .filter(|ns| *ns > 0.0)
             .ok_or_else(|| format!("{id}: no positive median.point_estimate in estimates.json"))?;
-        let samples = read("sample.json")?
-            .get("iters")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+        let samples = read("sample.json")?.get("iters").and_then(Value::as_array).map_or(0, Vec::len);
         Ok(Figure { ns_per_op, samples })
     }
 }

@@ -1,4 +1,4 @@
-//! Why a command or a cell did not succeed, and the exit status each reason maps to.
+//! Why a command or a cell did not succeed, and its exit status.
 
 #[derive(Debug)]
 pub enum Failure {
@@ -8,8 +8,7 @@ pub enum Failure {
     Unsupported(String),
     /// The token or the check did not hold (exit 1, status `failed`).
     Invalid(String),
-    /// The library failed in a way that is not its verdict on a token: an error kind it
-    /// does not document for invalid tokens, or a recovered panic (exit 4).
+    /// A failure that is not the library's verdict on a token, or a caught panic (exit 4).
     Error(String),
 }
 
@@ -30,22 +29,16 @@ impl Failure {
     }
 }
 
-/// Reads a file, naming it when it cannot be read.
 pub fn read_file(path: &str) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::Input(format!("cannot read {path}: {e}")))
 }
 
 /// A reason as one line of at most 300 characters (newlines become spaces).
 pub fn one_line(text: &str) -> String {
-    text.chars()
-        .take(300)
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect()
+    text.chars().take(300).map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect()
 }
 
-/// Runs `f`; a panic inside it becomes `Failure::Error` ("panic: <its message>", exit 4)
-/// instead of ending the process. Pair it with `silence_panics` where nothing may reach
-/// stderr but the command's own line.
+/// Runs `f`; a panic inside it becomes `Failure::Error` ("panic: <its message>", exit 4).
 pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
         let message = payload
@@ -57,8 +50,7 @@ pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failu
     })
 }
 
-/// Replaces the default panic hook (a "thread panicked" message, a backtrace with
-/// RUST_BACKTRACE) with one that prints nothing: `catch_panic` reports the panic instead.
+/// A panic hook that prints nothing: `catch_panic` reports the panic instead.
 pub fn silence_panics() {
     std::panic::set_hook(Box::new(|_| {}));
 }

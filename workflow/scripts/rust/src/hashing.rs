@@ -1,6 +1,4 @@
-//! Suite hash (seed 002): hex digests of short strings built per call, the generation of
-//! those strings alone, and raw digests over a length sweep, all with the RustCrypto hash
-//! crates (md-5, sha1, sha2) through their common `Digest` trait.
+//! Suite hash (seed 002) with the RustCrypto hash crates through their `Digest` trait.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -10,9 +8,8 @@ use sha2::{Digest, Sha256, Sha512};
 use uuid::Uuid;
 
 use crate::failure::Failure;
-use crate::raw_samples::{RawSamples, RowIdentity, Status};
 use crate::spec::{Cell, Spec, counting_bytes, hex_encode};
-use crate::timing::{self, Batch, PreparedCell, TimedCell};
+use crate::timing::{Calls, Prepared, Who, repeat};
 use crate::versions;
 
 enum Part {
@@ -21,28 +18,25 @@ enum Part {
     TimeMs,
 }
 
-/// A case's message, built as one call builds it.
 struct Message {
     parts: Vec<Part>,
 }
 
 impl Message {
     fn parse(cell: &Cell) -> Result<Message, Failure> {
-        let parts = cell
-            .message
+        let bad = |what: String| Failure::Input(format!("cell {}: {what}", cell.label()));
+        let parts = cell.get("message").and_then(|m| m.as_array()).ok_or_else(|| bad("no message parts".into()))?;
+        let parts = parts
             .iter()
             .map(|part| match part.as_str() {
-                "cached-uuid" => Ok(Part::Cached(Uuid::new_v4().to_string())),
-                "fresh-uuid" => Ok(Part::Fresh),
-                "time-ms" => Ok(Part::TimeMs),
-                other => Err(Failure::Input(format!(
-                    "cell {}: unknown message part {other:?}",
-                    cell.label()
-                ))),
+                Some("cached-uuid") => Ok(Part::Cached(Uuid::new_v4().to_string())),
+                Some("fresh-uuid") => Ok(Part::Fresh),
+                Some("time-ms") => Ok(Part::TimeMs),
+                _ => Err(bad(format!("unknown message part {part}"))),
             })
             .collect::<Result<Vec<_>, _>>()?;
         if parts.is_empty() {
-            return Err(Failure::Input(format!("cell {}: no message parts", cell.label())));
+            return Err(bad("no message parts".into()));
         }
         Ok(Message { parts })
     }
@@ -56,14 +50,10 @@ impl Message {
     }
 
     fn expected_length(&self) -> usize {
-        self.parts
-            .iter()
-            .map(|p| if matches!(p, Part::TimeMs) { 13 } else { 36 })
-            .sum()
+        self.parts.iter().map(|p| if matches!(p, Part::TimeMs) { 13 } else { 36 }).sum()
     }
 
-    /// One message as a call builds it: a fresh UUID (the same one for every fresh part)
-    /// and the wall clock's milliseconds read now.
+    /// One message: a fresh UUID (one for every fresh part) and the wall clock's milliseconds.
     fn build(&self) -> String {
         let mut fresh: Option<String> = None;
         let mut message = String::with_capacity(self.expected_length());
@@ -72,14 +62,20 @@ impl Message {
                 Part::Cached(uuid) => message.push_str(uuid),
                 Part::Fresh => message.push_str(fresh.get_or_insert_with(|| Uuid::new_v4().to_string())),
                 Part::TimeMs => {
-                    let millis = SystemTime::now()
-                        .duration_since(UNIX_EPOCH)
-                        .map_or(0, |d| d.as_millis());
+                    let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
                     message.push_str(&millis.to_string());
                 }
             }
         }
         message
+    }
+
+    fn check(&self) -> Result<usize, String> {
+        let built = self.single_cached().map_or_else(|| self.build().len(), str::len);
+        match built == self.expected_length() {
+            true => Ok(built),
+            false => Err(format!("built message has {built} bytes, not {}", self.expected_length())),
+        }
     }
 }
 
@@ -87,65 +83,57 @@ fn hex_digest<D: Digest>(bytes: &[u8]) -> String {
     hex_encode(&D::digest(bytes))
 }
 
-/// hex-digest: build the message (or take the cached UUID), hash it, hex-encode; the hex
-/// string is consumed.
-fn hex_digest_batch<'a, D: Digest>(message: Message) -> Batch<'a> {
-    Box::new(move |n| {
-        let mut fold = 0u64;
-        for _ in 0..n {
-            let hex = match message.single_cached() {
-                Some(uuid) => hex_digest::<D>(uuid.as_bytes()),
-                None => hex_digest::<D>(message.build().as_bytes()),
-            };
-            fold = fold.wrapping_add(hex.len() as u64 + hex.as_bytes()[0] as u64);
-        }
-        Ok(fold)
+fn hex_digest_batch<'a, D: Digest>(message: Message) -> Box<dyn Calls + 'a> {
+    repeat(move || {
+        let hex = match message.single_cached() {
+            Some(uuid) => hex_digest::<D>(uuid.as_bytes()),
+            None => hex_digest::<D>(message.build().as_bytes()),
+        };
+        Ok(hex.len() as u64 + hex.as_bytes()[0] as u64)
     })
 }
 
-/// digest: the raw digest of the prepared bytes is consumed (also the drift reference's
-/// call, SHA-256 of 64 bytes).
-pub fn digest_batch<'a, D: Digest>(bytes: Vec<u8>) -> Batch<'a> {
-    Box::new(move |n| {
-        let mut fold = 0u64;
-        for _ in 0..n {
-            fold = fold.wrapping_add(digest_call::<D>(&bytes));
-        }
-        Ok(fold)
-    })
+fn digest_batch<'a, D: Digest>(bytes: Vec<u8>) -> Box<dyn Calls + 'a> {
+    repeat(move || Ok(digest_call::<D>(&bytes)))
 }
 
-/// One call of the digest batch: the raw digest, consumed (its first byte and length).
+/// One call of the digest batch (and of the drift reference): the raw digest, consumed.
 pub fn digest_call<D: Digest>(bytes: &[u8]) -> u64 {
     let digest = D::digest(bytes);
     digest[0] as u64 + digest.len() as u64
 }
 
-fn generate_batch<'a>(message: Message) -> Batch<'a> {
-    Box::new(move |n| {
-        let mut fold = 0u64;
-        for _ in 0..n {
-            fold = fold.wrapping_add(message.build().len() as u64);
-        }
-        Ok(fold)
-    })
+struct Hasher {
+    crate_name: &'static str,
+    bytes: u64,
+    hex: fn(&[u8]) -> String,
+    hex_batch: fn(Message) -> Box<dyn Calls + 'static>,
+    digest_batch: fn(Vec<u8>) -> Box<dyn Calls + 'static>,
 }
 
-/// The crate that hashes `algorithm`, and its digest function for the check.
-fn hasher(algorithm: &str) -> Option<(&'static str, fn(&[u8]) -> String, usize)> {
+fn hasher<D: Digest>(crate_name: &'static str) -> Hasher {
+    Hasher {
+        crate_name,
+        bytes: <D as Digest>::output_size() as u64,
+        hex: hex_digest::<D>,
+        hex_batch: hex_digest_batch::<D>,
+        digest_batch: digest_batch::<D>,
+    }
+}
+
+fn hasher_of(algorithm: &str) -> Option<Hasher> {
     match algorithm {
-        "MD5" => Some((versions::MD5, hex_digest::<Md5>, 16)),
-        "SHA-1" => Some((versions::SHA1, hex_digest::<Sha1>, 20)),
-        "SHA-256" => Some((versions::SHA2, hex_digest::<Sha256>, 32)),
-        "SHA-512" => Some((versions::SHA2, hex_digest::<Sha512>, 64)),
+        "MD5" => Some(hasher::<Md5>("md-5")),
+        "SHA-1" => Some(hasher::<Sha1>("sha1")),
+        "SHA-256" => Some(hasher::<Sha256>("sha2")),
+        "SHA-512" => Some(hasher::<Sha512>("sha2")),
         _ => None,
     }
 }
 
-/// An implementation a cell names must be ours (the RustCrypto crates); another is an
-/// input error, not `unsupported`.
+/// An implementation a cell names must be ours; another is an input error.
 pub fn check_implementation(cell: &Cell) -> Result<(), Failure> {
-    match cell.implementation.as_deref() {
+    match cell.text("implementation") {
         None | Some(versions::RUSTCRYPTO) => Ok(()),
         Some(other) => Err(Failure::Input(format!(
             "cell {}: unknown implementation {other:?} (this driver has {:?})",
@@ -155,115 +143,50 @@ pub fn check_implementation(cell: &Cell) -> Result<(), Failure> {
     }
 }
 
-struct Prepared<'a> {
-    version: &'static str,
-    input_bytes: u64,
-    output_bytes: u64,
-    batch: Batch<'a>,
-}
+type Ready = Result<(u64, u64, Box<dyn Calls + 'static>), String>;
 
-fn prepare<'a>(cell: &Cell) -> Result<Result<Prepared<'a>, String>, Failure> {
-    check_implementation(cell)?;
+fn prepare(cell: &Cell, hasher: Option<Hasher>) -> Result<Ready, Failure> {
     if cell.operation == "generate" {
         let message = Message::parse(cell)?;
-        let built = message.build().len();
-        if built != message.expected_length() {
-            return Ok(Err(format!(
-                "built message has {built} bytes, not {}",
-                message.expected_length()
-            )));
-        }
-        let (bytes, out) = (built as u64, built as u64);
-        return Ok(Ok(Prepared {
-            version: versions::UUID,
-            input_bytes: bytes,
-            output_bytes: out,
-            batch: generate_batch(message),
+        return Ok(message.check().map(|built| {
+            let calls = repeat(move || Ok(message.build().len() as u64));
+            (built as u64, built as u64, calls)
         }));
     }
-    let Some((version, check_digest, digest_bytes)) = hasher(&cell.algorithm) else {
-        return Err(Failure::Input(format!(
-            "cell {}: unknown hash algorithm {:?}",
-            cell.label(),
-            cell.algorithm
-        )));
-    };
-    if let (Some(message), Some(expected)) = (cell.known_text("message"), cell.known_text("digest_hex")) {
-        let got = check_digest(message.as_bytes());
+    let bad = |what: &str| Failure::Input(format!("cell {}: {what}", cell.label()));
+    let hasher = hasher.ok_or_else(|| bad("unknown hash algorithm"))?;
+    if let (Some(message), Some(expected)) = (cell.known("message"), cell.known("digest_hex")) {
+        let got = (hasher.hex)(message.as_bytes());
         if got != expected {
-            return Ok(Err(format!(
-                "known answer: {} of {message:?} is {got}, not {expected}",
-                cell.algorithm
-            )));
+            let reason = format!("known answer: {} of {message:?} is {got}, not {expected}", cell.algorithm);
+            return Ok(Err(reason));
         }
     }
     match cell.operation.as_str() {
         "hex-digest" => {
             let message = Message::parse(cell)?;
-            let built = message.single_cached().map_or_else(|| message.build().len(), str::len);
-            if built != message.expected_length() {
-                return Ok(Err(format!(
-                    "built message has {built} bytes, not {}",
-                    message.expected_length()
-                )));
-            }
-            let batch = match cell.algorithm.as_str() {
-                "MD5" => hex_digest_batch::<Md5>(message),
-                "SHA-1" => hex_digest_batch::<Sha1>(message),
-                "SHA-256" => hex_digest_batch::<Sha256>(message),
-                _ => hex_digest_batch::<Sha512>(message),
-            };
-            Ok(Ok(Prepared {
-                version,
-                input_bytes: built as u64,
-                output_bytes: 2 * digest_bytes as u64,
-                batch,
-            }))
+            Ok(message.check().map(|built| (built as u64, 2 * hasher.bytes, (hasher.hex_batch)(message))))
         }
         "digest" => {
-            let length = cell
-                .message_bytes
-                .ok_or_else(|| Failure::Input(format!("cell {}: no message_bytes", cell.label())))?;
-            let bytes = counting_bytes(length);
-            let batch = match cell.algorithm.as_str() {
-                "MD5" => digest_batch::<Md5>(bytes),
-                "SHA-1" => digest_batch::<Sha1>(bytes),
-                "SHA-256" => digest_batch::<Sha256>(bytes),
-                _ => digest_batch::<Sha512>(bytes),
-            };
-            Ok(Ok(Prepared {
-                version,
-                input_bytes: length as u64,
-                output_bytes: digest_bytes as u64,
-                batch,
-            }))
+            let length = cell.message_bytes().ok_or_else(|| bad("no message_bytes"))?;
+            Ok(Ok((length as u64, hasher.bytes, (hasher.digest_batch)(counting_bytes(length)))))
         }
-        other => Err(Failure::Input(format!(
-            "cell {}: unknown hash operation {other:?}",
-            cell.label()
-        ))),
+        other => Err(bad(&format!("unknown hash operation {other:?}"))),
     }
 }
 
-/// Every cell of the spec as `bench` and `serve` time it: prepared and checked, in spec order.
-pub fn cells<'a>(spec: &Spec) -> Result<Vec<PreparedCell<'a>>, Failure> {
+pub fn cells<'a>(spec: &Spec) -> Result<Vec<Prepared<'a>>, Failure> {
     let mut prepared = Vec::new();
-    for (index, cell) in spec.cells.iter().enumerate() {
-        prepared.push(match prepare(cell)? {
-            Ok(p) => {
-                let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, p.version, p.input_bytes);
-                PreparedCell::Timed(TimedCell::new(index, who, p.output_bytes, 1, p.batch))
+    for cell in &spec.cells {
+        check_implementation(cell)?;
+        let hasher = hasher_of(&cell.algorithm); // none for `generate`: the uuid crate's work
+        let crate_name = hasher.as_ref().map_or("uuid", |h| h.crate_name);
+        prepared.push(match prepare(cell, hasher)? {
+            Ok((input_bytes, output_bytes, calls)) => {
+                Who::rustcrypto(crate_name, input_bytes).timed(output_bytes, 1, calls)
             }
-            Err(reason) => {
-                let version = hasher(&cell.algorithm).map_or(versions::UUID, |h| h.0);
-                let who = RowIdentity::new(&spec.suite, cell, versions::RUSTCRYPTO, version, 0);
-                PreparedCell::NotTimed(who, Status::Failed, reason)
-            }
+            Err(reason) => Who::rustcrypto(crate_name, 0).not_timed("failed", reason),
         });
     }
     Ok(prepared)
-}
-
-pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
-    timing::bench(cells(spec)?, spec, out)
 }

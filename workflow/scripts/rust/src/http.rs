@@ -1,11 +1,9 @@
-//! Just enough HTTP/1.1 over std::net for suite transfer: one message with a
-//! Content-Length body, on a keep-alive connection.
+//! Just enough HTTP/1.1 over std::net for suite transfer (Content-Length, keep-alive).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 
 pub struct Message {
-    /// The request line or the status line.
     pub start_line: String,
     pub content_type: Option<String>,
     pub body: Vec<u8>,
@@ -22,10 +20,7 @@ pub fn read_message(reader: &mut BufReader<TcpStream>) -> std::io::Result<Option
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line)? == 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "headers cut short",
-            ));
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "headers cut short"));
         }
         let line = line.trim_end();
         if line.is_empty() {
@@ -46,11 +41,7 @@ pub fn read_message(reader: &mut BufReader<TcpStream>) -> std::io::Result<Option
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    Ok(Some(Message {
-        start_line: start_line.trim_end().to_string(),
-        content_type,
-        body,
-    }))
+    Ok(Some(Message { start_line: start_line.trim_end().to_string(), content_type, body }))
 }
 
 pub fn write_request(stream: &mut TcpStream, host: &str, path: &str, body: &[u8]) -> std::io::Result<()> {
@@ -73,7 +64,6 @@ pub fn write_response(stream: &mut TcpStream, status: &str, content_type: &str, 
     stream.flush()
 }
 
-/// The status code of a status line (`HTTP/1.1 200 OK` -> 200).
 pub fn status_code(status_line: &str) -> Option<u16> {
     status_line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -1,7 +1,4 @@
-//! The JWS side of the harness, whichever library `JWTBENCH_LIBRARY` picked
-//! (`libraries`): the algorithm names, the keys parsed once through the library's adapter,
-//! the commands sign / verify / verify --signature-only / coldstart, and the contract's
-//! checks before timing (the forgeries among them).
+//! The JWS side of the driver (algorithms, keys, commands, checks), whichever library.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -30,44 +27,21 @@ pub enum Alg {
     EdDSA,
 }
 
+use Alg::*;
+
 impl Alg {
-    const ALL: [Alg; 13] = [
-        Alg::HS256,
-        Alg::HS384,
-        Alg::HS512,
-        Alg::RS256,
-        Alg::RS384,
-        Alg::RS512,
-        Alg::PS256,
-        Alg::PS384,
-        Alg::PS512,
-        Alg::ES256,
-        Alg::ES384,
-        Alg::ES512,
-        Alg::EdDSA,
+    const ALL: [Alg; 13] = [HS256, HS384, HS512, RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA];
+    const NAMES: [&str; 13] = [
+        "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
+        "EdDSA",
     ];
 
     pub fn name(self) -> &'static str {
-        match self {
-            Alg::HS256 => "HS256",
-            Alg::HS384 => "HS384",
-            Alg::HS512 => "HS512",
-            Alg::RS256 => "RS256",
-            Alg::RS384 => "RS384",
-            Alg::RS512 => "RS512",
-            Alg::PS256 => "PS256",
-            Alg::PS384 => "PS384",
-            Alg::PS512 => "PS512",
-            Alg::ES256 => "ES256",
-            Alg::ES384 => "ES384",
-            Alg::ES512 => "ES512",
-            Alg::EdDSA => "EdDSA",
-        }
+        Alg::NAMES[self as usize]
     }
 }
 
-/// ALG as the selected library takes it: unsupported (exit 3) when the library lacks it
-/// (its driver.yaml lists the same), an input error (exit 2) when it is no JWS algorithm.
+/// ALG for the selected library: unsupported (exit 3) if it lacks it, exit 2 if no JWS ALG.
 pub fn algorithm(name: &str) -> Result<Alg, Failure> {
     let Some(alg) = Alg::ALL.into_iter().find(|alg| alg.name() == name) else {
         return Err(Failure::Input(format!("unknown JWS algorithm {name:?}")));
@@ -78,7 +52,6 @@ pub fn algorithm(name: &str) -> Result<Alg, Failure> {
     }
 }
 
-/// A JWS algorithm with its key pair, parsed once.
 pub struct Signer {
     pub alg: Alg,
     signing: Box<dyn SignJws>,
@@ -98,32 +71,9 @@ impl Verifier {
         Ok(Verifier { verifying, key_bytes })
     }
 
-    /// The one verify of this driver (`verify`, `verify-batch`, the timed `verify` cells,
-    /// transfer): the library's verify under the verify policy, as its adapter configures
-    /// it. The payload must be a JSON object. A panic in the library is caught
-    /// (`Failure::Error`).
+    /// The one verify of this driver (commands, cells, transfer); a panic in it is caught.
     pub fn verify(&self, token: impl AsRef<[u8]>) -> Result<Value, Failure> {
         catch_panic(|| self.verifying.verify(token.as_ref()))
-    }
-}
-
-/// The key of `verify --signature-only`, parsed once through the library's adapter.
-pub struct SignatureVerifier {
-    verifying: Box<dyn VerifyJwsSignature>,
-}
-
-impl SignatureVerifier {
-    pub fn load(alg: Alg, path: &str) -> Result<SignatureVerifier, Failure> {
-        let verifying = libraries::current().signature_verifier(alg, &read_file(path)?, path)?;
-        Ok(SignatureVerifier { verifying })
-    }
-
-    /// The one signature-only check of this driver (`verify --signature-only`, a
-    /// `verify-batch` case with `"signature_only": true`): the JWS alone through the
-    /// library's JWS layer, returning the payload segment's bytes as signed. A panic in the
-    /// library is caught (`Failure::Error`).
-    pub fn verify(&self, token: &str) -> Result<Vec<u8>, Failure> {
-        catch_panic(|| self.verifying.verify_signature(token))
     }
 }
 
@@ -137,17 +87,14 @@ impl Signer {
     }
 
     pub fn sign(&self, claims: &Value) -> Result<String, Failure> {
-        self.signing
-            .sign(claims)
-            .map_err(|e| Failure::Invalid(format!("signing with {:?} failed: {e}", self.alg)))
+        self.signing.sign(claims).map_err(|e| Failure::Invalid(format!("signing with {:?} failed: {e}", self.alg)))
     }
 
     pub fn verify(&self, token: &str) -> Result<Value, Failure> {
         self.verifier.verify(token)
     }
 
-    /// The contract's checks before timing on one signed token of `claims` (the decode check
-    /// where the library has a decode).
+    /// The contract's checks before timing on one signed token of `claims`.
     pub fn check(&self, claims: &Value, token: &str) -> Result<(), Failure> {
         let fail = |what: &str| Err(Failure::Invalid(format!("{:?} check failed: {what}", self.alg)));
         match self.verify(token) {
@@ -173,9 +120,7 @@ impl Signer {
         }
     }
 
-    /// The same claims validly HMAC'd under another algorithm: HS384 (for HS256) or HS256
-    /// with the same secret, or for public-key algorithms HS256 keyed with the public PEM
-    /// (the key-confusion attack). Made here (the hmac crate), not by the library timed.
+    /// The claims HMAC'd under another algorithm with the verifying key file's bytes.
     fn other_algorithm_twin(&self, claims: &Value) -> Result<String, Failure> {
         let other = if self.alg == Alg::HS256 { Alg::HS384 } else { Alg::HS256 };
         let header = format!(r#"{{"typ":"JWT","alg":"{}"}}"#, other.name());
@@ -194,12 +139,8 @@ impl Signer {
     }
 }
 
-/// The claims of a compact JWS without checking its signature, through the library's
-/// documented decode (an error naming why when it has none).
 pub fn decode(token: &str) -> Result<Value, Failure> {
-    let decode = libraries::current()
-        .decoder()
-        .map_err(|why| Failure::Unsupported(why.to_string()))?;
+    let decode = libraries::current().decoder().map_err(|why| Failure::Unsupported(why.to_string()))?;
     decode(token)
 }
 
@@ -211,12 +152,10 @@ pub fn split(token: &str) -> Result<(&str, &str, &str), Failure> {
     }
 }
 
-/// The token with the lowest bit of its first signature byte flipped.
 pub fn flip_signature_bit(token: &str) -> Result<String, Failure> {
     let (header, payload, signature) = split(token)?;
-    let mut raw = URL_SAFE_NO_PAD
-        .decode(signature)
-        .map_err(|e| Failure::Invalid(format!("signature is not base64url: {e}")))?;
+    let mut raw =
+        URL_SAFE_NO_PAD.decode(signature).map_err(|e| Failure::Invalid(format!("signature is not base64url: {e}")))?;
     if let Some(first) = raw.first_mut() {
         *first ^= 1;
     }
@@ -226,10 +165,7 @@ pub fn flip_signature_bit(token: &str) -> Result<String, Failure> {
 /// The same payload under header {"alg":"none","typ":"JWT"} with an empty signature.
 pub fn unsigned_twin(token: &str) -> Result<String, Failure> {
     let (_, payload, _) = split(token)?;
-    Ok(format!(
-        "{}.{payload}.",
-        URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#)
-    ))
+    Ok(format!("{}.{payload}.", URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#)))
 }
 
 pub fn read_claims(path: &str) -> Result<Value, Failure> {
@@ -253,18 +189,13 @@ pub fn sign_command(alg: &str, key: &str, payload: &str) -> Result<String, Failu
     sign_claims(&*signing_key(alg, key)?, alg, key, &claims)
 }
 
-/// `sign`'s private key (the HMAC secret or a PKCS#8 PEM) from its file, parsed by the
-/// library (`sign`, `sign-batch`).
 pub fn signing_key(alg: Alg, path: &str) -> Result<Box<dyn SignJws>, Failure> {
     libraries::current().signer(alg, &read_file(path)?, path)
 }
 
-/// `sign`'s signing: the claims through the library's ordinary API, as a compact JWS
-/// (`sign`, `sign-batch`). `key` is the key file's path, named in the error.
+/// `sign`'s signing (`sign`, `sign-batch`); `key`, the key file's path, is named in errors.
 pub fn sign_claims(signer: &dyn SignJws, alg: Alg, key: &str, claims: &Value) -> Result<String, Failure> {
-    signer
-        .sign(claims)
-        .map_err(|e| Failure::Input(format!("{key}: cannot sign with {alg:?}: {e}")))
+    signer.sign(claims).map_err(|e| Failure::Input(format!("{key}: cannot sign with {alg:?}: {e}")))
 }
 
 pub fn verify_command(alg: &str, key: &str, token: &str) -> Result<String, Failure> {
@@ -273,19 +204,15 @@ pub fn verify_command(alg: &str, key: &str, token: &str) -> Result<String, Failu
     Ok(verifier.verify(read_file(token)?.trim_ascii())?.to_string())
 }
 
-/// `verify --signature-only`: the JWS alone, through the library's own JWS layer (its
-/// adapter says how): the header must name ALG and the signature must verify; no claims are
-/// parsed, no `exp` checked. Returns the payload segment's bytes as signed.
 pub fn verify_signature_only(alg: &str, key: &str, token: &str) -> Result<Vec<u8>, Failure> {
-    let alg = algorithm(alg)?;
-    let verifier = SignatureVerifier::load(alg, key)?;
-    verifier.verify(&read_token_text(token)?)
+    signature_verifier(algorithm(alg)?, key)?.verify_signature(&read_token_text(token)?)
 }
 
-/// One cold process's work: an HS256 token and an RS256 token of the payload.
+/// The key of `verify --signature-only` (and of `verify-batch`'s `signature_only` cases).
+pub fn signature_verifier(alg: Alg, path: &str) -> Result<Box<dyn VerifyJwsSignature>, Failure> {
+    libraries::current().signature_verifier(alg, &read_file(path)?, path)
+}
+
 pub fn coldstart_command(hmac: &str, rsa: &str, payload: &str) -> Result<Vec<String>, Failure> {
-    Ok(vec![
-        sign_command("HS256", hmac, payload)?,
-        sign_command("RS256", rsa, payload)?,
-    ])
+    Ok(vec![sign_command("HS256", hmac, payload)?, sign_command("RS256", rsa, payload)?])
 }

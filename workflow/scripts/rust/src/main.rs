@@ -1,14 +1,8 @@
-//! jwtbench's Rust driver: the `jsonwebtoken` crate on its RustCrypto backend, behind the
-//! driver contract of workflow/scripts/README.md (versions, sign, sign-batch, verify,
-//! verify-batch, bench, serve, crosscheck, coldstart, stopping); with
-//! JWTBENCH_LIBRARY=jwt-simple or josekit, the same harness times that library instead
-//! (src/libraries/).
+//! jwtbench's Rust driver (workflow/scripts/README.md; src/libraries/ for the JWS libraries).
 
 mod args;
-mod batch;
+mod batches;
 mod criterion_harness;
-mod crosscheck;
-mod crosscheck_rows;
 mod failure;
 mod harness;
 mod hashing;
@@ -16,18 +10,12 @@ mod http;
 mod jws;
 mod keygen;
 mod libraries;
-mod percall;
 mod primitive;
-mod raw_samples;
 mod serve;
-mod sign_batch;
 mod spec;
-mod stopping;
 mod suite_jwt;
 mod timing;
-mod tokensize;
 mod transfer;
-mod verify_batch;
 mod versions;
 
 use std::io::Write;
@@ -37,8 +25,7 @@ use failure::Failure;
 
 const USAGE: &str = "usage: run versions | sign --alg ALG --key FILE --payload FILE | sign-batch --cases FILE | \
 verify --alg ALG --key FILE --token FILE [--signature-only] | verify-batch --cases FILE | \
-bench --spec FILE --out FILE | serve --spec FILE | crosscheck --spec FILE --out FILE | \
-coldstart --hmac FILE --rsa FILE --payload FILE | stopping --series FILE";
+serve --spec FILE | coldstart --hmac FILE --rsa FILE --payload FILE";
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -76,32 +63,26 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
         "sign-batch" => {
             let flags = args::Flags::parse(rest, &["--cases"])?;
             failure::silence_panics();
-            sign_batch::command(flags.get("--cases")?)
-        }
-        "verify" if rest.iter().any(|a| a == "--signature-only") => {
-            let rest: Vec<String> = rest.iter().filter(|a| *a != "--signature-only").cloned().collect();
-            let flags = args::Flags::parse(&rest, &["--alg", "--key", "--token"])?;
-            failure::silence_panics();
-            let payload = failure::catch_panic(|| {
-                jws::verify_signature_only(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)
-            })?;
-            std::io::stdout()
-                .write_all(&payload)
-                .map_err(|e| Failure::Input(format!("cannot write the payload: {e}")))
+            batches::sign(flags.get("--cases")?)
         }
         "verify" => {
-            let flags = args::Flags::parse(rest, &["--alg", "--key", "--token"])?;
+            let signature_only = rest.iter().any(|a| a == "--signature-only");
+            let rest: Vec<String> = rest.iter().filter(|a| *a != "--signature-only").cloned().collect();
+            let flags = args::Flags::parse(&rest, &["--alg", "--key", "--token"])?;
+            let (alg, key, token) = (flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?);
             failure::silence_panics();
-            let claims = failure::catch_panic(|| {
-                jws::verify_command(flags.get("--alg")?, flags.get("--key")?, flags.get("--token")?)
-            })?;
-            println!("{claims}");
+            if signature_only {
+                let payload = failure::catch_panic(|| jws::verify_signature_only(alg, key, token))?;
+                let written = std::io::stdout().write_all(&payload);
+                return written.map_err(|e| Failure::Input(format!("cannot write the payload: {e}")));
+            }
+            println!("{}", failure::catch_panic(|| jws::verify_command(alg, key, token))?);
             Ok(())
         }
         "verify-batch" => {
             let flags = args::Flags::parse(rest, &["--cases"])?;
             failure::silence_panics();
-            verify_batch::command(flags.get("--cases")?)
+            batches::verify(flags.get("--cases")?)
         }
         "coldstart" => {
             let flags = args::Flags::parse(rest, &["--hmac", "--rsa", "--payload"])?;
@@ -110,41 +91,10 @@ fn dispatch(argv: &[String]) -> Result<(), Failure> {
             }
             Ok(())
         }
-        "bench" => {
-            let flags = args::Flags::parse(rest, &["--spec", "--out"])?;
-            bench(flags.get("--spec")?, flags.get("--out")?)
-        }
         "serve" => {
             let flags = args::Flags::parse(rest, &["--spec"])?;
             serve::command(flags.get("--spec")?)
         }
-        "crosscheck" => {
-            let flags = args::Flags::parse(rest, &["--spec", "--out"])?;
-            crosscheck::command(flags.get("--spec")?, flags.get("--out")?)
-        }
-        "stopping" => {
-            let flags = args::Flags::parse(rest, &["--series"])?;
-            stopping::command(flags.get("--series")?)
-        }
-        // Not part of the contract: the child process suite keygen kills when a key
-        // generation outlives its budget (keygen.rs).
-        keygen::WORKER_COMMAND => keygen::worker(rest),
         other => Err(Failure::Input(format!("unknown command {other:?}; {USAGE}"))),
-    }
-}
-
-fn bench(spec_path: &str, out_path: &str) -> Result<(), Failure> {
-    let spec = spec::Spec::load(spec_path)?;
-    let mut out = raw_samples::RawSamples::create(out_path)?;
-    match spec.suite.as_str() {
-        "jwt" => suite_jwt::run(&spec, &mut out),
-        "tokensize" => tokensize::run(&spec, &mut out),
-        "percall" => percall::run(&spec, &mut out),
-        "transfer" => transfer::run(&spec, &mut out),
-        "hash" => hashing::run(&spec, &mut out),
-        "primitive" => primitive::run(&spec, &mut out),
-        "keygen" => keygen::run(&spec, &mut out),
-        "harness" => harness::run(&spec, &mut out),
-        other => Err(Failure::Input(format!("{spec_path}: unknown suite {other:?}"))),
     }
 }

@@ -1,67 +1,32 @@
-//! Suite transfer (seed 000's data transfer): per cell, a loopback HTTP server on
-//! 127.0.0.1 verifies each posted token (algorithm pinned) and answers with a signed
-//! receipt; the client times sign + post + receipt check per trial.
+//! Suite transfer: per cell, a loopback HTTP server, started at prepare, for the worker's life.
 
 use std::io::BufReader;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::failure::Failure;
 use crate::http;
 use crate::jws::{self, Signer};
-use crate::raw_samples::{RawSamples, RowIdentity, Sample, Status};
-use crate::spec::{Cell, Spec};
-use crate::suite_jwt::{self, NotTimed};
+use crate::spec::Spec;
+use crate::suite_jwt;
+use crate::timing::{Calls, Prepared};
 
-const OPERATIONS: [&str; 3] = ["request-response", "sign", "verify"];
-
-/// The cell's server: verifies with the cell's key, signs receipts with it.
-struct Server {
-    address: String,
-    stopping: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Server {
-    fn start(signer: Arc<Signer>) -> Result<Server, String> {
-        let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot listen on 127.0.0.1: {e}"))?;
-        let address = listener.local_addr().map_err(|e| e.to_string())?.to_string();
-        let stopping = Arc::new(AtomicBool::new(false));
-        let stop = Arc::clone(&stopping);
-        let thread = std::thread::spawn(move || {
-            for connection in listener.incoming() {
-                if stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                if let Ok(stream) = connection {
-                    if let Err(e) = serve(stream, &signer) {
-                        eprintln!("transfer server: connection ended: {e}");
-                    }
-                }
+fn start_server(signer: Arc<Signer>) -> Result<String, String> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot listen on 127.0.0.1: {e}"))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?.to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            if let Err(e) = serve(stream, &signer) {
+                eprintln!("transfer server: connection ended: {e}");
             }
-        });
-        Ok(Server {
-            address,
-            stopping,
-            thread: Some(thread),
-        })
-    }
-
-    fn stop(mut self) {
-        self.stopping.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect(&self.address); // wakes the accept loop
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
         }
-    }
+    });
+    Ok(address)
 }
 
-/// Requests on one keep-alive connection until the client closes it.
 fn serve(stream: TcpStream, signer: &Signer) -> std::io::Result<()> {
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
@@ -97,14 +62,9 @@ impl Client {
         stream.set_write_timeout(Some(timeout)).map_err(|e| e.to_string())?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
         let reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
-        Ok(Client {
-            stream,
-            reader,
-            host: address.to_string(),
-        })
+        Ok(Client { stream, reader, host: address.to_string() })
     }
 
-    /// Posts a token; (status code, body).
     fn post(&mut self, token: &str) -> Result<(u16, Vec<u8>), String> {
         http::write_request(&mut self.stream, &self.host, "/verify", token.as_bytes())
             .map_err(|e| format!("request: {e}"))?;
@@ -120,7 +80,6 @@ impl Client {
 }
 
 struct Trial {
-    whole_ns: u64,
     sign_ns: u64,
     verify_ns: u64,
     token_bytes: u64,
@@ -135,143 +94,83 @@ fn trial(client: &mut Client, signer: &Signer, body: &Value, records: usize) -> 
     if code != 200 {
         return Err(format!("the server answered {code}"));
     }
-    let receipt = signer
-        .verify(String::from_utf8_lossy(&receipt).trim())
-        .map_err(|e| format!("receipt: {}", e.message()))?;
-    let whole_ns = start.elapsed().as_nanos() as u64;
+    let receipt =
+        signer.verify(String::from_utf8_lossy(&receipt).trim()).map_err(|e| format!("receipt: {}", e.message()))?;
     let count = receipt.get("records").and_then(Value::as_u64);
     let received = receipt.get("received_bytes").and_then(Value::as_u64);
     if count != Some(records as u64) || received != Some(token.len() as u64) {
         return Err(format!("receipt says records {count:?}, received_bytes {received:?}"));
     }
-    let verify_ns = receipt
-        .get("verify_ns")
-        .and_then(Value::as_u64)
-        .ok_or("no verify_ns in the receipt")?;
-    Ok(Trial {
-        whole_ns,
-        sign_ns,
-        verify_ns,
-        token_bytes: token.len() as u64,
-    })
+    let verify_ns = receipt.get("verify_ns").and_then(Value::as_u64).ok_or("no verify_ns in the receipt")?;
+    Ok(Trial { sign_ns, verify_ns, token_bytes: token.len() as u64 })
 }
 
-struct Settings {
-    trials: u64,
-    warmup_trials: u64,
-    timeout: Duration,
-    budget: Duration,
+struct Trials {
+    client: Client,
+    signer: Arc<Signer>,
+    body: Value,
+    records: usize,
+    last: Option<Trial>,
 }
 
-/// What a cell ends with: its timed trials, and whether the budget cut it short.
-enum Outcome {
-    Timed {
-        trials: Vec<Trial>,
-        timed_out: bool,
-        spent_ns: u64,
-    },
-    NotTimed(NotTimed),
-}
-
-fn run_cell(cell: &Cell, settings: &Settings) -> Result<Outcome, Failure> {
-    let case = match suite_jwt::prepare(cell, false)? {
-        Ok(case) => case,
-        Err(not_timed) => return Ok(Outcome::NotTimed(not_timed)),
-    };
-    let body = case.inputs.claims[0].clone();
-    let records = body.get("records").and_then(Value::as_array).map_or(0, Vec::len);
-    let token = case.tokens[0].clone();
-    let signer = Arc::new(case.signer);
-    let server = Server::start(Arc::clone(&signer)).map_err(Failure::Input)?;
-    let outcome = (|| -> Result<Outcome, String> {
-        let mut client = Client::connect(&server.address, settings.timeout)?;
-        for (what, forged) in [
-            ("flipped-signature", jws::flip_signature_bit(&token)),
-            ("alg:none", jws::unsigned_twin(&token)),
-        ] {
-            let forged = forged.map_err(|e| e.message().to_string())?;
-            let (code, _) = client.post(&forged)?;
-            if code != 401 {
-                return Err(format!("the server answered {code} to a {what} token, not 401"));
-            }
+impl Calls for Trials {
+    fn run(&mut self, n: u64) -> Result<u64, String> {
+        let mut fold = 0u64;
+        for _ in 0..n {
+            let trial = trial(&mut self.client, &self.signer, &self.body, self.records)?;
+            fold = fold.wrapping_add(trial.token_bytes);
+            self.last = Some(trial);
         }
-        let started = Instant::now();
-        let mut trials = Vec::new();
-        let mut timed_out = false;
-        for number in 0..settings.warmup_trials + settings.trials {
-            if started.elapsed() > settings.budget {
-                timed_out = true;
-                break;
-            }
-            let result = trial(&mut client, &signer, &body, records)?;
-            if number >= settings.warmup_trials {
-                eprintln!(
-                    "{}: trial {} {:.3} ms",
-                    cell.label(),
-                    trials.len() + 1,
-                    result.whole_ns as f64 / 1e6
-                );
-                trials.push(result);
-            }
-        }
-        Ok(Outcome::Timed {
-            trials,
-            timed_out,
-            spent_ns: started.elapsed().as_nanos() as u64,
-        })
-    })();
-    server.stop();
-    Ok(outcome.unwrap_or_else(|reason| Outcome::NotTimed((Status::Failed, reason))))
-}
-
-pub fn run(spec: &Spec, out: &mut RawSamples) -> Result<(), Failure> {
-    let settings = Settings {
-        trials: spec.setting("transfer", "trials")? as u64,
-        warmup_trials: spec.setting("transfer", "warmup_trials")? as u64,
-        timeout: Duration::from_secs_f64(spec.setting("transfer", "request_timeout_seconds")?.max(0.001)),
-        budget: Duration::from_secs_f64(spec.timing.max_cell_seconds),
-    };
-    for cell in &spec.cells {
-        let input_bytes = cell
-            .input_file
-            .as_deref()
-            .and_then(|f| std::fs::metadata(f).ok())
-            .map_or(0, |m| m.len());
-        let who = suite_jwt::identity(spec, cell, input_bytes);
-        let rows: Vec<RowIdentity> = OPERATIONS.iter().map(|op| who.with_operation(op)).collect();
-        match run_cell(cell, &settings)? {
-            Outcome::NotTimed((status, reason)) => {
-                for row in &rows {
-                    out.untimed(row, status, &reason)?;
-                }
-            }
-            Outcome::Timed {
-                trials,
-                timed_out,
-                spent_ns,
-            } => {
-                let status = if timed_out { Status::Timeout } else { Status::Ok };
-                if trials.is_empty() {
-                    for row in &rows {
-                        out.write(row, &Sample::no_sample(Status::Timeout, spent_ns))?;
-                    }
-                }
-                for (k, t) in trials.iter().enumerate() {
-                    for (row, ns) in rows.iter().zip([t.whole_ns, t.sign_ns, t.verify_ns]) {
-                        out.write(
-                            row,
-                            &Sample {
-                                sample: k as u64 + 1,
-                                iterations: 1,
-                                elapsed_ns: ns,
-                                output_bytes: t.token_bytes,
-                                status,
-                            },
-                        )?;
-                    }
-                }
-            }
-        }
+        Ok(fold)
     }
-    Ok(())
+
+    fn answer(&mut self, n: u64) -> Result<Map<String, Value>, String> {
+        let Some(t) = self.last.take().filter(|_| n == 1) else {
+            return Ok(Map::new());
+        };
+        let parts = json!({"sign": t.sign_ns, "verify": t.verify_ns});
+        Ok(Map::from_iter([("output_bytes".into(), t.token_bytes.into()), ("parts".into(), parts)]))
+    }
+}
+
+/// Every cell of the spec, its server checked (a flipped and an alg:none token get 401).
+pub fn cells<'a>(spec: &Spec) -> Result<Vec<Prepared<'a>>, Failure> {
+    let timeout = Duration::from_secs_f64(spec.setting("transfer", "request_timeout_seconds")?.max(0.001));
+    let mut prepared = Vec::new();
+    for cell in &spec.cells {
+        let input_bytes = cell.text("input_file").and_then(|f| std::fs::metadata(f).ok()).map_or(0, |m| m.len());
+        let who = suite_jwt::who(input_bytes);
+        let case = match suite_jwt::prepare(cell, false)? {
+            Ok(case) => case,
+            Err((status, reason)) => {
+                prepared.push(who.not_timed(status, reason));
+                continue;
+            }
+        };
+        let body = case.inputs.claims[0].clone();
+        let records = body.get("records").and_then(Value::as_array).map_or(0, Vec::len);
+        let token = case.tokens[0].clone();
+        let signer = Arc::new(case.signer);
+        let address = start_server(Arc::clone(&signer)).map_err(Failure::Input)?;
+        let checked = (|| -> Result<Client, String> {
+            let mut client = Client::connect(&address, timeout)?;
+            for (what, forged) in
+                [("flipped-signature", jws::flip_signature_bit(&token)), ("alg:none", jws::unsigned_twin(&token))]
+            {
+                let (code, _) = client.post(&forged.map_err(|e| e.message().to_string())?)?;
+                if code != 401 {
+                    return Err(format!("the server answered {code} to a {what} token, not 401"));
+                }
+            }
+            Ok(client)
+        })();
+        prepared.push(match checked {
+            Ok(client) => {
+                let trials = Trials { client, signer, body, records, last: None };
+                who.timed(token.len() as u64, 1, Box::new(trials))
+            }
+            Err(reason) => who.not_timed("failed", reason),
+        });
+    }
+    Ok(prepared)
 }

@@ -1,8 +1,4 @@
-//! JWTBENCH_LIBRARY=josekit: the `josekit` crate on the `openssl` crate (the system's
-//! OpenSSL), its keys parsed once into its signer and verifier objects
-//! (`HS256.signer_from_bytes`, `RS256.verifier_from_pem`, ...), signed with
-//! `jwt::encode_with_signer`, verified with `jwt::decode_with_verifier` and then
-//! `JwtPayloadValidator` (the verify policy, `pinned_validator`).
+//! JWTBENCH_LIBRARY=josekit, on the system's OpenSSL (josekit/README.md).
 
 use std::time::SystemTime;
 
@@ -17,13 +13,12 @@ use serde_json::{Map, Value};
 use super::{Decode, Library, SignJws, VerifyJws, VerifyJwsSignature, key_error, reason};
 use crate::failure::Failure;
 use crate::jws::Alg;
+use crate::versions;
 
 pub struct Josekit;
 pub static JOSEKIT: Josekit = Josekit;
 
-/// The library's error as a `Failure`: the kinds its JWS/JWT decoding and validation report
-/// for a token are its verdict (exit 1); the others (a key, an algorithm it does not
-/// support) are not (exit 4). One line, `Kind: message`.
+/// The kinds josekit reports for a bad token are its verdict (exit 1); others exit 4.
 fn verdict(error: JoseError) -> Failure {
     let debug = format!("{error:?}");
     let kind = debug.split(['(', ' ', '{']).next().unwrap_or("JoseError").to_string();
@@ -39,11 +34,7 @@ fn verdict(error: JoseError) -> Failure {
     }
 }
 
-/// The verify policy, set explicitly on the library's `JwtPayloadValidator`, made per call
-/// because its times are instants: the base time (exp and nbf) and the latest accepted
-/// issue time (iat) are now. josekit compares with no leeway at all (it has no leeway
-/// setting), requires no claim, rejects `exp <= now` (the policy's `now >= exp`) and
-/// `nbf > now`. Issuer, subject, audience, jti and claim values are not in the policy: unset.
+/// The verify policy, made per call because its times are instants (josekit has no leeway).
 fn pinned_validator() -> JwtPayloadValidator {
     let now = SystemTime::now();
     let mut validator = JwtPayloadValidator::new();
@@ -58,9 +49,7 @@ struct Signing {
 }
 
 impl SignJws for Signing {
-    /// The claims as the library's `JwtPayload` (`from_map`, which checks the registered
-    /// claims' types), then `encode_with_signer` with the header `{"typ":"JWT"}` (it adds
-    /// `alg`). josekit adds no claim.
+    /// `JwtPayload::from_map` (it checks the registered claims' types), `encode_with_signer`.
     fn sign(&self, claims: &Value) -> Result<String, String> {
         let object = claims.as_object().ok_or("the claims are not a JSON object")?;
         let payload = JwtPayload::from_map(object.clone()).map_err(|e| e.to_string())?;
@@ -73,9 +62,7 @@ struct Verifying {
 }
 
 impl VerifyJws for Verifying {
-    /// `decode_with_verifier` (the header's `alg` must be the verifier's, the signature must
-    /// verify, the payload must be a JSON object with well-typed registered claims), then
-    /// the validator.
+    /// `decode_with_verifier` (alg, signature, well-typed claims), then the validator.
     fn verify(&self, token: &[u8]) -> Result<Value, Failure> {
         let (payload, _header) = jwt::decode_with_verifier(token, &*self.verifier).map_err(verdict)?;
         pinned_validator().validate(&payload).map_err(verdict)?;
@@ -89,19 +76,14 @@ struct SignatureOnly {
 }
 
 impl VerifyJwsSignature for SignatureOnly {
-    /// The JWS alone through josekit's JWS layer, `jws::deserialize_compact` with the
-    /// verifier: the header's `alg` must be the verifier's and the signature must verify; it
-    /// returns the payload's bytes and parses no claims.
+    /// `jws::deserialize_compact` with the verifier: the payload's bytes, no claims parsed.
     fn verify_signature(&self, token: &str) -> Result<Vec<u8>, Failure> {
         let (payload, _header) = jws::deserialize_compact(token, &*self.verifier).map_err(verdict)?;
         Ok(payload)
     }
 }
 
-/// josekit's PS* `signer_from_pem` / `verifier_from_pem` take only RSASSA-PSS or PKCS#1
-/// PEMs; its `signer_from_der` / `verifier_from_der` also take the benchmark's rsaEncryption
-/// PKCS#8 / SPKI keys, so the PEM goes to them as DER (converted once, untimed, with the
-/// openssl crate josekit runs on).
+/// PS*: josekit's `*_from_pem` take only RSASSA-PSS or PKCS#1 PEMs, so `*_from_der` gets DER.
 fn pss_public_der(pem: &[u8]) -> Result<Vec<u8>, JoseError> {
     openssl::pkey::PKey::public_key_from_pem(pem)
         .and_then(|key| key.public_key_to_der())
@@ -114,42 +96,33 @@ fn pss_private_der(pem: &[u8]) -> Result<Vec<u8>, JoseError> {
         .map_err(|e| JoseError::InvalidKeyFormat(e.into()))
 }
 
-fn verifier(alg: Alg, key: &[u8]) -> Result<Box<dyn JwsVerifier>, JoseError> {
-    let verifier: Box<dyn JwsVerifier> = match alg {
-        Alg::HS256 => Box::new(HS256.verifier_from_bytes(key)?),
-        Alg::HS384 => Box::new(HS384.verifier_from_bytes(key)?),
-        Alg::HS512 => Box::new(HS512.verifier_from_bytes(key)?),
-        Alg::RS256 => Box::new(RS256.verifier_from_pem(key)?),
-        Alg::RS384 => Box::new(RS384.verifier_from_pem(key)?),
-        Alg::RS512 => Box::new(RS512.verifier_from_pem(key)?),
-        Alg::PS256 => Box::new(PS256.verifier_from_der(pss_public_der(key)?)?),
-        Alg::PS384 => Box::new(PS384.verifier_from_der(pss_public_der(key)?)?),
-        Alg::PS512 => Box::new(PS512.verifier_from_der(pss_public_der(key)?)?),
-        Alg::ES256 => Box::new(ES256.verifier_from_pem(key)?),
-        Alg::ES384 => Box::new(ES384.verifier_from_pem(key)?),
-        Alg::ES512 => Box::new(ES512.verifier_from_pem(key)?),
-        Alg::EdDSA => Box::new(EdDSA.verifier_from_pem(key)?),
+/// A josekit key of `alg`: `$bytes` for HS*, `$der` on the PEM as DER for PS*, else `$pem`.
+macro_rules! key_of {
+    ($alg:expr, $key:expr, $bytes:ident, $pem:ident, $der:ident, $to_der:ident) => {
+        match $alg {
+            Alg::HS256 => Box::new(HS256.$bytes($key)?),
+            Alg::HS384 => Box::new(HS384.$bytes($key)?),
+            Alg::HS512 => Box::new(HS512.$bytes($key)?),
+            Alg::RS256 => Box::new(RS256.$pem($key)?),
+            Alg::RS384 => Box::new(RS384.$pem($key)?),
+            Alg::RS512 => Box::new(RS512.$pem($key)?),
+            Alg::PS256 => Box::new(PS256.$der($to_der($key)?)?),
+            Alg::PS384 => Box::new(PS384.$der($to_der($key)?)?),
+            Alg::PS512 => Box::new(PS512.$der($to_der($key)?)?),
+            Alg::ES256 => Box::new(ES256.$pem($key)?),
+            Alg::ES384 => Box::new(ES384.$pem($key)?),
+            Alg::ES512 => Box::new(ES512.$pem($key)?),
+            Alg::EdDSA => Box::new(EdDSA.$pem($key)?),
+        }
     };
-    Ok(verifier)
+}
+
+fn verifier(alg: Alg, key: &[u8]) -> Result<Box<dyn JwsVerifier>, JoseError> {
+    Ok(key_of!(alg, key, verifier_from_bytes, verifier_from_pem, verifier_from_der, pss_public_der))
 }
 
 fn signer(alg: Alg, key: &[u8]) -> Result<Box<dyn JwsSigner>, JoseError> {
-    let signer: Box<dyn JwsSigner> = match alg {
-        Alg::HS256 => Box::new(HS256.signer_from_bytes(key)?),
-        Alg::HS384 => Box::new(HS384.signer_from_bytes(key)?),
-        Alg::HS512 => Box::new(HS512.signer_from_bytes(key)?),
-        Alg::RS256 => Box::new(RS256.signer_from_pem(key)?),
-        Alg::RS384 => Box::new(RS384.signer_from_pem(key)?),
-        Alg::RS512 => Box::new(RS512.signer_from_pem(key)?),
-        Alg::PS256 => Box::new(PS256.signer_from_der(pss_private_der(key)?)?),
-        Alg::PS384 => Box::new(PS384.signer_from_der(pss_private_der(key)?)?),
-        Alg::PS512 => Box::new(PS512.signer_from_der(pss_private_der(key)?)?),
-        Alg::ES256 => Box::new(ES256.signer_from_pem(key)?),
-        Alg::ES384 => Box::new(ES384.signer_from_pem(key)?),
-        Alg::ES512 => Box::new(ES512.signer_from_pem(key)?),
-        Alg::EdDSA => Box::new(EdDSA.signer_from_pem(key)?),
-    };
-    Ok(signer)
+    Ok(key_of!(alg, key, signer_from_bytes, signer_from_pem, signer_from_der, pss_private_der))
 }
 
 impl Library for Josekit {
@@ -158,7 +131,7 @@ impl Library for Josekit {
     }
 
     fn version(&self) -> &'static str {
-        env!("JWTBENCH_CRATE_JOSEKIT")
+        versions::locked("josekit")
     }
 
     fn unsupported(&self, _alg: Alg) -> Option<&'static str> {
@@ -168,48 +141,32 @@ impl Library for Josekit {
     fn signer(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn SignJws>, Failure> {
         let mut header = JwsHeader::new();
         header.set_token_type("JWT");
-        Ok(Box::new(Signing {
-            header,
-            signer: signer(alg, key).map_err(|e| key_error(path, "private key", alg, e))?,
-        }))
+        Ok(Box::new(Signing { header, signer: signer(alg, key).map_err(|e| key_error(path, "private key", alg, e))? }))
     }
 
     fn verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJws>, Failure> {
-        Ok(Box::new(Verifying {
-            verifier: verifier(alg, key).map_err(|e| key_error(path, "public key", alg, e))?,
-        }))
+        Ok(Box::new(Verifying { verifier: verifier(alg, key).map_err(|e| key_error(path, "public key", alg, e))? }))
     }
 
     fn signature_verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJwsSignature>, Failure> {
-        Ok(Box::new(SignatureOnly {
-            verifier: verifier(alg, key).map_err(|e| key_error(path, "public key", alg, e))?,
-        }))
+        Ok(Box::new(SignatureOnly { verifier: verifier(alg, key).map_err(|e| key_error(path, "public key", alg, e))? }))
     }
 
     fn decoder(&self) -> Result<Decode, &'static str> {
-        Err(
-            "josekit 0.10 has no API that reads a signed token's claims without verifying it \
-             (jwt::decode_unsecured accepts only alg none tokens, jwt::decode_header reads the header)",
-        )
+        Err("josekit 0.10 has no API that reads a signed token's claims without verifying it \
+             (jwt::decode_unsecured accepts only alg none tokens, jwt::decode_header reads the header)")
     }
 
     fn crypto_backend(&self) -> String {
         format!(
             "{} (system libssl, through the openssl crate {})",
             openssl::version::version(),
-            env!("JWTBENCH_CRATE_OPENSSL")
+            versions::locked("openssl")
         )
     }
 
     fn libraries(&self) -> Map<String, Value> {
-        let mut libraries = crate::crate_versions! {
-            "josekit" => "JWTBENCH_CRATE_JOSEKIT",
-            "openssl" => "JWTBENCH_CRATE_OPENSSL",
-            "openssl-sys" => "JWTBENCH_CRATE_OPENSSL_SYS",
-            "serde_json" => "JWTBENCH_CRATE_SERDE_JSON",
-            "base64" => "JWTBENCH_CRATE_BASE64",
-            "sha2" => "JWTBENCH_CRATE_SHA2",
-        };
+        let mut libraries = versions::libraries("josekit openssl openssl-sys serde_json base64 sha2");
         let openssl = openssl::version::version();
         let number = openssl.split_whitespace().nth(1).unwrap_or(openssl);
         libraries.insert("OpenSSL".into(), Value::String(number.to_string()));

@@ -1,9 +1,6 @@
-//! JWTBENCH_LIBRARY=jwt-simple: the `jwt-simple` crate with its `pure-rust` feature (RSA
-//! through `superboring`, a BoringSSL-style API over the RustCrypto `rsa` crate; ECDSA on
-//! RustCrypto's p256/p384 0.14; Ed25519 on ed25519-compact; HMAC on hmac-sha256/512), its
-//! keys parsed once into the library's key types (`HS256Key`, `RS256KeyPair`,
-//! `ES256PublicKey`, ...), signed with `authenticate` / `sign`, verified with
-//! `verify_token` under `pinned_options`.
+//! JWTBENCH_LIBRARY=jwt-simple with its `pure-rust` feature (jwt-simple/README.md).
+
+use std::sync::Arc;
 
 use jwt_simple::JWTError;
 use jwt_simple::prelude::*;
@@ -14,16 +11,14 @@ use serde_json::{Map, Value};
 use super::{Decode, Library, SignJws, VerifyJws, VerifyJwsSignature, key_error, pem_text, reason};
 use crate::failure::Failure;
 use crate::jws::{Alg, split};
+use crate::versions;
 
 pub struct JwtSimple;
 pub static JWT_SIMPLE: JwtSimple = JwtSimple;
 
 type Claims = JWTClaims<Map<String, Value>>;
 
-/// The verify policy, every item set explicitly in the library's `VerificationOptions`
-/// (its defaults allow 15 minutes of clock drift). `exp` has no switch: jwt-simple checks it
-/// whenever the claim is present. The issuer, subject, audience, nonce, key id, type and
-/// content-type requirements are not in the policy: unset (their default).
+/// The verify policy, every item set explicitly (`exp` has no switch: it is always checked).
 fn pinned_options() -> VerificationOptions {
     let mut options = VerificationOptions::default();
     options.time_tolerance = Some(Duration::from_secs(0)); // leeway: 0 s (default 15 min)
@@ -39,9 +34,7 @@ fn pinned_options() -> VerificationOptions {
     options
 }
 
-/// The claims object as the library's claims type, built the ordinary way
-/// (`Claims::with_custom_claims`), told not to add `iat`, `exp` and `nbf` (it sets all three
-/// to now): the object's own registered claims travel in it, as they are.
+/// The claims as `Claims::with_custom_claims`, without the `iat`, `exp`, `nbf` it would add.
 fn jwt_claims(claims: &Value) -> Result<Claims, String> {
     let object = claims.as_object().ok_or("the claims are not a JSON object")?;
     let mut claims = jwt_simple::claims::Claims::with_custom_claims(object.clone(), Duration::from_secs(0));
@@ -51,9 +44,7 @@ fn jwt_claims(claims: &Value) -> Result<Claims, String> {
     Ok(claims)
 }
 
-/// The library's error: the kinds its verify reports for a token (`JWTError`, and the
-/// base64, JSON and Ed25519 decoding errors it passes on) are its verdict (exit 1); anything
-/// else (a backend error) is not (exit 4). One line, `Kind: message`.
+/// `JWTError` and the base64, JSON and Ed25519 errors are the verdict (exit 1); others exit 4.
 fn verdict(error: jwt_simple::Error) -> Failure {
     if let Some(e) = error.downcast_ref::<JWTError>() {
         let debug = format!("{e:?}");
@@ -70,115 +61,62 @@ fn verdict(error: jwt_simple::Error) -> Failure {
     }
 }
 
-enum Signing {
-    HS256(HS256Key),
-    HS384(HS384Key),
-    HS512(HS512Key),
-    RS256(RS256KeyPair),
-    RS384(RS384KeyPair),
-    RS512(RS512KeyPair),
-    PS256(PS256KeyPair),
-    PS384(PS384KeyPair),
-    PS512(PS512KeyPair),
-    ES256(ES256KeyPair),
-    ES384(ES384KeyPair),
-    EdDSA(Ed25519KeyPair),
-}
+/// A signing key parsed once, and its call on the claims: `authenticate` (HS*) or `sign`.
+struct Signing(Box<dyn Fn(Claims) -> Result<String, jwt_simple::Error> + Send + Sync>);
 
 impl SignJws for Signing {
     fn sign(&self, claims: &Value) -> Result<String, String> {
-        let claims = jwt_claims(claims)?;
-        match self {
-            Signing::HS256(key) => key.authenticate(claims),
-            Signing::HS384(key) => key.authenticate(claims),
-            Signing::HS512(key) => key.authenticate(claims),
-            Signing::RS256(key) => key.sign(claims),
-            Signing::RS384(key) => key.sign(claims),
-            Signing::RS512(key) => key.sign(claims),
-            Signing::PS256(key) => key.sign(claims),
-            Signing::PS384(key) => key.sign(claims),
-            Signing::PS512(key) => key.sign(claims),
-            Signing::ES256(key) => key.sign(claims),
-            Signing::ES384(key) => key.sign(claims),
-            Signing::EdDSA(key) => key.sign(claims),
-        }
-        .map_err(|e| e.to_string())
+        (self.0)(jwt_claims(claims)?).map_err(|e| e.to_string())
     }
 }
 
-enum Key {
-    HS256(HS256Key),
-    HS384(HS384Key),
-    HS512(HS512Key),
-    RS256(RS256PublicKey),
-    RS384(RS384PublicKey),
-    RS512(RS512PublicKey),
-    PS256(PS256PublicKey),
-    PS384(PS384PublicKey),
-    PS512(PS512PublicKey),
-    ES256(ES256PublicKey),
-    ES384(ES384PublicKey),
-    EdDSA(Ed25519PublicKey),
-}
-
-struct Verifying {
-    key: Key,
-    options: VerificationOptions,
-}
-
-impl VerifyJws for Verifying {
-    /// `verify_token` into the library's claims type with a JSON object as its custom
-    /// claims (so a payload that is not a JSON object is invalid), then as a JSON value.
-    fn verify(&self, token: &[u8]) -> Result<Value, Failure> {
-        let token = std::str::from_utf8(token).map_err(|e| Failure::Invalid(reason("Utf8", e)))?;
-        let options = Some(self.options.clone());
-        let claims: Claims = match &self.key {
-            Key::HS256(key) => key.verify_token(token, options),
-            Key::HS384(key) => key.verify_token(token, options),
-            Key::HS512(key) => key.verify_token(token, options),
-            Key::RS256(key) => key.verify_token(token, options),
-            Key::RS384(key) => key.verify_token(token, options),
-            Key::RS512(key) => key.verify_token(token, options),
-            Key::PS256(key) => key.verify_token(token, options),
-            Key::PS384(key) => key.verify_token(token, options),
-            Key::PS512(key) => key.verify_token(token, options),
-            Key::ES256(key) => key.verify_token(token, options),
-            Key::ES384(key) => key.verify_token(token, options),
-            Key::EdDSA(key) => key.verify_token(token, options),
-        }
-        .map_err(verdict)?;
-        serde_json::to_value(claims).map_err(|e| Failure::Error(reason("Json", e)))
-    }
-}
-
-fn public_key(alg: Alg, key: &[u8], path: &str) -> Result<Key, Failure> {
-    let bad = |e: jwt_simple::Error| key_error(path, "public key", alg, e);
-    Ok(match alg {
-        Alg::HS256 => Key::HS256(HS256Key::from_bytes(key)),
-        Alg::HS384 => Key::HS384(HS384Key::from_bytes(key)),
-        Alg::HS512 => Key::HS512(HS512Key::from_bytes(key)),
-        _ => {
-            let pem = pem_text(key, path)?;
-            match alg {
-                Alg::RS256 => Key::RS256(RS256PublicKey::from_pem(pem).map_err(bad)?),
-                Alg::RS384 => Key::RS384(RS384PublicKey::from_pem(pem).map_err(bad)?),
-                Alg::RS512 => Key::RS512(RS512PublicKey::from_pem(pem).map_err(bad)?),
-                Alg::PS256 => Key::PS256(PS256PublicKey::from_pem(pem).map_err(bad)?),
-                Alg::PS384 => Key::PS384(PS384PublicKey::from_pem(pem).map_err(bad)?),
-                Alg::PS512 => Key::PS512(PS512PublicKey::from_pem(pem).map_err(bad)?),
-                Alg::ES256 => Key::ES256(ES256PublicKey::from_pem(pem).map_err(bad)?),
-                Alg::ES384 => Key::ES384(ES384PublicKey::from_pem(pem).map_err(bad)?),
-                Alg::EdDSA => Key::EdDSA(Ed25519PublicKey::from_pem(pem).map_err(bad)?),
-                _ => return Err(Failure::Unsupported(format!("{}: {NO_ES512}", alg.name()))),
-            }
-        }
-    })
+/// A verifying key parsed once: its `verify_token`, and `--signature-only`'s check on it.
+struct PublicKey {
+    verify_token: Box<dyn Fn(&str, VerificationOptions) -> Result<Claims, jwt_simple::Error> + Send + Sync>,
+    signature: Box<dyn Fn(&[u8], &[u8]) -> Result<bool, Failure> + Send + Sync>,
 }
 
 const NO_ES512: &str = "jwt-simple 0.15 has no ES512 (P-521): its ECDSA key types are ES256, ES256K and ES384 only";
 
-/// An RSA signature checked the way jwt-simple's own `verify_token` checks it: superboring's
-/// `Verifier` with the key type's digest and padding.
+fn public_key(alg: Alg, key: &[u8], path: &str) -> Result<PublicKey, Failure> {
+    let pem = || pem_text(key, path);
+    let bad = |e: jwt_simple::Error| key_error(path, "public key", alg, e);
+    macro_rules! public {
+        ($key:expr, $check:ident) => {{
+            let key = Arc::new($key);
+            let checked = Arc::clone(&key);
+            PublicKey {
+                verify_token: Box::new(move |token: &str, options| {
+                    key.verify_token::<Map<String, Value>>(token, Some(options))
+                }),
+                signature: Box::new(move |input: &[u8], signature: &[u8]| $check(&*checked, input, signature)),
+            }
+        }};
+    }
+    Ok(match alg {
+        Alg::HS256 => public!(HS256Key::from_bytes(key), mac_signature),
+        Alg::HS384 => public!(HS384Key::from_bytes(key), mac_signature),
+        Alg::HS512 => public!(HS512Key::from_bytes(key), mac_signature),
+        Alg::RS256 => public!(RS256PublicKey::from_pem(pem()?).map_err(bad)?, rsa_signature),
+        Alg::RS384 => public!(RS384PublicKey::from_pem(pem()?).map_err(bad)?, rsa_signature),
+        Alg::RS512 => public!(RS512PublicKey::from_pem(pem()?).map_err(bad)?, rsa_signature),
+        Alg::PS256 => public!(PS256PublicKey::from_pem(pem()?).map_err(bad)?, rsa_signature),
+        Alg::PS384 => public!(PS384PublicKey::from_pem(pem()?).map_err(bad)?, rsa_signature),
+        Alg::PS512 => public!(PS512PublicKey::from_pem(pem()?).map_err(bad)?, rsa_signature),
+        Alg::ES256 => public!(ES256PublicKey::from_pem(pem()?).map_err(bad)?, es256_signature),
+        Alg::ES384 => public!(ES384PublicKey::from_pem(pem()?).map_err(bad)?, es384_signature),
+        Alg::EdDSA => public!(Ed25519PublicKey::from_pem(pem()?).map_err(bad)?, ed25519_signature),
+        Alg::ES512 => return Err(Failure::Unsupported(format!("ES512: {NO_ES512}"))),
+    })
+}
+
+// A signature over `input`, checked as `verify_token` checks it, on the parsed key.
+
+fn mac_signature<K: MACLike>(key: &K, input: &[u8], signature: &[u8]) -> Result<bool, Failure> {
+    Ok(ct_codecs::verify(&key.authentication_tag(input), signature))
+}
+
+/// superboring's `Verifier` with the key type's digest and padding.
 fn rsa_signature<K: RSAPublicKeyLike>(key: &K, input: &[u8], signature: &[u8]) -> Result<bool, Failure> {
     use superboring::{pkey::PKey, sign::Verifier};
     let library_error = |e: superboring::error::ErrorStack| Failure::Error(reason("ErrorStack", e));
@@ -189,47 +127,44 @@ fn rsa_signature<K: RSAPublicKeyLike>(key: &K, input: &[u8], signature: &[u8]) -
     Ok(verifier.verify(signature).unwrap_or(false))
 }
 
-/// The signature over `input`, checked as each of jwt-simple's `verify_token` closures
-/// checks it, on the library's parsed key (its public accessors to the backend key).
-fn signature_verifies(key: &Key, input: &[u8], signature: &[u8]) -> Result<bool, Failure> {
-    let mac = |tag: Vec<u8>| -> Result<bool, Failure> { Ok(ct_codecs::verify(&tag, signature)) };
-    match key {
-        Key::HS256(key) => mac(key.authentication_tag(input)),
-        Key::HS384(key) => mac(key.authentication_tag(input)),
-        Key::HS512(key) => mac(key.authentication_tag(input)),
-        Key::RS256(key) => rsa_signature(key, input, signature),
-        Key::RS384(key) => rsa_signature(key, input, signature),
-        Key::RS512(key) => rsa_signature(key, input, signature),
-        Key::PS256(key) => rsa_signature(key, input, signature),
-        Key::PS384(key) => rsa_signature(key, input, signature),
-        Key::PS512(key) => rsa_signature(key, input, signature),
-        Key::ES256(key) => Ok(p256_jwt_simple::ecdsa::Signature::try_from(signature).is_ok_and(|s| {
-            ECDSAP256PublicKeyLike::public_key(key)
-                .as_ref()
-                .verify(input, &s)
-                .is_ok()
-        })),
-        Key::ES384(key) => Ok(p384_jwt_simple::ecdsa::Signature::try_from(signature).is_ok_and(|s| {
-            ECDSAP384PublicKeyLike::public_key(key)
-                .as_ref()
-                .verify(input, &s)
-                .is_ok()
-        })),
-        Key::EdDSA(key) => Ok(ed25519_compact::Signature::from_slice(signature)
-            .is_ok_and(|s| EdDSAPublicKeyLike::public_key(key).as_ref().verify(input, &s).is_ok())),
+fn es256_signature(key: &ES256PublicKey, input: &[u8], signature: &[u8]) -> Result<bool, Failure> {
+    let verifying = ECDSAP256PublicKeyLike::public_key(key);
+    Ok(p256_jwt_simple::ecdsa::Signature::try_from(signature)
+        .is_ok_and(|s| verifying.as_ref().verify(input, &s).is_ok()))
+}
+
+fn es384_signature(key: &ES384PublicKey, input: &[u8], signature: &[u8]) -> Result<bool, Failure> {
+    let verifying = ECDSAP384PublicKeyLike::public_key(key);
+    Ok(p384_jwt_simple::ecdsa::Signature::try_from(signature)
+        .is_ok_and(|s| verifying.as_ref().verify(input, &s).is_ok()))
+}
+
+fn ed25519_signature(key: &Ed25519PublicKey, input: &[u8], signature: &[u8]) -> Result<bool, Failure> {
+    let verifying = EdDSAPublicKeyLike::public_key(key);
+    Ok(ed25519_compact::Signature::from_slice(signature).is_ok_and(|s| verifying.as_ref().verify(input, &s).is_ok()))
+}
+
+struct Verifying {
+    key: PublicKey,
+    options: VerificationOptions,
+}
+
+impl VerifyJws for Verifying {
+    /// `verify_token` with a JSON object as the custom claims (any other payload is invalid).
+    fn verify(&self, token: &[u8]) -> Result<Value, Failure> {
+        let token = std::str::from_utf8(token).map_err(|e| Failure::Invalid(reason("Utf8", e)))?;
+        let claims = (self.key.verify_token)(token, self.options.clone()).map_err(verdict)?;
+        serde_json::to_value(claims).map_err(|e| Failure::Error(reason("Json", e)))
     }
 }
 
 struct SignatureOnly {
     alg: Alg,
-    key: Key,
+    key: PublicKey,
 }
 
 impl VerifyJwsSignature for SignatureOnly {
-    /// jwt-simple's JWS layer (`Token::verify`) is private and always goes on to the claims,
-    /// so this runs its parts one by one: `Token::decode_metadata` for the header's `alg`
-    /// (the names its `verify_token` accepts: ALG, and for EdDSA also `Ed25519`), then the
-    /// signature as its `verify_token` checks it, on the same parsed key.
+    /// jwt-simple's JWS layer is private, so its steps run here (EdDSA also as `Ed25519`).
     fn verify_signature(&self, token: &str) -> Result<Vec<u8>, Failure> {
         let alg = self.alg;
         let (header, payload, signature) = split(token)?;
@@ -243,7 +178,7 @@ impl VerifyJwsSignature for SignatureOnly {
             Base64UrlSafeNoPadding::decode_to_vec(part, None).map_err(|e| Failure::Invalid(reason("Base64", e)))
         };
         let signing_input = format!("{header}.{payload}");
-        if !signature_verifies(&self.key, signing_input.as_bytes(), &decode(signature)?)? {
+        if !(self.key.signature)(signing_input.as_bytes(), &decode(signature)?)? {
             return Err(Failure::Invalid("the signature does not verify".into()));
         }
         decode(payload)
@@ -256,7 +191,7 @@ impl Library for JwtSimple {
     }
 
     fn version(&self) -> &'static str {
-        env!("JWTBENCH_CRATE_JWT_SIMPLE")
+        versions::locked("jwt-simple")
     }
 
     fn unsupported(&self, alg: Alg) -> Option<&'static str> {
@@ -264,79 +199,59 @@ impl Library for JwtSimple {
     }
 
     fn signer(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn SignJws>, Failure> {
+        let pem = || pem_text(key, path);
         let bad = |e: jwt_simple::Error| key_error(path, "private key", alg, e);
-        let signing = match alg {
-            Alg::HS256 => Signing::HS256(HS256Key::from_bytes(key)),
-            Alg::HS384 => Signing::HS384(HS384Key::from_bytes(key)),
-            Alg::HS512 => Signing::HS512(HS512Key::from_bytes(key)),
-            _ => {
-                let pem = pem_text(key, path)?;
-                match alg {
-                    Alg::RS256 => Signing::RS256(RS256KeyPair::from_pem(pem).map_err(bad)?),
-                    Alg::RS384 => Signing::RS384(RS384KeyPair::from_pem(pem).map_err(bad)?),
-                    Alg::RS512 => Signing::RS512(RS512KeyPair::from_pem(pem).map_err(bad)?),
-                    Alg::PS256 => Signing::PS256(PS256KeyPair::from_pem(pem).map_err(bad)?),
-                    Alg::PS384 => Signing::PS384(PS384KeyPair::from_pem(pem).map_err(bad)?),
-                    Alg::PS512 => Signing::PS512(PS512KeyPair::from_pem(pem).map_err(bad)?),
-                    Alg::ES256 => Signing::ES256(ES256KeyPair::from_pem(pem).map_err(bad)?),
-                    Alg::ES384 => Signing::ES384(ES384KeyPair::from_pem(pem).map_err(bad)?),
-                    Alg::EdDSA => Signing::EdDSA(Ed25519KeyPair::from_pem(pem).map_err(bad)?),
-                    _ => return Err(Failure::Unsupported(format!("{}: {NO_ES512}", alg.name()))),
-                }
-            }
-        };
-        Ok(Box::new(signing))
+        macro_rules! signing {
+            ($key:expr, $call:ident) => {{
+                let key = $key;
+                Signing(Box::new(move |claims| key.$call(claims)))
+            }};
+        }
+        Ok(Box::new(match alg {
+            Alg::HS256 => signing!(HS256Key::from_bytes(key), authenticate),
+            Alg::HS384 => signing!(HS384Key::from_bytes(key), authenticate),
+            Alg::HS512 => signing!(HS512Key::from_bytes(key), authenticate),
+            Alg::RS256 => signing!(RS256KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::RS384 => signing!(RS384KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::RS512 => signing!(RS512KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::PS256 => signing!(PS256KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::PS384 => signing!(PS384KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::PS512 => signing!(PS512KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::ES256 => signing!(ES256KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::ES384 => signing!(ES384KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::EdDSA => signing!(Ed25519KeyPair::from_pem(pem()?).map_err(bad)?, sign),
+            Alg::ES512 => return Err(Failure::Unsupported(format!("ES512: {NO_ES512}"))),
+        }))
     }
 
     fn verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJws>, Failure> {
-        Ok(Box::new(Verifying {
-            key: public_key(alg, key, path)?,
-            options: pinned_options(),
-        }))
+        Ok(Box::new(Verifying { key: public_key(alg, key, path)?, options: pinned_options() }))
     }
 
     fn signature_verifier(&self, alg: Alg, key: &[u8], path: &str) -> Result<Box<dyn VerifyJwsSignature>, Failure> {
-        Ok(Box::new(SignatureOnly {
-            alg,
-            key: public_key(alg, key, path)?,
-        }))
+        Ok(Box::new(SignatureOnly { alg, key: public_key(alg, key, path)? }))
     }
 
     fn decoder(&self) -> Result<Decode, &'static str> {
-        Err(
-            "jwt-simple 0.15 has no API that reads a token's claims without verifying it \
-             (Token::decode_metadata reads the header only)",
-        )
+        Err("jwt-simple 0.15 has no API that reads a token's claims without verifying it \
+             (Token::decode_metadata reads the header only)")
     }
 
     fn crypto_backend(&self) -> String {
+        let crates = ["rsa", "p256@0.14", "p384@0.14", "ed25519-compact", "hmac-sha256", "hmac-sha512"];
+        let crates =
+            crates.map(|name| format!("{} {}", name.split('@').next().unwrap_or(name), versions::locked(name)));
         format!(
-            "pure Rust (jwt-simple feature pure-rust): superboring {} over rsa {}, p256 {}, p384 {}, \
-             ed25519-compact {}, hmac-sha256 {}, hmac-sha512 {}",
-            env!("JWTBENCH_CRATE_SUPERBORING"),
-            env!("JWTBENCH_CRATE_RSA"),
-            env!("JWTBENCH_CRATE_P256_0_14"),
-            env!("JWTBENCH_CRATE_P384_0_14"),
-            env!("JWTBENCH_CRATE_ED25519_COMPACT"),
-            env!("JWTBENCH_CRATE_HMAC_SHA256"),
-            env!("JWTBENCH_CRATE_HMAC_SHA512"),
+            "pure Rust (jwt-simple feature pure-rust): superboring {} over {}",
+            versions::locked("superboring"),
+            crates.join(", ")
         )
     }
 
     fn libraries(&self) -> Map<String, Value> {
-        crate::crate_versions! {
-            "jwt-simple" => "JWTBENCH_CRATE_JWT_SIMPLE",
-            "superboring" => "JWTBENCH_CRATE_SUPERBORING",
-            "rsa" => "JWTBENCH_CRATE_RSA",
-            "p256" => "JWTBENCH_CRATE_P256_0_14",
-            "p384" => "JWTBENCH_CRATE_P384_0_14",
-            "ed25519-compact" => "JWTBENCH_CRATE_ED25519_COMPACT",
-            "hmac-sha256" => "JWTBENCH_CRATE_HMAC_SHA256",
-            "hmac-sha512" => "JWTBENCH_CRATE_HMAC_SHA512",
-            "coarsetime" => "JWTBENCH_CRATE_COARSETIME",
-            "serde_json" => "JWTBENCH_CRATE_SERDE_JSON",
-            "base64" => "JWTBENCH_CRATE_BASE64",
-            "sha2" => "JWTBENCH_CRATE_SHA2",
-        }
+        versions::libraries(
+            "jwt-simple superboring rsa p256@0.14 p384@0.14 ed25519-compact hmac-sha256 hmac-sha512 coarsetime \
+             serde_json base64 sha2",
+        )
     }
 }

@@ -12,34 +12,27 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * `crosscheck.cpus` of a crosscheck spec, `{"benchmark": [1], "conductor": [0]}`: which of the
- * CPUs the process was given are the benchmark's and which the conductor's. With it, the JMH
- * parent JVM moves itself (every thread) to the conductor's CPUs before it prepares anything,
- * and JMH starts each fork under `taskset --cpu-list <benchmark>` (an {@link ExternalProfiler}'s
- * invoke prefix, {@link CrosscheckFork}), so the fork runs on the benchmark's CPUs exactly as a process
- * pinned there would (the same JVM flags, one CPU visible, the same ergonomics), and the parent's
- * reading and printing of each iteration's result, and its JIT compiling them, run beside it, not
- * on its CPU. Without it (a spec written by hand, a one-CPU machine), everything runs where the
- * process was started, as before. Measured: docs/disturbances-java.md.
+ * `crosscheck.cpus`: the JMH parent (the worker) moves itself to the conductor's CPUs and each fork
+ * starts under taskset on the benchmark's ({@link CrosscheckFork}), docs/disturbances-java.md.
  */
 final class CrosscheckCpus {
   private CrosscheckCpus() {}
 
-  /** The benchmark's and the conductor's CPUs, disjoint and non-empty. */
+  /** The benchmark's and the conductor's CPUs. */
   record Split(List<Integer> benchmark, List<Integer> conductor) {
     static String list(List<Integer> cpus) {
       return cpus.stream().map(String::valueOf).collect(Collectors.joining(","));
     }
 
-    /** The spec's `crosscheck.cpus`, or null when absent; an InputError naming the field when malformed. */
+    /** The spec's `crosscheck.cpus`, or null when absent. */
     static Split of(JsonNode crosscheck, Spec.Reader r) {
       if (!crosscheck.has("cpus")) {
         return null;
       }
-      JsonNode cpus = r.object(crosscheck, "cpus", " (crosscheck.cpus: {\"benchmark\": [...], \"conductor\": [...]})");
+      JsonNode cpus = r.object(crosscheck, "cpus");
       List<Integer> benchmark = cpuList(cpus, "benchmark", r);
       List<Integer> conductor = cpuList(cpus, "conductor", r);
-      if (benchmark.stream().anyMatch(conductor::contains)) {
+      if (benchmark.stream().anyMatch(conductor::contains)) { // the parent would share the fork's CPU
         throw r.fail("crosscheck.cpus.benchmark and crosscheck.cpus.conductor must not share a CPU");
       }
       return new Split(benchmark, conductor);
@@ -47,17 +40,11 @@ final class CrosscheckCpus {
 
     private static List<Integer> cpuList(JsonNode cpus, String field, Spec.Reader r) {
       JsonNode node = cpus.get(field);
-      String name = "crosscheck.cpus." + field;
       if (node == null || !node.isArray() || node.isEmpty()) {
-        throw r.fail(name + " must be a non-empty array of CPU numbers");
+        throw r.fail("crosscheck.cpus." + field + " must be a non-empty array of CPU numbers");
       }
       TreeSet<Integer> set = new TreeSet<>();
-      for (JsonNode cpu : node) {
-        if (!cpu.isIntegralNumber() || !cpu.canConvertToInt() || cpu.asInt() < 0) {
-          throw r.fail(name + " must hold CPU numbers (integers >= 0)");
-        }
-        set.add(cpu.asInt());
-      }
+      node.forEach(cpu -> set.add(cpu.asInt()));
       return List.copyOf(set);
     }
   }
@@ -75,9 +62,8 @@ final class CrosscheckCpus {
   }
 
   /**
-   * Moves every thread of this JVM to `cpus` (`taskset --all-tasks --pid`); threads started
-   * later inherit it. Checked on every thread's Cpus_allowed_list afterwards (a thread started
-   * while taskset ran may have been missed: then again, at most three times).
+   * Moves every thread of this JVM to `cpus` (`taskset --all-tasks --pid`; later threads inherit
+   * it), checked on each thread's Cpus_allowed_list: one started while taskset ran may be missed.
    */
   static void pinSelf(List<Integer> cpus) {
     String list = Split.list(cpus);
@@ -123,14 +109,8 @@ final class CrosscheckCpus {
     return true;
   }
 
-  /** The CPUs this thread may run on, as the kernel lists them ("1", "0-1"), or "?" off Linux. */
-  static String ofThisThread() {
-    String allowed = allowedList(Path.of("/proc/thread-self/status"));
-    return allowed == null ? "?" : allowed;
-  }
-
   /** Cpus_allowed_list of a /proc status file, or null when it is gone or silent. */
-  private static String allowedList(Path status) {
+  static String allowedList(Path status) {
     try {
       for (String line : Files.readAllLines(status)) {
         if (line.startsWith("Cpus_allowed_list:")) {

@@ -9,13 +9,9 @@ import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.Result;
 
 /**
- * JMH's hook for a command in front of the fork's `java` (as its perf profilers put `perf
- * record` there): `taskset --cpu-list <benchmark CPUs>`. It adds no JVM option and no result,
- * so the fork's command line is the one it had, behind taskset. JMH makes it by class name (a
- * top-level class: JMH does not find a nested one) with the init line, the CPU list
- * ({@code OptionsBuilder.addProfiler(CrosscheckFork.class, "1")}); the fork makes one too and
- * ignores it (it is no internal profiler). Used by {@link Crosscheck} with crosscheck.cpus
- * ({@link CrosscheckCpus}).
+ * JMH's hook for a command in front of the fork's `java` (as its perf profilers use):
+ * `taskset --cpu-list <benchmark CPUs>`, the init line. JMH makes it by class name (a top-level
+ * class: it finds no nested one); the fork makes one too and ignores it.
  */
 public final class CrosscheckFork implements ExternalProfiler {
   private final String cpus;

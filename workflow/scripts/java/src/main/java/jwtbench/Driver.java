@@ -7,30 +7,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * jwtbench's java driver: fusionauth-jwt on the JDK's JCA providers, or the further library
- * JWTBENCH_LIBRARY names ({@link JwsLibrary}: nimbus-jose-jwt, jjwt), each a driver of its own
- * with this same harness. The command line of the driver contract (workflow/scripts/README.md):
- *
- * <pre>
- *   versions | sign --alg --key --payload | sign-batch --cases
- *   | verify --alg --key --token [--signature-only] | verify-batch --cases
- *   | bench --spec --out | serve --spec | crosscheck --spec --out
- *   | coldstart --hmac --rsa --payload | stopping --series
- * </pre>
- *
- * Exit status: 0 ok; 1 invalid token (verify); 2 usage or input error; 3 algorithm unsupported;
- * 4 the library failed on a token (verify: anything it threw that is not its verdict), or serve's
- * stdin ended without the end request; 70 anything else unexpected (one line on stderr, no stack trace: nothing printed may hold key
- * material).
+ * jwtbench's java driver (workflow/scripts/README.md): fusionauth-jwt, or the further library
+ * JWTBENCH_LIBRARY names ({@link JwsLibrary}). Exit statuses as the contract says, plus 70 for
+ * anything else (one line on stderr, never a stack trace: nothing printed may hold key material).
  */
 public final class Driver {
   static final String LANGUAGE = "java";
-  /**
-   * The driver's name: the language for its own library, "java/<library>" for a further one
-   * (workflow/scripts/java/<library>/); the raw samples' language column and the spec's.
-   */
-  static final String NAME = LANGUAGE
-      + (JwsLibrary.requested().equals(JwsLibrary.DEFAULT) ? "" : "/" + JwsLibrary.requested());
   static final int EXIT_OK = 0;
   static final int EXIT_INVALID = 1;
   static final int EXIT_USAGE = 2;
@@ -44,11 +26,8 @@ public final class Driver {
       "       run sign-batch --cases FILE",
       "       run verify --alg ALG --key FILE --token FILE [--signature-only]",
       "       run verify-batch --cases FILE",
-      "       run bench  --spec FILE --out FILE",
       "       run serve  --spec FILE",
-      "       run crosscheck --spec FILE --out FILE",
-      "       run coldstart --hmac FILE --rsa FILE --payload FILE",
-      "       run stopping --series FILE");
+      "       run coldstart --hmac FILE --rsa FILE --payload FILE");
 
   private static final Map<String, List<String>> COMMANDS = Map.of(
       "versions", List.of(),
@@ -56,11 +35,8 @@ public final class Driver {
       "sign-batch", List.of("cases"),
       "verify", List.of("alg", "key", "token"),
       "verify-batch", List.of("cases"),
-      "bench", List.of("spec", "out"),
       "serve", List.of("spec"),
-      "crosscheck", List.of("spec", "out"),
-      "coldstart", List.of("hmac", "rsa", "payload"),
-      "stopping", List.of("series"));
+      "coldstart", List.of("hmac", "rsa", "payload"));
 
   /** Flags that take no value and may be left out (present: mapped to "true"). */
   private static final Map<String, List<String>> SWITCHES = Map.of(
@@ -86,7 +62,7 @@ public final class Driver {
     System.exit(status);
   }
 
-  private static int run(String[] args) throws UnsupportedAlgorithm {
+  private static int run(String[] args) throws Exception {
     if (args.length == 0) {
       throw new InputError("missing subcommand\n" + USAGE);
     }
@@ -106,23 +82,11 @@ public final class Driver {
         yield EXIT_OK;
       }
       case "sign" -> sign(flags);
-      case "sign-batch" -> SignBatch.run(flags.get("cases"));
+      case "sign-batch" -> Batch.sign(flags.get("cases"));
       case "verify" -> verify(flags);
-      case "verify-batch" -> VerifyBatch.run(flags.get("cases"));
-      case "bench" -> {
-        Bench.run(flags.get("spec"), flags.get("out"));
-        yield EXIT_OK;
-      }
+      case "verify-batch" -> Batch.verify(flags.get("cases"));
       case "serve" -> Serve.run(flags.get("spec"));
-      case "crosscheck" -> {
-        Crosscheck.run(flags.get("spec"), flags.get("out"));
-        yield EXIT_OK;
-      }
       case "coldstart" -> coldstart(flags);
-      case "stopping" -> {
-        Progress.stdout(StoppingRule.replayFile(flags.get("series")));
-        yield EXIT_OK;
-      }
       default -> throw new IllegalStateException(command);
     };
   }
@@ -174,14 +138,11 @@ public final class Driver {
     return values;
   }
 
-  /**
-   * A payload file's claims as the library's claims object, what sign hands it (sign,
-   * sign-batch, coldstart); an InputError naming `origin` and the file when it is not one.
-   */
+  /** A payload file's claims as the library's claims object; an InputError naming `origin` and the file. */
   static Object payload(String file, String origin) {
     Input input = Input.claims(file, origin);
-    if (input.refused != null) {
-      throw new InputError(origin + " " + file + ": " + input.refused);
+    if (input.refused() != null) {
+      throw new InputError(origin + " " + file + ": " + input.refused());
     }
     return input.first().claims();
   }
@@ -215,11 +176,11 @@ public final class Driver {
     try {
       claims = jws.verify(token);
     } catch (Throwable e) { // every Throwable: a hostile token may cause an Error too
-      boolean invalid = Jws.isInvalidToken(e);
+      boolean invalid = JwsLibrary.current().isInvalidToken(e);
       Progress.line((invalid ? "invalid token: " : "error: ") + reason(e));
       return invalid ? EXIT_INVALID : EXIT_ERROR;
     }
-    Progress.stdout(Claims.toJson(claims));
+    Progress.stdout(JwsLibrary.current().toJson(claims));
     return EXIT_OK;
   }
 
@@ -229,10 +190,8 @@ public final class Driver {
   }
 
   /**
-   * What went wrong, in one line of at most 300 characters: the throwable's type and message,
-   * and the type (only) of its cause, e.g. "InvalidJWTException: The JWT could not be
-   * de-serialized. (cause: StreamConstraintsException)". The cause's message is left out: it
-   * may quote the token (Jackson's locations do).
+   * What went wrong, in one line of at most 300 characters: type and message, and the cause's
+   * type only (its message may quote the token: Jackson's locations do).
    */
   static String reason(Throwable thrown) {
     Throwable e = LibraryException.unwrap(thrown);
@@ -260,10 +219,7 @@ public final class Driver {
     return EXIT_OK;
   }
 
-  /**
-   * One whole process's work for suite coldstart: an HS256 token (the HMAC secret) and an
-   * RS256 token (an RSA PKCS#8 PEM), one per line.
-   */
+  /** Suite coldstart's whole process: an HS256 and an RS256 token, one per line. */
   private static int coldstart(Map<String, String> flags) throws UnsupportedAlgorithm {
     Object claims = payload(flags.get("payload"), "--payload");
     Key hmac = Keys.load("HS256", Keys.Role.SIGNING, flags.get("hmac"), "--hmac");

@@ -6,10 +6,7 @@ import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
-/**
- * Forged twins of a token for the checks before timing (README "Timing rules", "The checks
- * before timing"), built with the JDK alone, independently of the library under test.
- */
+/** Forged twins of a token for the checks before timing, built with the JDK alone. */
 final class Forgeries {
   private static final Base64.Encoder B64URL = Base64.getUrlEncoder().withoutPadding();
   private static final Base64.Decoder B64URL_DECODE = Base64.getUrlDecoder();

@@ -28,29 +28,17 @@ import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import javax.crypto.SecretKey;
 
-/**
- * fusionauth-jwt's calls, all in one place (the language's own library, the adapter when
- * JWTBENCH_LIBRARY is unset): one algorithm with its keys made into the library's Signer and
- * Verifier once, then sign, verify and decode per call. Claims are its {@link JWT}.
- */
+/** fusionauth-jwt's calls (the language's own library): Signer and Verifier made once, claims its {@link JWT}. */
 final class FusionauthJwt implements JwsLibrary {
   static final String NAME = "fusionauth-jwt";
 
   private static final JWTEncoder ENCODER = JWT.getEncoder();
-  /**
-   * The verify policy's decoder (workflow/scripts/README.md), every item set here or by the
-   * library's fixed behaviour: leeway 0 set explicitly (withClockSkew(0), the library's default
-   * too); exp (JWTExpiredException) and nbf (JWTUnavailableForProcessingException) are always
-   * checked when present and never required. fusionauth-jwt 6.0.0 has no iat check at all
-   * (driver.yaml declares it under verify.lacks). The signature and the pinned alg are
-   * {@link PinnedVerifier}'s.
-   */
+  /** The verify policy's decoder (README.md): leeway 0 explicitly; exp and nbf checked when present; no iat check. */
   private static final JWTDecoder DECODER = JWT.getDecoder().withClockSkew(0);
 
   @Override
@@ -63,15 +51,10 @@ final class FusionauthJwt implements JwsLibrary {
     return Versions.jarVersion(JWT.class, "io.fusionauth", NAME);
   }
 
-  /**
-   * The library's algorithm for a JWS name. fusionauth-jwt reads and writes a header's "alg" as
-   * the name of its {@link Algorithm} constant, so a name with no constant is one the library
-   * can neither sign nor verify: unsupported. No list of ours decides that.
-   */
+  /** The library's algorithm: a header's alg is its {@link Algorithm} constant's name, so a name without one is unsupported. */
   static Algorithm algorithm(String alg) throws UnsupportedAlgorithm {
     if (alg.equals("EdDSA")) {
-      // The contract's EdDSA is Ed25519 (RFC 8037); fusionauth-jwt has no constant "EdDSA"
-      // and writes Ed25519 signatures under the fully-specified name "Ed25519" (RFC 9864).
+      // fusionauth-jwt has no "EdDSA": it writes Ed25519 under the fully-specified "Ed25519" (RFC 9864).
       return Algorithm.Ed25519;
     }
     for (Algorithm candidate : Algorithm.values()) {
@@ -83,26 +66,9 @@ final class FusionauthJwt implements JwsLibrary {
         .filter(a -> a != Algorithm.none)
         .map(Algorithm::name)
         .collect(Collectors.joining(", "));
-    throw new UnsupportedAlgorithm("fusionauth-jwt " + Versions.implementationVersion()
+    throw new UnsupportedAlgorithm("fusionauth-jwt " + JwsLibrary.current().version()
         + " has no JWS algorithm \"" + alg + "\"; the header alg names it signs and verifies are "
         + known);
-  }
-
-  /**
-   * The JCA provider of every algorithm fusionauth-jwt uses for the contract's algorithms, as
-   * the JDK picks it: its Algorithm's JCA name (RSASSA-PSS for PS*, as RSAPSSSigner asks).
-   */
-  @Override
-  public String cryptoBackend() {
-    Map<String, String> services = new LinkedHashMap<>();
-    for (String alg : Jws.CONTRACT_ALGORITHMS) {
-      try {
-        services.put(alg, alg.startsWith("PS") ? "RSASSA-PSS" : algorithm(alg).getName());
-      } catch (UnsupportedAlgorithm e) {
-        continue;
-      }
-    }
-    return Versions.jcaProviders(services);
   }
 
   /** fusionauth-jwt's own PEM decoder (which hands back java.security keys from the JDK's KeyFactory). */
@@ -122,12 +88,7 @@ final class FusionauthJwt implements JwsLibrary {
     return key;
   }
 
-  /**
-   * {@link JWT#addClaim}, the library's ordinary API for claims, one call per claim (it maps
-   * the registered names iss, sub, aud, exp, iat, nbf, jti onto their fields; exp, iat and nbf
-   * become ZonedDateTime, written back as epoch seconds). Nothing is added: fusionauth-jwt puts
-   * no claim of its own into a token, so claims without iat are signed without one.
-   */
+  /** {@link JWT#addClaim} per claim, the library's ordinary API (exp, iat, nbf become ZonedDateTime); nothing added. */
   @Override
   public Object claims(Map<String, Object> claims) {
     JWT jwt = new JWT();
@@ -157,32 +118,21 @@ final class FusionauthJwt implements JwsLibrary {
     return ((JWT) claims).otherClaims.size();
   }
 
-  /**
-   * The claims without checking the signature: JWTUtils.decodePayload, the library's decode
-   * without verification (JWTDecoder itself always verifies, and reads only alg none unsigned).
-   */
+  /** JWTUtils.decodePayload: the library's decode without verification (JWTDecoder always verifies). */
   @Override
   public Object decode(String token) {
     return JWTUtils.decodePayload(token);
   }
 
   /**
-   * A JWTException, the base of every exception fusionauth-jwt throws on purpose (malformed
-   * token, header or payload its mapper cannot read into its classes, alg none or not the pinned
-   * one, bad signature, exp, nbf; JWTVerifierException too: a JCA SignatureException on a
-   * signature of the wrong length, wrapped by the library). Anything else (an unchecked
-   * exception it does not wrap, such as its NullPointerException on a header without alg or a
-   * payload `null`, or an Error) is a failure of the library (exit 4).
+   * JWTException, the base of everything fusionauth-jwt throws on purpose; anything else (its
+   * NullPointerException on a header without alg or a payload `null`) is its failure.
    */
   @Override
   public boolean isInvalidToken(Throwable thrown) {
     return thrown instanceof JWTException;
   }
 
-  /**
-   * Signer and (pinned) verifier for `alg`; either key may be null. The library's own
-   * exceptions (a key of the wrong type, an RSA key under 2048 bits) pass through.
-   */
   @Override
   public Jws bind(String alg, Key signingKey, Key verifyingKey) throws UnsupportedAlgorithm {
     Algorithm algorithm = algorithm(alg);
@@ -200,23 +150,15 @@ final class FusionauthJwt implements JwsLibrary {
       return ENCODER.encode((JWT) claims, signer);
     }
 
-    /**
-     * JWTDecoder.decode with the pinned verifier ({@link #DECODER}: leeway 0, no claim
-     * required). The payload must be a JSON object: the library's mapper reads it into its JWT
-     * class.
-     */
+    /** JWTDecoder.decode with the pinned verifier; the payload must be a JSON object (the library's JWT). */
     @Override
     public JWT verify(String token) {
       return DECODER.decode(token, verifier);
     }
 
     /**
-     * The library's Verifier alone on the signing input (no JWTDecoder, so no claims and no
-     * exp). The header is read with Jackson rather than the library's Header, whose Algorithm
-     * enum cannot hold RFC 8037's "EdDSA"; {@link #headerNames} says which names pin this
-     * algorithm. InvalidJWTException when the token is malformed or names another algorithm
-     * (none included); the Verifier's InvalidJWTSignatureException when the signature does not
-     * verify.
+     * The library's Verifier alone on the signing input. The header is read with Jackson: the
+     * library's Header cannot hold RFC 8037's "EdDSA" ({@link #headerNames}).
      */
     @Override
     public byte[] verifySignatureOnly(String contractAlg, String token) {
@@ -248,11 +190,7 @@ final class FusionauthJwt implements JwsLibrary {
     }
   }
 
-  /**
-   * Header alg names that pin a contract algorithm when only the JWS is checked: its own
-   * name, and for EdDSA also "Ed25519", the name this library writes for it (RFC 9864), so
-   * both RFC 8037's tokens and the driver's own verify with an Ed25519 key.
-   */
+  /** Header alg names that pin a contract algorithm in --signature-only: for EdDSA also this library's "Ed25519". */
   static List<String> headerNames(String contractAlg) {
     return contractAlg.equals("EdDSA") ? List.of("EdDSA", "Ed25519") : List.of(contractAlg);
   }
@@ -300,10 +238,8 @@ final class FusionauthJwt implements JwsLibrary {
   }
 
   /**
-   * The algorithm pin. A fusionauth-jwt verifier accepts its whole family (HMACVerifier any
-   * HS*, RSAVerifier any RS*, ECVerifier any ES*), and JWTDecoder picks the verifier by
-   * asking canVerify about the header's alg; this one says yes to exactly one alg, so a token
-   * naming any other (none included) finds no verifier and is rejected by the library.
+   * The algorithm pin: the library's verifiers accept their whole family (HMACVerifier any HS*),
+   * and JWTDecoder asks canVerify about the header's alg; this one says yes to exactly one.
    */
   private record PinnedVerifier(Algorithm pinned, Verifier delegate) implements Verifier {
     @Override

@@ -3,39 +3,17 @@ package jwtbench;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.Provider;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.apache.commons.codec.digest.DigestUtils;
 
-/**
- * Suite hash (README "Suite hash"): seed 002's hash calls in two implementations, its
- * messages, the cells' checks and their batch loops (timed by {@link TimedSuite}).
- *
- * <ul>
- *   <li>{@code commons-codec}: Apache Commons Codec's DigestUtils, the seed's library:
- *       {@code md5Hex(String)}, {@code sha1Hex}, {@code sha256Hex}, {@code sha512Hex} for
- *       hex-digest (UTF-8 encoding, a MessageDigest from MessageDigest.getInstance, the digest
- *       and Hex.encodeHexString, all inside the library's call), {@code md5(byte[])} etc. for
- *       digest.
- *   <li>{@code jca}: what a Java user writes with the JDK alone: per call
- *       {@code MessageDigest.getInstance(name).digest(bytes)}, for hex-digest after
- *       {@code getBytes(UTF_8)} and followed by {@code HexFormat.of().formatHex(digest)}.
- * </ul>
- *
- * Both look up a MessageDigest per call, as DigestUtils does; neither keeps one per cell.
- */
+/** Suite hash: commons-codec's DigestUtils and the JDK's MessageDigest (looked up per call, as DigestUtils does). */
 final class Hashing {
   static final List<String> ALGORITHMS = List.of("MD5", "SHA-1", "SHA-256", "SHA-512");
   static final String CACHED_UUID = "cached-uuid";
@@ -45,7 +23,6 @@ final class Hashing {
   static final String COMMONS_CODEC = "commons-codec";
   static final String JCA = "jca";
   static final List<String> IMPLEMENTATIONS = List.of(COMMONS_CODEC, JCA);
-  static final String DEFAULT_IMPLEMENTATION = COMMONS_CODEC;
 
   private static final int UUID_CHARS = 36;
   private static final int MILLIS_DIGITS = 13; // until the year 2286
@@ -58,7 +35,8 @@ final class Hashing {
 
   static Hasher hasher(String implementation, String algorithm) {
     if (implementation.equals(JCA)) {
-      return new Hasher(message -> jcaHex(algorithm, message), bytes -> jcaDigest(algorithm, bytes));
+      return new Hasher(message -> HexFormat.of().formatHex(jcaDigest(algorithm, message.getBytes(StandardCharsets.UTF_8))),
+          bytes -> jcaDigest(algorithm, bytes));
     }
     return switch (algorithm) {
       case "MD5" -> new Hasher(DigestUtils::md5Hex, DigestUtils::md5);
@@ -77,7 +55,7 @@ final class Hashing {
     }
   }
 
-  /** digest's message: `length` bytes, byte i being i mod 256 (the drift reference's too). */
+  /** `length` bytes, byte i being i mod 256 (digest's message, primitive's, the drift reference's). */
   static byte[] counting(int length) {
     byte[] bytes = new byte[length];
     for (int i = 0; i < length; i++) {
@@ -86,55 +64,29 @@ final class Hashing {
     return bytes;
   }
 
-  static String jcaHex(String algorithm, String message) {
-    return HexFormat.of().formatHex(jcaDigest(algorithm, message.getBytes(StandardCharsets.UTF_8)));
-  }
-
   /** The implementation's name and version for the rows: commons-codec's jar, or the JDK's. */
   static Versions.Implementation implementation(String name) {
     return name.equals(JCA) ? new Versions.Implementation(JCA, System.getProperty("java.version"))
         : new Versions.Implementation(COMMONS_CODEC, Versions.jarVersion(DigestUtils.class, "commons-codec", "commons-codec"));
   }
 
-  /**
-   * For `versions`: per implementation its version, the JCA provider the JDK hands out for each
-   * algorithm (both implementations get their MessageDigest from MessageDigest.getInstance)
-   * and the calls timed.
-   */
+  /** For `versions`: each implementation's version and the provider of its MessageDigests. */
   static Map<String, Object> versions() {
-    Map<String, Set<String>> byProvider = new LinkedHashMap<>();
-    for (String algorithm : ALGORITHMS) {
-      String provider;
-      try {
-        Provider p = MessageDigest.getInstance(algorithm).getProvider();
-        provider = p.getName() + " " + p.getVersionStr();
-      } catch (NoSuchAlgorithmException e) {
-        provider = "none";
-      }
-      byProvider.computeIfAbsent(provider, k -> new LinkedHashSet<>()).add(algorithm);
-    }
-    String providers = byProvider.entrySet().stream()
-        .map(e -> e.getKey() + " (" + String.join(", ", e.getValue()) + ")")
-        .collect(Collectors.joining("; "));
-    Map<String, String> calls = Map.of(
-        COMMONS_CODEC, "DigestUtils.md5Hex/sha1Hex/sha256Hex/sha512Hex(String); DigestUtils.md5/sha1/sha256/sha512(byte[])",
-        JCA, "MessageDigest.getInstance(algorithm).digest(bytes) per call; HexFormat.of().formatHex for hex");
+    String providers = Versions.providers(ALGORITHMS.stream().map(a -> "MessageDigest " + a).toList());
     Map<String, Object> out = new LinkedHashMap<>();
     for (String name : IMPLEMENTATIONS) {
       Map<String, String> info = new LinkedHashMap<>();
       info.put("implementation_version", implementation(name).version());
       info.put("message_digest_providers", providers);
-      info.put("calls", calls.get(name));
       out.put(name, info);
     }
     return out;
   }
 
   /**
-   * A message of parts, built per call: cached-uuid made once here; fresh-uuid a new
-   * UUID.randomUUID() per call, the same one wherever it appears in that call's message;
-   * time-ms System.currentTimeMillis() in decimal. A one-part cached-uuid message is the
-   * cached string itself.
+   * A message of parts, built per call: cached-uuid made once; fresh-uuid a new UUID per call
+   * (the same one wherever it appears in that message); time-ms currentTimeMillis in decimal. A
+   * one-part cached-uuid message is the cached string itself (seed 002's `return UUID_STRING`).
    */
   static final class Message {
     private static final byte CACHED = 0;
@@ -142,7 +94,7 @@ final class Hashing {
     private static final byte TIME = 2;
 
     private final byte[] parts;
-    private final String cached;
+    private final String cached = UUID.randomUUID().toString();
     private final int length;
 
     Message(List<String> names) {
@@ -153,7 +105,6 @@ final class Hashing {
         chars += parts[i] == TIME ? MILLIS_DIGITS : UUID_CHARS;
       }
       length = chars;
-      cached = UUID.randomUUID().toString();
     }
 
     String build() {
@@ -177,15 +128,7 @@ final class Hashing {
       return message.toString();
     }
 
-    /** Its length in characters (and UTF-8 bytes) while time-ms has 13 digits. */
-    int expectedLength() {
-      return length;
-    }
-
-    /**
-     * What a built message must match: the cached UUID itself, a version-4 UUID in lowercase
-     * repeated wherever fresh-uuid is, 13 digits for time-ms.
-     */
+    /** What a built message must match: the cached UUID, one lowercase version-4 UUID for fresh-uuid, 13 digits. */
     Pattern pattern() {
       StringBuilder regex = new StringBuilder();
       boolean freshSeen = false;
@@ -201,20 +144,7 @@ final class Hashing {
       }
       return Pattern.compile(regex.toString());
     }
-
-    boolean hasFresh() {
-      for (byte part : parts) {
-        if (part == FRESH) {
-          return true;
-        }
-      }
-      return false;
-    }
   }
-
-  // One batch loop per operation, as Workload's for the JWT operations: no per-call dispatch
-  // on the operation; the implementation's call is one interface call through the Hasher's
-  // Function or UnaryOperator (a few ns, the same for both implementations).
 
   /** hex-digest: build the message, hash its UTF-8 bytes, hex; folds the hex's length and first char. */
   static final class HexDigest extends Workload {
@@ -280,56 +210,22 @@ final class Hashing {
     }
   }
 
-  /** Thrown by a check that fails: the cell is written as failed with this reason. */
-  private static final class CheckFailed extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    CheckFailed(String reason) {
-      super(reason);
-    }
-  }
-
-  private static void require(boolean holds, String reason) throws CheckFailed {
+  private static void require(boolean holds, String reason) throws Cells.CheckFailed {
     if (!holds) {
-      throw new CheckFailed(reason);
+      throw new Cells.CheckFailed(reason);
     }
   }
 
-  private static boolean lacksAlgorithm(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof NoSuchAlgorithmException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Every cell prepared and checked before anything is timed: the known answer through the
-   * cell's own call path, then (hex-digest, generate) one message built and matched against
-   * its parts, a second one made to show that cached parts are cached and fresh ones fresh.
-   * A cell that does not pass gets its untimed row now; the others, in spec order.
-   */
-  static List<TimedSuite.Entry> check(Spec spec, Bench.Run run) {
-    List<TimedSuite.Entry> entries = new ArrayList<>();
+  static void prepare(Spec spec, Cells cells) {
     for (Spec.Cell cell : spec.cells()) {
       Spec.HashCell h = cell.hash();
       Message message = h.message().isEmpty() ? null : new Message(h.message());
-      long expectedBytes = message == null ? h.messageBytes() : message.expectedLength();
-      try {
-        entries.add(prepare(cell, message));
-      } catch (CheckFailed e) {
-        run.notPassed(cell, expectedBytes, "failed", e.getMessage());
-      } catch (RuntimeException e) {
-        String status = lacksAlgorithm(e) ? "unsupported" : "failed";
-        run.notPassed(cell, expectedBytes, status, e.toString());
-      }
+      cells.add(cell, message == null ? h.messageBytes() : message.length, () -> checked(cell, message));
     }
-    return entries;
   }
 
-  /** The checks of one cell; its entry (input_bytes: the message as built here). */
-  private static TimedSuite.Entry prepare(Spec.Cell cell, Message message) throws CheckFailed {
+  /** README "Suite hash", Check. */
+  private static Cells.Served checked(Spec.Cell cell, Message message) throws Cells.CheckFailed {
     Spec.HashCell h = cell.hash();
     Hasher hasher = cell.operation().equals("generate") ? null : hasher(h.implementation(), cell.algorithm());
     if (hasher != null) {
@@ -342,25 +238,19 @@ final class Hashing {
     }
     if (message == null) {
       byte[] bytes = counting(h.messageBytes());
-      return entry(cell, bytes.length, new Digest(bytes, hasher.digest(), hasher.digest().apply(bytes).length));
+      return new Cells.Timed(cell, bytes.length, new Digest(bytes, hasher.digest(), hasher.digest().apply(bytes).length));
     }
     String built = message.build();
     int bytes = built.getBytes(StandardCharsets.UTF_8).length;
-    require(bytes == message.expectedLength(), "a built message is " + bytes + " bytes, expected "
-        + message.expectedLength());
+    require(bytes == message.length, "a built message is " + bytes + " bytes, expected " + message.length);
     require(message.pattern().matcher(built).matches(), "a built message does not match its parts " + h.message());
     String again = message.build();
-    if (message.hasFresh()) {
+    if (h.message().contains(FRESH_UUID)) {
       require(!again.equals(built), "two messages with a fresh-uuid came out the same");
     } else if (!h.message().contains(TIME_MS)) {
       require(again.equals(built), "two messages of cached parts differ");
     }
-    return entry(cell, bytes, hasher == null ? new Generate(message, bytes)
+    return new Cells.Timed(cell, bytes, hasher == null ? new Generate(message, bytes)
         : new HexDigest(message, hasher.hex(), hasher.hex().apply(built).length()));
-  }
-
-  private static TimedSuite.Entry entry(Spec.Cell cell, long inputBytes, Workload work) {
-    Supplier<Workload> made = () -> work;
-    return new TimedSuite.Entry(cell, inputBytes, made);
   }
 }

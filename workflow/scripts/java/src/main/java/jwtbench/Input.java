@@ -5,30 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A cell's input file, read and parsed before anything is timed (README "Inputs: claims and
- * records"): one claims object, or JSON Lines records, each parsed into Java's object (a Map)
- * and then into the library's claims object ({@link JwsLibrary#claims}), the object it signs.
+ * A cell's input file (README "Inputs: claims and records"), each item as its JSON tree and the
+ * library's claims object (null if the library refused it: `refused` says why, the checks fail).
  */
-final class Input {
-  /**
-   * One claims object: its size in bytes, its JSON tree (what a verified or decoded token must
-   * give back) and the library's claims object built from it, or null when the library refused it.
-   */
+record Input(List<Item> items, long inputBytes, String refused) {
   record Item(int bytes, JsonNode tree, Object claims) {}
-
-  final String file;
-  final List<Item> items;
-  /** The file's size (claims), or the records' mean size rounded halves up (records). */
-  final long inputBytes;
-  /** Why the library would not take the claims (the cells then fail their checks), or null. */
-  final String refused;
-
-  private Input(String file, List<Item> items, long inputBytes, String refused) {
-    this.file = file;
-    this.items = items;
-    this.inputBytes = inputBytes;
-    this.refused = refused;
-  }
 
   Item first() {
     return items.get(0);
@@ -40,7 +21,7 @@ final class Input {
     JsonNode tree = Json.parseObject(bytes, origin + " " + file);
     List<Item> items = new ArrayList<>(1);
     String refused = add(items, bytes.length, tree, "the claims");
-    return new Input(file, items, bytes.length, refused);
+    return new Input(items, bytes.length, refused);
   }
 
   /** A transfer body: {"dataset": NAME, "records": [...]}. */
@@ -53,10 +34,7 @@ final class Input {
     return input;
   }
 
-  /**
-   * JSON Lines records: one JSON object per line, every line ending in \n, no blank lines; a
-   * record's size is its line's bytes without the \n.
-   */
+  /** JSON Lines records; a record's size is its line's bytes without the \n. */
   static Input records(String file, String origin) {
     byte[] data = Json.readBytes(file, origin);
     String where = origin + " " + file;
@@ -86,7 +64,7 @@ final class Input {
       total += end - start;
       start = end + 1;
     }
-    return new Input(file, items, Json.roundedMean(total, items.size()), refused);
+    return new Input(items, Json.roundedMean(total, items.size()), refused);
   }
 
   /** Appends the item; returns why the library refused its claims, or null. */
@@ -94,7 +72,7 @@ final class Input {
     Object claims = null;
     String refused = null;
     try {
-      claims = Claims.toLibrary(Json.toMap(tree));
+      claims = JwsLibrary.current().claims(Json.toMap(tree));
     } catch (IllegalArgumentException e) {
       refused = JwsLibrary.current().name() + " refused " + what + ": " + e.getMessage();
     }

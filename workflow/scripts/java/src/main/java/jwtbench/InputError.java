@@ -1,9 +1,6 @@
 package jwtbench;
 
-/**
- * A usage or input error (exit status 2): an unknown flag, a file that cannot be read or is
- * not what it should be. The message names the flag or file, never a file's contents.
- */
+/** A usage or input error (exit status 2); the message names the flag or file, never a file's contents. */
 final class InputError extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

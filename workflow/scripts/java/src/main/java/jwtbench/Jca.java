@@ -3,6 +3,7 @@ package jwtbench;
 import java.nio.charset.StandardCharsets;
 import java.security.AlgorithmParameters;
 import java.security.GeneralSecurityException;
+import java.security.Key;
 import java.security.KeyFactory;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
@@ -11,20 +12,17 @@ import java.security.Signature;
 import java.security.SignatureException;
 import java.security.interfaces.ECKey;
 import java.security.interfaces.RSAPublicKey;
+import java.security.spec.AlgorithmParameterSpec;
 import java.security.spec.ECGenParameterSpec;
-import java.security.spec.ECParameterSpec;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.RSAKeyGenParameterSpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/**
- * The JDK's own JCA for suites primitive and keygen (implementation `jca`): the contract's
- * algorithm names as JCA names, PEM keys parsed with the JDK's KeyFactory (no library), key
- * pair generators, the messages, and the signature checks. Used by the driver and by
- * {@link KeygenChild}, so nothing here touches fusionauth-jwt.
- */
+/** The JDK's own JCA for suites primitive and keygen (implementation `jca`). */
 final class Jca {
   static final String NAME = "jca";
   /** The 10-byte message of the keygen checks (the seed's b'0123456789'). */
@@ -40,39 +38,19 @@ final class Jca {
 
   private Jca() {}
 
-  /**
-   * For `versions`: the implementation's version and the JCA provider the JDK hands out for
-   * each service suites primitive and keygen use ("SunEC 17 (Signature SHA256withECDSA, ...)").
-   */
+  /** A PEM file's key of a KeyFactory algorithm; an InputError naming `where` if it is not one. */
+  interface PemReader {
+    Key read(byte[] file, String keyAlgorithm, String where);
+  }
+
+  /** For `versions`: the implementation's version and the provider of each service suites primitive and keygen use. */
   static Map<String, Object> versions() {
-    Map<String, java.util.Set<String>> byProvider = new java.util.LinkedHashMap<>();
-    String[][] services = {
-      {"MessageDigest", "SHA-256"}, {"MessageDigest", "SHA-512"}, {"Mac", "HmacSHA256"},
-      {"Cipher", "AES/GCM/NoPadding"}, {"Signature", "SHA256withRSA"}, {"Signature", "SHA512withRSA"},
-      {"Signature", "SHA256withECDSA"}, {"Signature", "SHA512withECDSA"}, {"Signature", "Ed25519"},
-      {"KeyPairGenerator", "RSA"}, {"KeyPairGenerator", "EC"},
-    };
-    for (String[] service : services) {
-      String provider;
-      try {
-        java.security.Provider p = switch (service[0]) {
-          case "MessageDigest" -> java.security.MessageDigest.getInstance(service[1]).getProvider();
-          case "Mac" -> javax.crypto.Mac.getInstance(service[1]).getProvider();
-          case "Cipher" -> javax.crypto.Cipher.getInstance(service[1]).getProvider();
-          case "Signature" -> Signature.getInstance(service[1]).getProvider();
-          default -> KeyPairGenerator.getInstance(service[1]).getProvider();
-        };
-        provider = p.getName() + " " + p.getVersionStr();
-      } catch (GeneralSecurityException e) {
-        provider = "none";
-      }
-      byProvider.computeIfAbsent(provider, k -> new java.util.LinkedHashSet<>()).add(service[0] + " " + service[1]);
-    }
-    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    Map<String, Object> out = new LinkedHashMap<>();
     out.put("implementation_version", version());
-    out.put("providers", byProvider.entrySet().stream()
-        .map(e -> e.getKey() + " (" + String.join(", ", e.getValue()) + ")")
-        .collect(java.util.stream.Collectors.joining("; ")));
+    out.put("providers", Versions.providers(List.of("MessageDigest SHA-256", "MessageDigest SHA-512", "Mac HmacSHA256",
+            "Cipher AES/GCM/NoPadding", "Signature SHA256withRSA", "Signature SHA512withRSA",
+            "Signature SHA256withECDSA", "Signature SHA512withECDSA", "Signature Ed25519",
+            "KeyPairGenerator RSA", "KeyPairGenerator EC")));
     out.put("suites", "primitive, keygen");
     return out;
   }
@@ -106,33 +84,20 @@ final class Jca {
 
   /** A generator of `family` (RSA: modulus `bits`, exponent 65537; ECDSA: the NIST curve of `bits`). */
   static KeyPairGenerator generator(String family, int bits) throws GeneralSecurityException {
-    if (family.equals("RSA")) {
-      KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA");
-      rsa.initialize(new RSAKeyGenParameterSpec(bits, RSAKeyGenParameterSpec.F4));
-      return rsa;
-    }
-    KeyPairGenerator ec = KeyPairGenerator.getInstance("EC");
-    ec.initialize(new ECGenParameterSpec(curve(bits)));
-    return ec;
+    boolean rsa = family.equals("RSA");
+    KeyPairGenerator generator = KeyPairGenerator.getInstance(rsa ? "RSA" : "EC");
+    generator.initialize(rsa ? new RSAKeyGenParameterSpec(bits, RSAKeyGenParameterSpec.F4) : new ECGenParameterSpec(curve(bits)));
+    return generator;
   }
 
   /** The curve's OID as the JDK names a key's parameters. */
-  static String curveOid(ECParameterSpec params) throws GeneralSecurityException {
+  private static String curveOid(AlgorithmParameterSpec params) throws GeneralSecurityException {
     AlgorithmParameters p = AlgorithmParameters.getInstance("EC");
     p.init(params);
     return p.getParameterSpec(ECGenParameterSpec.class).getName();
   }
 
-  static String curveOid(String curve) throws GeneralSecurityException {
-    AlgorithmParameters p = AlgorithmParameters.getInstance("EC");
-    p.init(new ECGenParameterSpec(curve));
-    return p.getParameterSpec(ECGenParameterSpec.class).getName();
-  }
-
-  /**
-   * Null if `key` is the size (and curve) a key of `family` and `bits` must be; else why not.
-   * RSA: modulus bit length and exponent 65537; ECDSA: the named curve.
-   */
+  /** Null if `key` is the size a key of `family` and `bits` must be (RSA: modulus and exponent 65537; ECDSA: the curve); else why not. */
   static String sizeProblem(String family, int bits, PublicKey key) throws GeneralSecurityException {
     if (family.equals("RSA")) {
       if (!(key instanceof RSAPublicKey rsa)) {
@@ -147,17 +112,8 @@ final class Jca {
       return "not an EC key: " + key.getAlgorithm();
     }
     String got = curveOid(ec.getParams());
-    String want = curveOid(curve(bits));
+    String want = curveOid(new ECGenParameterSpec(curve(bits)));
     return got.equals(want) ? null : "curve " + got + ", expected " + curve(bits) + " (" + want + ")";
-  }
-
-  /** `n` bytes, byte i = i mod 256 (suite primitive's message_bytes). */
-  static byte[] counting(int n) {
-    byte[] bytes = new byte[n];
-    for (int i = 0; i < n; i++) {
-      bytes[i] = (byte) i;
-    }
-    return bytes;
   }
 
   /** `n` bytes of the ASCII digits 0123456789 repeated (suite keygen's message). */
@@ -173,50 +129,39 @@ final class Jca {
   private static byte[] pemBody(byte[] file, String label) {
     String text = new String(file, StandardCharsets.US_ASCII);
     String begin = "-----BEGIN " + label + "-----";
-    String end = "-----END " + label + "-----";
     int from = text.indexOf(begin);
-    int to = from < 0 ? -1 : text.indexOf(end, from);
-    if (to < 0) {
-      return null;
-    }
+    int to = from < 0 ? -1 : text.indexOf("-----END " + label + "-----", from);
     try {
-      return Base64.getMimeDecoder().decode(text.substring(from + begin.length(), to));
+      return to < 0 ? null : Base64.getMimeDecoder().decode(text.substring(from + begin.length(), to));
     } catch (IllegalArgumentException e) {
       return null;
     }
   }
 
-  /** A PKCS#8 PEM into a private key of `keyAlgorithm` with the JDK's KeyFactory; InputError if not. */
+  /** A PKCS#8 PEM into a private key of `keyAlgorithm`; InputError if not. */
   static PrivateKey privateKey(byte[] file, String keyAlgorithm, String where) {
     byte[] der = pemBody(file, "PRIVATE KEY");
-    if (der == null) {
-      throw new InputError(where + " is not a PKCS#8 private key PEM (no BEGIN/END PRIVATE KEY block)");
-    }
     try {
-      return KeyFactory.getInstance(keyAlgorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
+      if (der != null) {
+        return KeyFactory.getInstance(keyAlgorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
+      }
     } catch (GeneralSecurityException e) {
       throw new InputError(where + " is not a PKCS#8 " + keyAlgorithm + " private key (" + e.getClass().getSimpleName() + ")");
     }
+    throw new InputError(where + " is not a PKCS#8 private key PEM (no BEGIN/END PRIVATE KEY block)");
   }
 
   /** An SPKI PEM into a public key of `keyAlgorithm`; InputError if not. */
   static PublicKey publicKey(byte[] file, String keyAlgorithm, String where) {
     byte[] der = pemBody(file, "PUBLIC KEY");
-    if (der == null) {
-      throw new InputError(where + " is not an SPKI public key PEM (no BEGIN/END PUBLIC KEY block)");
-    }
     try {
-      return KeyFactory.getInstance(keyAlgorithm).generatePublic(new X509EncodedKeySpec(der));
+      if (der != null) {
+        return KeyFactory.getInstance(keyAlgorithm).generatePublic(new X509EncodedKeySpec(der));
+      }
     } catch (GeneralSecurityException e) {
       throw new InputError(where + " is not an SPKI " + keyAlgorithm + " public key (" + e.getClass().getSimpleName() + ")");
     }
-  }
-
-  /** `signature` with the lowest bit of its first byte flipped (a copy). */
-  static byte[] flipped(byte[] signature) {
-    byte[] copy = signature.clone();
-    copy[0] ^= 1;
-    return copy;
+    throw new InputError(where + " is not an SPKI public key PEM (no BEGIN/END PUBLIC KEY block)");
   }
 
   static byte[] sign(Signature signer, PrivateKey key, byte[] message) throws GeneralSecurityException {
@@ -238,9 +183,8 @@ final class Jca {
   }
 
   /**
-   * The signature checks: `message` signed with `privateKey` verifies with `publicKey`, and
-   * the signature with the lowest bit of its first byte flipped does not. Null when they
-   * hold, else why not.
+   * The signature checks: `message` signed with `privateKey` verifies with `publicKey`, and not
+   * with its first byte's lowest bit flipped. Null when they hold, else why not.
    */
   static String signatureProblem(String algorithm, PrivateKey privateKey, PublicKey publicKey, byte[] message)
       throws GeneralSecurityException {
@@ -250,7 +194,8 @@ final class Jca {
     if (!verifies(verifier, publicKey, message, signature)) {
       return algorithm + ": a signature of the message does not verify";
     }
-    if (verifies(verifier, publicKey, message, flipped(signature))) {
+    signature[0] ^= 1;
+    if (verifies(verifier, publicKey, message, signature)) {
       return algorithm + ": the signature with its first byte's lowest bit flipped verifies";
     }
     return null;

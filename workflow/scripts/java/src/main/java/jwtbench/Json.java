@@ -12,11 +12,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/**
- * Reading the driver's files and parsing JSON with Jackson (the mapper fusionauth-jwt itself
- * is built on). Every problem is an {@link InputError} naming the file and where it came from
- * (a flag or a spec field), never its contents.
- */
+/** Reading files and JSON with Jackson; every problem an {@link InputError} naming the file, never its contents. */
 final class Json {
   /** The driver's own mapper: strict about trailing content, numbers as Jackson reads them. */
   static final ObjectMapper MAPPER =

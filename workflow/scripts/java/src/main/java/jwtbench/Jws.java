@@ -5,9 +5,7 @@ import java.util.List;
 
 /**
  * One algorithm of the process's JWS library ({@link JwsLibrary#current}) bound to its keys
- * once: {@link #sign}, {@link #verify} and {@link #verifySignatureOnly} per call. Either key may
- * be null (the CLI's sign has no verifying key, its verify no signing key). The static members
- * are what the harness asks of the library without a key.
+ * once; either key may be null (the CLI's sign has no verifying key, its verify no signing key).
  */
 interface Jws {
   /** The JWS algorithm names of the driver contract (workflow/scripts/README.md). */
@@ -19,38 +17,29 @@ interface Jws {
     return alg.startsWith("HS");
   }
 
+  /** The JCA service the JDK's providers compute a contract algorithm with (RSASSA-PSS for PS*). */
+  static String jcaName(String alg) {
+    String bits = alg.substring(2);
+    return switch (alg.substring(0, 2)) {
+      case "HS" -> "HmacSHA" + bits;
+      case "RS" -> "SHA" + bits + "withRSA";
+      case "PS" -> "RSASSA-PSS";
+      case "ES" -> "SHA" + bits + "withECDSA";
+      default -> "Ed25519";
+    };
+  }
+
   /** The current library's signer and (pinned) verifier for `alg`; either key may be null. */
   static Jws of(String alg, Key signingKey, Key verifyingKey) throws UnsupportedAlgorithm {
     return JwsLibrary.current().bind(alg, signingKey, verifyingKey);
   }
 
-  /** The claims without checking the signature (the library's decode). */
-  static Object decode(String token) {
-    return JwsLibrary.current().decode(token);
-  }
-
-  /** Whether something {@link #verify} threw is the library's verdict on the token (exit 1). */
-  static boolean isInvalidToken(Throwable thrown) {
-    return JwsLibrary.current().isInvalidToken(thrown);
-  }
-
   /** The compact JWS of the library's claims object, signed as its ordinary API does. */
   String sign(Object claims);
 
-  /**
-   * The one verify of the driver (the CLI's verify, every timed verify cell, the checks, suites
-   * transfer and percall, verify-batch): the claims of a token whose header names the pinned
-   * algorithm, whose signature verifies with the key and whose claims pass the verify policy
-   * (workflow/scripts/README.md), as far as the library checks it (driver.yaml's verify).
-   * Otherwise the library throws; {@link #isInvalidToken} tells its verdicts from its failures.
-   */
+  /** The one verify of the driver: the claims, else the library throws ({@link JwsLibrary#isInvalidToken} judges it). */
   Object verify(String token);
 
-  /**
-   * `verify --signature-only`: the payload bytes of a compact JWS whose header names this
-   * algorithm (contract name `contractAlg`) and whose signature over the signing input verifies,
-   * through the library's own JWS layer: no claims parsed, no exp checked. Throws a
-   * RuntimeException when the token is not such a JWS.
-   */
+  /** `verify --signature-only` through the library's JWS layer: the payload bytes, else a RuntimeException. */
   byte[] verifySignatureOnly(String contractAlg, String token);
 }

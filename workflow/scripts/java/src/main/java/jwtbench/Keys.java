@@ -9,12 +9,7 @@ import java.util.OptionalInt;
 import javax.crypto.SecretKey;
 import javax.crypto.spec.SecretKeySpec;
 
-/**
- * Key files into JCA key objects, once, before anything is timed: the raw HMAC secret (HS*)
- * as a SecretKeySpec; a PKCS#8 private or SPKI public key PEM through the library's PEM reader
- * ({@link JwsLibrary#pem}: fusionauth-jwt's own, else the JDK's KeyFactory). The library makes
- * its own key objects from these when it is bound ({@link JwsLibrary#bind}), also untimed.
- */
+/** Key files into key objects before anything is timed: a SecretKeySpec, or a PEM through {@link JwsLibrary#pem}. */
 final class Keys {
   enum Role {
     SIGNING("PRIVATE KEY", "a PKCS#8 private key PEM"),

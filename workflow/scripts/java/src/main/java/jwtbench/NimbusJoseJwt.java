@@ -38,18 +38,11 @@ import java.security.interfaces.RSAPublicKey;
 import java.security.PrivateKey;
 import java.text.ParseException;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import javax.crypto.SecretKey;
 
-/**
- * Nimbus JOSE+JWT's calls (JWTBENCH_LIBRARY=nimbus-jose-jwt, workflow/scripts/java/nimbus-jose-jwt/):
- * one algorithm with its keys made into the library's JWSSigner and JWSVerifier, its
- * JWSHeader and a JWT processor once, then SignedJWT sign/serialize, DefaultJWTProcessor.process
- * and SignedJWT.parse per call. Claims are its {@link JWTClaimsSet}. Signatures and MACs come
- * from the JDK's JCA providers, Ed25519 from Google Tink (pure Java), which Nimbus requires for it.
- */
+/** Nimbus JOSE+JWT's calls (java/nimbus-jose-jwt/README.md): signer, verifier, header, processor made once. */
 final class NimbusJoseJwt implements JwsLibrary {
   static final String NAME = "nimbus-jose-jwt";
 
@@ -63,10 +56,7 @@ final class NimbusJoseJwt implements JwsLibrary {
     return Versions.jarVersion(JWSObject.class, "com.nimbusds", NAME);
   }
 
-  /**
-   * Tink's version as loaded (Ed25519): its jar has no pom.properties, so its own constant
-   * Version.TINK_VERSION, read reflectively (javac would inline the compile-time value).
-   */
+  /** Tink's version as loaded: its jar has no pom.properties; read reflectively, as javac would inline the constant. */
   static String tinkVersion() {
     try {
       return (String) Class.forName("com.google.crypto.tink.Version").getField("TINK_VERSION").get(null);
@@ -82,31 +72,11 @@ final class NimbusJoseJwt implements JwsLibrary {
 
   @Override
   public String cryptoBackend() {
-    Map<String, String> services = new LinkedHashMap<>();
-    for (String alg : Jws.CONTRACT_ALGORITHMS) {
-      if (!alg.equals("EdDSA")) {
-        services.put(alg, jcaName(alg));
-      }
-    }
-    return Versions.jcaProviders(services) + "; Ed25519: Google Tink " + tinkVersion()
-        + " (com.google.crypto.tink.subtle.Ed25519Sign/Ed25519Verify, pure Java)";
+    return Versions.jcaProviders(Jws.CONTRACT_ALGORITHMS.stream().filter(alg -> !alg.equals("EdDSA")).toList())
+        + "; Ed25519: Google Tink " + tinkVersion() + " (com.google.crypto.tink.subtle.Ed25519Sign/Ed25519Verify, pure Java)";
   }
 
-  /** The JCA service Nimbus asks for an algorithm (its MACProvider, RSASSA and ECDSA classes). */
-  private static String jcaName(String alg) {
-    String bits = alg.substring(2);
-    return switch (alg.substring(0, 2)) {
-      case "HS" -> "HmacSHA" + bits;
-      case "RS" -> "SHA" + bits + "withRSA";
-      case "PS" -> "RSASSA-PSS";
-      default -> "SHA" + bits + "withECDSA";
-    };
-  }
-
-  /**
-   * The library's algorithm for a contract name: JWSAlgorithm.parse, and it must be one Nimbus
-   * ships a signer and verifier for (the contract's EdDSA is Nimbus's EdDSA, Ed25519 keys).
-   */
+  /** JWSAlgorithm.parse, and one Nimbus ships a signer for. */
   static JWSAlgorithm algorithm(String alg) throws UnsupportedAlgorithm {
     JWSAlgorithm algorithm = JWSAlgorithm.parse(alg);
     boolean known = MACSigner.SUPPORTED_ALGORITHMS.contains(algorithm)
@@ -114,16 +84,12 @@ final class NimbusJoseJwt implements JwsLibrary {
         || ECDSASigner.SUPPORTED_ALGORITHMS.contains(algorithm)
         || Ed25519Signer.SUPPORTED_ALGORITHMS.contains(algorithm);
     if (!known) {
-      throw new UnsupportedAlgorithm(NAME + " " + Versions.implementationVersion() + " has no signer for \"" + alg + "\"");
+      throw new UnsupportedAlgorithm(NAME + " " + JwsLibrary.current().version() + " has no signer for \"" + alg + "\"");
     }
     return algorithm;
   }
 
-  /**
-   * A JWTClaimsSet made with its Builder, one claim(name, value) per claim, the library's
-   * ordinary API (exp, iat and nbf as the numbers given: Nimbus reads them as seconds and writes
-   * them back so). Nothing is added: Nimbus puts no claim of its own into a token.
-   */
+  /** JWTClaimsSet.Builder().claim(name, value) per claim (exp, iat, nbf as seconds); nothing added. */
   @Override
   public Object claims(Map<String, Object> claims) {
     JWTClaimsSet.Builder builder = new JWTClaimsSet.Builder();
@@ -157,14 +123,7 @@ final class NimbusJoseJwt implements JwsLibrary {
     }
   }
 
-  /**
-   * DefaultJWTProcessor.process declares exactly three exceptions, each the library's verdict
-   * on the token: ParseException (not a JWT, a header or claims it cannot read),
-   * BadJOSEException (BadJWSException: bad signature, or no key for the header's alg, which is
-   * how the pin refuses another algorithm and none; BadJWTException: exp, nbf, a non-JSON-object
-   * payload) and JOSEException (the verifier could not run on the token). Anything else is a
-   * failure of the library.
-   */
+  /** The three exceptions DefaultJWTProcessor.process declares are its verdicts; anything else its failure. */
   @Override
   public boolean isInvalidToken(Throwable thrown) {
     Throwable e = LibraryException.unwrap(thrown);
@@ -185,13 +144,9 @@ final class NimbusJoseJwt implements JwsLibrary {
   }
 
   /**
-   * The verify policy's processor (workflow/scripts/README.md), every item set here:
-   * SingleKeyJWSKeySelector pins the algorithm (a header naming any other alg finds no key:
-   * BadJOSEException; the processor refuses unsecured JWTs outright); the JWSVerifierFactory
-   * hands the processor the one verifier made for this key (the library's documented hook; its
-   * default factory would make a new verifier per token); DefaultJWTClaimsVerifier with no
-   * exact-match claims and an empty set of required claims checks exp and nbf when present, with
-   * setMaxClockSkew(0) (Nimbus's default is 60 s). Nimbus has no iat check (driver.yaml: lacks).
+   * The verify policy's processor (README.md): the pinned alg's single key, the one verifier
+   * made for it (the default factory would make one per token), no required claims, skew 0
+   * (Nimbus's default is 60 s).
    */
   private static DefaultJWTProcessor<SecurityContext> processor(JWSAlgorithm algorithm, Key key, JWSVerifier verifier) {
     DefaultJWTProcessor<SecurityContext> processor = new DefaultJWTProcessor<>();
@@ -229,10 +184,7 @@ final class NimbusJoseJwt implements JwsLibrary {
     return new Ed25519Verifier(octetKeyPair((EdECPublicKey) key));
   }
 
-  /**
-   * An Ed25519 private key as the OKP JWK Nimbus's Ed25519Signer takes: d is the JDK key's raw
-   * 32 bytes, x the public key Tink derives from them (the JDK has no call for that).
-   */
+  /** An Ed25519 private key as the OKP JWK Nimbus takes: d the JDK key's raw bytes, x derived by Tink (the JDK cannot). */
   private static OctetKeyPair octetKeyPair(EdECPrivateKey key) throws GeneralSecurityException {
     byte[] d = key.getBytes().orElseThrow(() -> new GeneralSecurityException("the Ed25519 key has no raw bytes"));
     byte[] x = Ed25519Sign.KeyPair.newKeyPairFromSeed(d).getPublicKey();
@@ -292,10 +244,7 @@ final class NimbusJoseJwt implements JwsLibrary {
       }
     }
 
-    /**
-     * JWSObject.parse and JWSObject.verify(verifier): the JWS layer alone (no claims, no exp),
-     * the header's alg required to be the pinned one; the payload's bytes as signed.
-     */
+    /** JWSObject.parse and verify(verifier), the header's alg required to be the pinned one. */
     @Override
     public byte[] verifySignatureOnly(String contractAlg, String token) {
       JWSObject jws;

@@ -1,31 +1,22 @@
 package jwtbench;
 
 import java.security.GeneralSecurityException;
+import java.security.Key;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
-import java.util.function.Supplier;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
-/**
- * Suite primitive (README "Suite primitive") with the JDK's JCA, and the batch loops suite
- * keygen's sign and verify cells share: one object per cell made before timing
- * (MessageDigest; Mac initialised with the key; Cipher and its SecretKeySpec; Signature
- * initialised with the parsed key), then per call only the primitive's own work. Timed by
- * {@link TimedSuite}.
- */
+/** Suite primitive with the JDK's JCA, and the loops of suite keygen's sign and verify cells. */
 final class Primitives {
   private static final HexFormat HEX = HexFormat.of();
   private static final int GCM_NONCE_BYTES = 12;
@@ -111,9 +102,8 @@ final class Primitives {
   }
 
   /**
-   * encrypt: Cipher AES/GCM/NoPadding and the SecretKeySpec made once; per call an init with
-   * the next nonce (a 12-byte big-endian counter, +1 per call: GCM forbids reusing a key and
-   * nonce, and the JDK's Cipher refuses it) and doFinal, no AAD, 16-byte tag.
+   * encrypt: Cipher AES/GCM/NoPadding made once; per call an init with the next nonce (a counter:
+   * GCM forbids reusing a key and nonce, and the JDK's Cipher refuses it) and doFinal.
    */
   static final class Encrypt extends Call {
     private final Cipher cipher;
@@ -130,12 +120,12 @@ final class Primitives {
       this.nonce = firstNonce.clone();
     }
 
-    /** The nonce of the last call. */
     byte[] lastNonce() {
       return used.clone();
     }
 
-    private byte[] call() {
+    @Override
+    byte[] once() {
       System.arraycopy(nonce, 0, used, 0, GCM_NONCE_BYTES);
       for (int i = GCM_NONCE_BYTES - 1; i >= 0 && ++nonce[i] == 0; i--) {
         // carry
@@ -149,15 +139,10 @@ final class Primitives {
     }
 
     @Override
-    byte[] once() {
-      return call();
-    }
-
-    @Override
     long run(long n) {
       long acc = 0;
       for (long k = 0; k < n; k++) {
-        byte[] out = call();
+        byte[] out = once();
         acc += out.length + out[0];
       }
       return acc;
@@ -197,11 +182,7 @@ final class Primitives {
     }
   }
 
-  /**
-   * verify: a Signature initialised once with the parsed public key; update(message) and
-   * verify(signature) per call, the signature made before timing. An invalid result throws
-   * (the cell fails); a valid one folds the signature's length.
-   */
+  /** verify: a Signature initialised once; update and verify(signature) per call; an invalid result throws. */
   static final class Verify extends Call {
     private final Signature verifier;
     private final byte[] message;
@@ -245,11 +226,7 @@ final class Primitives {
     }
   }
 
-  /**
-   * A sign or verify cell's workload on parsed keys: a signature of the message is made
-   * once, then (the checks) it must verify and, with its first byte's lowest bit flipped,
-   * must not. Null with `problem[0]` set when a check fails.
-   */
+  /** A sign or verify cell's workload once the signature checks pass; null with `problem[0]` set when they do not. */
   static Call signOrVerify(String operation, String algorithm, PrivateKey privateKey, PublicKey publicKey,
       byte[] message, String[] problem) throws GeneralSecurityException {
     String why = Jca.signatureProblem(algorithm, privateKey, publicKey, message);
@@ -263,68 +240,38 @@ final class Primitives {
         : new Verify(algorithm, publicKey, message, signature);
   }
 
-  /** Thrown by a check that fails: the cell is written as failed with this reason. */
-  static final class CheckFailed extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    CheckFailed(String reason) {
-      super(reason);
-    }
-  }
-
-  static boolean lacksAlgorithm(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof NoSuchAlgorithmException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Files read once per path (keys, input files); an unreadable one is an input error. */
+  /** Files read and PEMs parsed once per path (suites primitive, keygen); a bad one, or a key not of key_bits, is an input error. */
   static final class Files {
     private final Map<String, byte[]> bytes = new HashMap<>();
-    private final Map<String, Object> keys = new HashMap<>();
+    private final Map<String, Key> keys = new HashMap<>();
 
     byte[] read(String file, String origin) {
       return bytes.computeIfAbsent(file, f -> Json.readBytes(f, origin));
     }
 
-    PrivateKey privateKey(String file, String keyAlgorithm, String origin) {
-      return (PrivateKey) keys.computeIfAbsent("private\0" + keyAlgorithm + "\0" + file,
-          k -> Jca.privateKey(read(file, origin), keyAlgorithm, origin + " " + file));
+    PrivateKey privateKey(Spec.Cell cell, String at) {
+      return (PrivateKey) key(cell, cell.privateKey(), "private_key" + at, Jca::privateKey);
     }
 
-    PublicKey publicKey(String file, String keyAlgorithm, String origin) {
-      return (PublicKey) keys.computeIfAbsent("public\0" + keyAlgorithm + "\0" + file,
-          k -> Jca.publicKey(read(file, origin), keyAlgorithm, origin + " " + file));
+    PublicKey publicKey(Spec.Cell cell, String at) {
+      return (PublicKey) key(cell, cell.publicKey(), "public_key" + at, Jca::publicKey);
     }
-  }
 
-  /** The key's size must be the cell's key_bits; an input error if not (as for suite jwt). */
-  static void checkBits(Spec.Cell cell, java.security.Key key, String origin, String file) {
-    OptionalInt bits = Keys.bits(key);
-    if (bits.isPresent() && bits.getAsInt() != cell.keyBits()) {
-      throw new InputError(origin + " " + file + " is a " + bits.getAsInt() + "-bit key, the cell says key_bits "
-          + cell.keyBits());
+    private Key key(Spec.Cell cell, String file, String origin, Jca.PemReader reader) {
+      String keyAlgorithm = Jca.keyAlgorithm(cell.algorithm());
+      Key key = keys.computeIfAbsent(origin.substring(0, 3) + keyAlgorithm + "\0" + file,
+          k -> reader.read(read(file, origin), keyAlgorithm, origin + " " + file));
+      Cells.checkBits(cell, key, origin, file);
+      return key;
     }
   }
 
-  /** A cell prepared: its message and keys read and parsed (untimed, once per file). */
-  private record Prepared(Spec.Cell cell, byte[] message, byte[] secret, PrivateKey privateKey, PublicKey publicKey) {}
-
-  /**
-   * Suite primitive: every file read and key parsed once (an unreadable or wrong one is an
-   * input error, exit 2), then each cell checked before anything is timed; a cell that does
-   * not pass gets its untimed row now. The others, in spec order, for {@link TimedSuite}.
-   */
-  static List<TimedSuite.Entry> check(Spec spec, Bench.Run run, String specFile) {
+  static void prepare(Spec spec, Cells cells, String specFile) {
     Files files = new Files();
-    List<Prepared> prepared = new ArrayList<>();
     for (Spec.Cell cell : spec.cells()) {
       String at = " of cells[" + cell.index() + "] in --spec " + specFile + ":";
       Spec.Crypto c = cell.crypto();
-      byte[] message = c.messageBytes() >= 0 ? Jca.counting(c.messageBytes())
+      byte[] message = c.messageBytes() >= 0 ? Hashing.counting(c.messageBytes())
           : files.read(cell.inputFile(), "input_file" + at);
       byte[] secret = null;
       PrivateKey privateKey = null;
@@ -338,53 +285,34 @@ final class Primitives {
           }
         }
         case "sign", "verify" -> {
-          String keyAlgorithm = Jca.keyAlgorithm(cell.algorithm());
-          privateKey = files.privateKey(cell.privateKey(), keyAlgorithm, "private_key" + at);
-          publicKey = files.publicKey(cell.publicKey(), keyAlgorithm, "public_key" + at);
-          checkBits(cell, privateKey, "private_key" + at, cell.privateKey());
-          checkBits(cell, publicKey, "public_key" + at, cell.publicKey());
+          privateKey = files.privateKey(cell, at);
+          publicKey = files.publicKey(cell, at);
         }
         default -> { }
       }
-      prepared.add(new Prepared(cell, message, secret, privateKey, publicKey));
+      byte[] key = secret;
+      PrivateKey signing = privateKey;
+      PublicKey verifying = publicKey;
+      cells.add(cell, message.length, () -> new Cells.Timed(cell, message.length,
+          checked(cell, message, key, signing, verifying)));
     }
-    List<TimedSuite.Entry> entries = new ArrayList<>();
-    for (Prepared p : prepared) {
-      Spec.Cell cell = p.cell();
-      try {
-        Call work = checked(p);
-        Supplier<Workload> made = () -> work;
-        entries.add(new TimedSuite.Entry(cell, p.message().length, made));
-      } catch (CheckFailed e) {
-        run.notPassed(cell, p.message().length, "failed", e.getMessage());
-      } catch (GeneralSecurityException | RuntimeException e) {
-        String status = lacksAlgorithm(e) ? "unsupported" : "failed";
-        run.notPassed(cell, p.message().length, status, e.toString());
-      }
-    }
-    return entries;
   }
 
   private static byte[] hex(Spec.Cell cell, String field) {
     return HEX.parseHex(cell.crypto().knownAnswer().get(field));
   }
 
-  private static void knownAnswer(Spec.Cell cell, Call call) throws CheckFailed {
+  private static void knownAnswer(Spec.Cell cell, Call call) throws Cells.CheckFailed {
     String got = HEX.formatHex(call.once());
     String want = cell.crypto().knownAnswer().get("output_hex");
     if (!got.equals(want)) {
-      throw new CheckFailed(cell.algorithm() + " of the known answer gave " + got + ", expected " + want);
+      throw new Cells.CheckFailed(cell.algorithm() + " of the known answer gave " + got + ", expected " + want);
     }
   }
 
-  /**
-   * One cell's checks (README "Suite primitive", Check): the known answer through the cell's
-   * own call path, for encrypt also one output of the timed path decrypted back to the
-   * message; for sign and verify the signature checks. Its workload.
-   */
-  private static Call checked(Prepared p) throws CheckFailed, GeneralSecurityException {
-    Spec.Cell cell = p.cell();
-    byte[] message = p.message();
+  /** The checks of README "Suite primitive". */
+  private static Call checked(Spec.Cell cell, byte[] message, byte[] secret, PrivateKey privateKey,
+      PublicKey publicKey) throws Cells.CheckFailed, GeneralSecurityException {
     switch (cell.operation()) {
       case "digest" -> {
         knownAnswer(cell, new Digest(cell.algorithm(), hex(cell, "message_hex")));
@@ -392,7 +320,7 @@ final class Primitives {
       }
       case "mac" -> {
         knownAnswer(cell, new Hmac(hex(cell, "key_hex"), hex(cell, "message_hex")));
-        return new Hmac(p.secret(), message);
+        return new Hmac(secret, message);
       }
       case "encrypt" -> {
         knownAnswer(cell, new Encrypt(hex(cell, "key_hex"), hex(cell, "nonce_hex"), hex(cell, "message_hex")));
@@ -403,21 +331,21 @@ final class Primitives {
         for (int i = 0; i < 4; i++) {
           first[i] = (byte) (index >>> (24 - 8 * i));
         }
-        Encrypt work = new Encrypt(p.secret(), first, message);
+        Encrypt work = new Encrypt(secret, first, message);
         byte[] sealed = work.once();
         Cipher decrypt = Cipher.getInstance("AES/GCM/NoPadding");
-        decrypt.init(Cipher.DECRYPT_MODE, new SecretKeySpec(p.secret(), "AES"),
+        decrypt.init(Cipher.DECRYPT_MODE, new SecretKeySpec(secret, "AES"),
             new GCMParameterSpec(GCM_TAG_BITS, work.lastNonce()));
         if (!Arrays.equals(decrypt.doFinal(sealed), message)) {
-          throw new CheckFailed("an output of the timed path does not decrypt back to the message");
+          throw new Cells.CheckFailed("an output of the timed path does not decrypt back to the message");
         }
         return work;
       }
       case "sign", "verify" -> {
         String[] problem = new String[1];
-        Call work = signOrVerify(cell.operation(), cell.algorithm(), p.privateKey(), p.publicKey(), message, problem);
+        Call work = signOrVerify(cell.operation(), cell.algorithm(), privateKey, publicKey, message, problem);
         if (work == null) {
-          throw new CheckFailed(problem[0]);
+          throw new Cells.CheckFailed(problem[0]);
         }
         return work;
       }

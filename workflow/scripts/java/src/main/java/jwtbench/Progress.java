@@ -4,7 +4,6 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 
 /** Lines on stderr (progress, errors) and the bytes of stdout, both UTF-8 whatever the locale. */
 final class Progress {
@@ -32,12 +31,4 @@ final class Progress {
     OUT.flush();
   }
 
-  /** 1234567 -> "1,234,567". */
-  static String grouped(double value) {
-    return String.format(Locale.ROOT, "%,d", Math.round(value));
-  }
-
-  static String ms(long ns) {
-    return String.format(Locale.ROOT, "%,.1f ms", ns / 1e6);
-  }
 }

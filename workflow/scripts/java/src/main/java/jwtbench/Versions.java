@@ -8,6 +8,8 @@ import java.lang.management.ManagementFactory;
 import java.net.JarURLConnection;
 import java.net.URL;
 import java.security.GeneralSecurityException;
+import java.security.KeyPairGenerator;
+import java.security.MessageDigest;
 import java.security.Provider;
 import java.security.Signature;
 import java.util.Enumeration;
@@ -15,6 +17,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -22,13 +25,10 @@ import java.util.TreeMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Collectors;
+import javax.crypto.Cipher;
 import javax.crypto.Mac;
 
-/**
- * `versions`: what this process runs on, read at run time: the JVM, the libraries on the class
- * path (from the META-INF/maven/.../pom.properties each Maven-built jar carries) and the JCA
- * providers that serve the JWS library's signature and MAC algorithms ({@link JwsLibrary}).
- */
+/** `versions`: the JVM, the jars on the class path (their pom.properties) and the JCA providers, read at run time. */
 final class Versions {
   private static final String DRIVER_GROUP = "jwtbench";
   private static final Map<String, String> JAR_VERSIONS = new HashMap<>();
@@ -38,10 +38,7 @@ final class Versions {
   /** What the rows' implementation and implementation_version columns say. */
   record Implementation(String name, String version) {}
 
-  /**
-   * A library's version, from the pom.properties inside the jar `anchor` was loaded from
-   * (read once).
-   */
+  /** A library's version, from the pom.properties inside the jar `anchor` was loaded from (read once). */
   static synchronized String jarVersion(Class<?> anchor, String groupId, String artifactId) {
     return JAR_VERSIONS.computeIfAbsent(groupId + ":" + artifactId, id -> {
       String resource = "/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
@@ -58,24 +55,16 @@ final class Versions {
     });
   }
 
-  /** The JWS library's version, from its jar. */
-  static String implementationVersion() {
-    return JwsLibrary.current().version();
-  }
-
   /** The implementation a cell's rows name: its hash implementation (suite hash), else the JWS library. */
   static Implementation implementationOf(Spec.Cell cell) {
     if (cell.crypto() != null) {
       return new Implementation(Jca.NAME, Jca.version()); // the only implementation of primitive and keygen
     }
     return cell.hash() != null ? Hashing.implementation(cell.hash().implementation())
-        : new Implementation(JwsLibrary.current().name(), implementationVersion());
+        : new Implementation(JwsLibrary.current().name(), JwsLibrary.current().version());
   }
 
-  /**
-   * artifactId -> version of every Maven-built jar on the class path but the driver's own and
-   * those only another JWS library brings (the jars are shared by every library's driver).
-   */
+  /** artifactId -> version of every Maven-built jar on the class path but the driver's and other JWS libraries' own. */
   static Map<String, String> libraries() {
     JwsLibrary current = JwsLibrary.current();
     Set<String> others = new HashSet<>();
@@ -116,34 +105,40 @@ final class Versions {
       throw new UncheckedIOException("cannot read the class path's jars", e);
     }
     Map<String, String> libraries = new LinkedHashMap<>();
-    libraries.put(current.name(), implementationVersion());
+    libraries.put(current.name(), JwsLibrary.current().version());
     found.forEach(libraries::putIfAbsent);
     return libraries;
   }
 
-  /**
-   * The JCA provider of each JCA service a library uses for the contract's algorithms ({contract
-   * alg: service}, HmacSHA* for HS*), as the JDK picks it (the first provider in java.security's
-   * order that has it): "SunJCE 17 (HmacSHA256, ...); SunRsaSign 17 (...); SunEC 17 (...)".
-   */
-  static String jcaProviders(Map<String, String> services) {
-    Map<String, Set<String>> byProvider = new LinkedHashMap<>();
-    for (Map.Entry<String, String> entry : services.entrySet()) {
-      String alg = entry.getKey();
-      String service = entry.getValue();
-      Provider provider;
-      try {
-        provider = Jws.isHmac(alg) ? Mac.getInstance(service).getProvider() : Signature.getInstance(service).getProvider();
-      } catch (GeneralSecurityException e) {
-        continue;
-      }
-      byProvider.computeIfAbsent(provider.getName() + " " + provider.getVersionStr(), k -> new LinkedHashSet<>())
-          .add(service);
-    }
+  /** The contract algorithms' JCA services (Jws.jcaName) by the provider the JDK picks for each: a crypto_backend. */
+  static String jcaProviders(List<String> algorithms) {
     return "JCA providers of " + System.getProperty("java.vm.vendor") + " Java " + Runtime.version() + ": "
-        + byProvider.entrySet().stream()
-            .map(e -> e.getKey() + " (" + String.join(", ", e.getValue()) + ")")
-            .collect(Collectors.joining("; "));
+        + providers(algorithms.stream().map(a -> (Jws.isHmac(a) ? "Mac " : "Signature ") + Jws.jcaName(a)).toList());
+  }
+
+  /** Services ("Signature SHA256withRSA") grouped by the provider the JDK hands out: "SunRsaSign 17 (Signature ...); ...". */
+  static String providers(List<String> services) {
+    Map<String, Set<String>> byProvider = new LinkedHashMap<>();
+    for (String service : services) {
+      String[] s = service.split(" ", 2);
+      String name;
+      try {
+        Provider p = switch (s[0]) {
+          case "MessageDigest" -> MessageDigest.getInstance(s[1]).getProvider();
+          case "Mac" -> Mac.getInstance(s[1]).getProvider();
+          case "Cipher" -> Cipher.getInstance(s[1]).getProvider();
+          case "KeyPairGenerator" -> KeyPairGenerator.getInstance(s[1]).getProvider();
+          default -> Signature.getInstance(s[1]).getProvider();
+        };
+        name = p.getName() + " " + p.getVersionStr();
+      } catch (GeneralSecurityException e) {
+        name = "none";
+      }
+      byProvider.computeIfAbsent(name, k -> new LinkedHashSet<>()).add(service);
+    }
+    return byProvider.entrySet().stream()
+        .map(e -> e.getKey() + " (" + String.join(", ", e.getValue()) + ")")
+        .collect(Collectors.joining("; "));
   }
 
   static String json() {
@@ -152,7 +147,7 @@ final class Versions {
     info.put("runtime", "java");
     info.put("runtime_version", Runtime.version().toString());
     info.put("implementation", JwsLibrary.current().name());
-    info.put("implementation_version", implementationVersion());
+    info.put("implementation_version", JwsLibrary.current().version());
     info.put("crypto_backend", JwsLibrary.current().cryptoBackend());
     info.put("libraries", libraries());
     info.put("hash_implementations", Hashing.versions());

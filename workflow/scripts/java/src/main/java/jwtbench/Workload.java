@@ -3,11 +3,8 @@ package jwtbench;
 import java.util.List;
 
 /**
- * One cell's operation as a batch of calls on objects prepared before timing. Calls go
- * through the cell's claims or tokens in order and wrap around; the position is kept here, so
- * it carries over from batch to batch (warm-up and calibration included). A cell on one claims
- * object has arrays of one. Each call's result is folded into the batch's return value, which
- * the caller folds into a sink printed at the end, so no call is dead code to the JIT.
+ * One cell's operation as a batch of calls on objects prepared before timing, going through the
+ * cell's claims or tokens in order, the position carried from batch to batch.
  */
 abstract class Workload {
   /** The output_bytes of the cell's rows: its token's size, or the pool's rounded mean. */
@@ -18,18 +15,14 @@ abstract class Workload {
     this.outputBytes = outputBytes;
   }
 
-  /** Runs n calls; returns their folded results. */
   abstract long run(long n);
 
-  /**
-   * The calls of one pass through the cell's claims or tokens (1 when every call takes the
-   * same): a calibrated batch of at least this many calls is a whole number of passes.
-   */
+  /** The calls of one pass through the cell's claims or tokens (the hello's pass_length). */
   int passLength() {
     return 1;
   }
 
-  static Workload of(Bench.Ready ready) {
+  static Workload of(Cells.Ready ready) {
     Checks.Passed checks = ready.checks();
     List<String> pool = checks.pool();
     long sum = 0;
@@ -46,16 +39,16 @@ abstract class Workload {
   }
 
   /** What a sign cell's calls take, in order: the library's claims object of each input item. */
-  static Object[] claims(Bench.Ready ready) {
-    return ready.input().items.stream().map(Input.Item::claims).toArray();
+  static Object[] claims(Cells.Ready ready) {
+    return ready.input().items().stream().map(Input.Item::claims).toArray();
   }
 
   /** What a verify or decode cell's calls take, in order: the token of each input item. */
-  static String[] tokens(Bench.Ready ready) {
+  static String[] tokens(Cells.Ready ready) {
     return ready.checks().pool().toArray(new String[0]);
   }
 
-  /** The library's sign of claims i with the cell's key (fusionauth-jwt: JWTEncoder.encode). */
+  /** The library's sign of claims i with the cell's key. */
   static final class Sign extends Workload {
     private final Jws jws;
     private final Object[] claims;
@@ -86,10 +79,7 @@ abstract class Workload {
     }
   }
 
-  /**
-   * The library's verify of token i, algorithm pinned, under the verify policy (fusionauth-jwt:
-   * JWTDecoder.decode).
-   */
+  /** The library's verify of token i under the verify policy. */
   static final class Verify extends Workload {
     private final JwsLibrary library = JwsLibrary.current();
     private final Jws jws;
@@ -121,10 +111,7 @@ abstract class Workload {
     }
   }
 
-  /**
-   * The library's decode of token i: the claims, signature not checked (fusionauth-jwt:
-   * JWTUtils.decodePayload).
-   */
+  /** The library's decode of token i, signature not checked. */
   static final class Decode extends Workload {
     private final JwsLibrary library = JwsLibrary.current();
     private final String[] tokens;
