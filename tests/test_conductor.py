@@ -298,6 +298,7 @@ def test_transfer_writes_a_trial_s_whole_time_and_its_parts(tmp_path):
     assert {r["elapsed_ns"] for r in by_operation["request-response"]} == {9000}
     assert {r["elapsed_ns"] for r in by_operation["sign"]} == {3000}
     assert {r["elapsed_ns"] for r in by_operation["verify"]} == {2250}
+    assert {r["worker"] for r in rows} == {1}
 
 
 def test_a_transfer_cell_that_is_not_timed_has_a_row_per_operation(tmp_path):

@@ -22,8 +22,8 @@ The protocol (`jwtbench-worker/1`, JSON lines; workflow/schemas/protocol/worker.
   its sink), or `{"error": "..."}` for a batch that threw, which ends the request;
 - `{"end": true}`: the worker answers `{"sink": S}` and exits 0.
 
-Several workers (the spec's timing.workers, default 1): the conductor starts that many
-processes of the same command; each prepares and checks the cells and warms each cell up
+Several workers (the spec's timing.workers, default 1; worker_count): the conductor starts
+that many processes of the same command; each prepares and checks the cells and warms each cell up
 itself (the first also calibrates it), and round k is run by worker (k - 1) mod W, so that
 every cell's rounds come from each process alike and the spread between the processes'
 figures is measured in every run rather than assumed (README, "Several workers"). A row's
@@ -566,7 +566,7 @@ class Conductor:
                 raise WorkerError(f"a transfer trial's answer has parts {sorted(parts)}, not sign and verify")
             for operation in TRANSFER_OPERATIONS:
                 size = {"output_bytes": facts["output_bytes"]} if "output_bytes" in facts else {}
-                self.row(cell, status, sample, 1, parts[operation], operation=operation, **size)
+                self.row(cell, status, sample, 1, parts[operation], self.workers[0].number, operation=operation, **size)
         self.progress(f"{self.label(cell)}: {status}: {len(trials)} trials")
 
     def keygen(self, cell):
@@ -772,10 +772,13 @@ def missing_keys(spec):
 
 
 def worker_count(spec):
-    """timing.workers for a suite sampled in rounds; the cross-check and the suites timed a
-    call at a time need one."""
-    rounds = spec["suite"] in ROUNDS or spec["suite"] == "keygen"
-    return Timing.from_spec(spec["timing"]).workers if rounds and "crosscheck" not in spec else 1
+    """timing.workers for a suite sampled in rounds; the cross-check, the suites timed a call
+    at a time and keygen need one. Keygen's sign and verify cells are rounds too, but a second
+    worker's warm-up of its 24 cells cost 30-60 s a language (2026-11-29: the default run 50.8
+    minutes); their ratios' CIs are widened by the language's measured spread instead
+    (docs/methods.md, "Several workers")."""
+    rounds = spec["suite"] in ROUNDS and "crosscheck" not in spec
+    return Timing.from_spec(spec["timing"]).workers if rounds else 1
 
 
 def main(argv=None):

@@ -52,7 +52,7 @@ def check_row(row):
 
 def read(path):
     """The typed rows of a raw CSV; RawSamplesError naming file:line on any violation. A
-    file without the worker column (a driver's own bench: one process) reads as worker 1."""
+    file without the worker column (openssl's bench: one process) reads as worker 1."""
     path = Path(path)
     with open(path, newline="") as handle:
         reader = csv.reader(handle)
