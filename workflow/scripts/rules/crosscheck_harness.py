@@ -1,5 +1,6 @@
 """Run one driver's cross-check: the conductor's timing against the language's trusted harness
-(mitata, timeit, JMH, testing.B, criterion) on the same calls, in alternating blocks.
+(mitata, timeit, JMH, testing.B, criterion, benchmark-ips) on the same calls, in alternating
+blocks.
 
 The job writes the crosscheck spec (a `jwt` bench spec of the configured variants and
 operations on the claims file, with the run's timing and `crosscheck: {alternations,
